@@ -1,0 +1,213 @@
+"""Domain records shared by every layer: conversations, messages, summaries, anchors.
+
+These are plain frozen dataclasses with no I/O. The store turns rows into them, the engine
+and the request builder consume them, the TUI displays them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+Role = Literal["user", "assistant"]
+MessageStatus = Literal["complete", "streaming", "incomplete", "error"]
+SummaryStatus = Literal["in_progress", "completed", "failed"]
+SummaryTrigger = Literal["auto", "manual", "regenerate", "emergency"]
+Strategy = Literal["running", "segments"]
+
+ContentBlock = dict[str, Any]
+"""One Anthropic content block (``{"type": "text", "text": ...}``, ``tool_use`` …)."""
+
+
+def utc_now() -> str:
+    """Return the current UTC time as an ISO-8601 string with microseconds."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage reported by the API for one response."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    @property
+    def total_input(self) -> int:
+        """The real size of the request: uncached + cache writes + cache reads."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    def to_dict(self) -> dict[str, int]:
+        """Serialise for JSON columns and exports."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Usage | None:
+        """Build from a JSON column value (``None`` stays ``None``)."""
+        if not data:
+            return None
+        return cls(
+            input_tokens=int(data.get("input_tokens") or 0),
+            output_tokens=int(data.get("output_tokens") or 0),
+            cache_creation_input_tokens=int(data.get("cache_creation_input_tokens") or 0),
+            cache_read_input_tokens=int(data.get("cache_read_input_tokens") or 0),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """A conversation row. ``settings`` holds per-conversation overrides (preset, keys)."""
+
+    id: str
+    title: str
+    model: str
+    system_prompt: str
+    settings: dict[str, Any]
+    created_at: str
+    updated_at: str
+    archived_at: str | None = None
+    active_summary_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationInfo:
+    """A conversation with the aggregate figures the list views show."""
+
+    conversation: Conversation
+    message_count: int
+    token_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One stored message. ``content`` is a list of Anthropic content blocks."""
+
+    id: int
+    conversation_id: str
+    role: Role
+    content: list[ContentBlock]
+    text: str
+    turn: int
+    token_count: int
+    status: MessageStatus
+    created_at: str
+    model: str | None = None
+    usage: Usage | None = None
+    stop_reason: str | None = None
+
+    @property
+    def has_tool_use(self) -> bool:
+        """True when the message carries a ``tool_use`` block (the turn continues)."""
+        return any(b.get("type") == "tool_use" for b in self.content)
+
+    @property
+    def has_tool_result(self) -> bool:
+        """True when the message carries a ``tool_result`` block."""
+        return any(b.get("type") == "tool_result" for b in self.content)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One summarised block of turns (seed 001's summary_history item)."""
+
+    turns: tuple[int, int]
+    text: str
+    original_chars: int
+    summary_chars: int
+    compression_rate: float
+    level: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialise for the ``segments`` JSON column."""
+        return {
+            "turns": [self.turns[0], self.turns[1]],
+            "text": self.text,
+            "original_chars": self.original_chars,
+            "summary_chars": self.summary_chars,
+            "compression_rate": self.compression_rate,
+            "level": self.level,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Segment:
+        """Build from one item of the ``segments`` JSON column."""
+        turns = data.get("turns") or [0, 0]
+        return cls(
+            turns=(int(turns[0]), int(turns[-1])),
+            text=str(data.get("text", "")),
+            original_chars=int(data.get("original_chars", 0)),
+            summary_chars=int(data.get("summary_chars", 0)),
+            compression_rate=float(data.get("compression_rate", 0.0)),
+            level=int(data.get("level", 0)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """One summary version of a conversation's prefix.
+
+    ``text`` is what is sent in the memory block. For the ``segments`` strategy it is the
+    segments joined in order; ``segments`` keeps them apart for the inspector. ``fields`` holds
+    structured memory (seed 004: decisions, open files, current task).
+    """
+
+    id: int
+    conversation_id: str
+    version: int
+    parent_id: int | None
+    strategy: Strategy
+    text: str
+    segments: list[Segment]
+    covers_to_message_id: int
+    covered_messages: int
+    source_tokens: int
+    summary_tokens: int
+    trigger: SummaryTrigger
+    summarizer: str
+    status: SummaryStatus
+    created_at: str
+    instructions: str | None = None
+    identifiers_kept: int = 0
+    identifiers_total: int = 0
+    error: str | None = None
+    lease_owner: str | None = None
+    lease_expires_at: float | None = None
+    completed_at: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reduction(self) -> float:
+        """Fraction of source tokens saved (0.0 when nothing was summarised)."""
+        if self.source_tokens <= 0:
+            return 0.0
+        return 1.0 - self.summary_tokens / self.source_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """A pinned message: always sent verbatim."""
+
+    message_id: int
+    conversation_id: str
+    note: str
+    pinned_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One full-text search result."""
+
+    message_id: int
+    conversation_id: str
+    conversation_title: str
+    role: Role
+    snippet: str
+    created_at: str
+    rank: float

@@ -1,0 +1,268 @@
+"""Compaction policies and the named presets, one per seed design (DESIGN.md section 4).
+
+A :class:`Policy` is the fully resolved set of knobs the request builder, the triggers and the
+compaction worker read. :func:`resolve_policy` layers a preset, the config defaults and a
+conversation's own settings, in that order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
+
+from tui_chat.core.models import Strategy
+
+TriggerKind = Literal["tokens", "turns", "ratio"]
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Every knob of context management for one conversation."""
+
+    preset: str = "window"
+    """Name of the preset this policy started from."""
+    trigger: TriggerKind = "ratio"
+    """What starts a compaction: unsummarised ``tokens``, every N ``turns``, or a window ``ratio``."""
+    threshold_tokens: int = 8_000
+    """``tokens`` trigger: compact when unsummarised tokens exceed this (seed 000)."""
+    every_turns: int = 3
+    """``turns`` trigger: compact at turns 4, 7, 10 … for 3 (seed 001)."""
+    ratio: float = 0.75
+    """``ratio`` trigger: compact when the projected request reaches this share of the window."""
+    emergency_ratio: float = 1.0
+    """Compact before sending (blocking) when the request would reach this share of the window."""
+    strategy: Strategy = "running"
+    """``running`` rewrites one summary; ``segments`` appends one segment per block of turns."""
+    keep_recent: int = 4
+    """Messages kept verbatim at the end (rounded out to whole turns)."""
+    keep_recent_tokens: int | None = None
+    """When set, the verbatim window is chosen by token budget instead (seed 004: 800)."""
+    compression_rate: float = 0.3
+    """Target summary length as a share of the source characters (0.1–0.5)."""
+    summary_max_tokens: int = 2_000
+    """Largest summary the memory block may carry; segments roll up beyond it."""
+    summary_max_chars: int | None = None
+    """Hard cap on summary characters (seed 004's running brief)."""
+    anchor_budget_tokens: int = 4_000
+    """Tokens the pinned anchors may take in the memory block before a warning."""
+    max_anchors: int | None = None
+    """At most this many anchors are sent (seed 003: 5); more gives a warning."""
+    recall: bool = True
+    """Bring relevant excerpts of the compacted prefix back into the request."""
+    recall_budget_tokens: int = 1_500
+    """Tokens recalled excerpts may take."""
+    recall_max_excerpts: int = 5
+    """At most this many recalled excerpts."""
+    message_char_limit: int | None = None
+    """Cut each raw message to this many characters in the request (seed 000: 2,000)."""
+    prompt_char_limit: int | None = None
+    """Cut each message to this many characters in the summary prompt (seed 000: 3,000)."""
+    single_user_message: bool = False
+    """Send everything as one user message with the seed 000 section headers."""
+    summarizer: str = "auto"
+    """``auto`` (Claude when a key is set, else offline), ``extractive``, or a model id."""
+    summarizer_model: str = "claude-haiku-4-5"
+    """Model used by the Claude summarizer when ``summarizer`` is ``auto``."""
+    summarizer_max_tokens: int = 1_024
+    """``max_tokens`` of a summary call."""
+    summarizer_timeout: float = 60.0
+    """Seconds before a summary call is abandoned."""
+    warn_ratio: float = 0.8
+    """Gauge turns to the warning colour at this share of the window."""
+    context_window: int | None = None
+    """Override the model's context window (tests and small local models)."""
+    max_output: int | None = None
+    """Override the ``max_tokens`` sent with each reply."""
+    structured_fields: bool = False
+    """Keep decisions / open files / current task as fields (seed 004)."""
+    importance: bool = False
+    """Weight messages by importance when summarising offline (seed 003)."""
+
+
+PRESETS: dict[str, Policy] = {
+    "threshold": Policy(
+        preset="threshold",
+        trigger="tokens",
+        threshold_tokens=8_000,
+        strategy="running",
+        keep_recent=6,
+        summary_max_tokens=1_024,
+        message_char_limit=2_000,
+        prompt_char_limit=3_000,
+        summarizer_max_tokens=1_024,
+        summarizer_timeout=60.0,
+    ),
+    "turns": Policy(
+        preset="turns",
+        trigger="turns",
+        every_turns=3,
+        strategy="segments",
+        keep_recent=0,
+        compression_rate=0.3,
+    ),
+    "window": Policy(
+        preset="window",
+        trigger="ratio",
+        ratio=0.75,
+        strategy="running",
+        keep_recent=4,
+        warn_ratio=0.8,
+    ),
+    "hybrid": Policy(
+        preset="hybrid",
+        trigger="ratio",
+        ratio=0.85,
+        emergency_ratio=0.95,
+        strategy="segments",
+        keep_recent=10,
+        max_anchors=5,
+        summary_max_tokens=500,
+        importance=True,
+        warn_ratio=0.85,
+    ),
+    "session": Policy(
+        preset="session",
+        trigger="tokens",
+        threshold_tokens=800,
+        strategy="running",
+        keep_recent=0,
+        keep_recent_tokens=800,
+        summary_max_chars=700,
+        structured_fields=True,
+    ),
+}
+"""The named presets. ``window`` is the default."""
+
+DEFAULT_PRESET = "window"
+
+SETTING_KEYS: tuple[str, ...] = (
+    "preset",
+    "trigger",
+    "threshold_tokens",
+    "every_turns",
+    "ratio",
+    "keep_recent",
+    "compression_rate",
+    "strategy",
+    "summarizer",
+    "context_window",
+    "recall",
+)
+"""Per-conversation keys settable with ``tui-chat set CONV KEY VALUE`` besides model/system."""
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "preset": tuple(PRESETS),
+    "trigger": ("tokens", "turns", "ratio"),
+    "strategy": ("running", "segments"),
+}
+_RANGES: dict[str, tuple[float, float]] = {
+    "threshold_tokens": (100, 10_000_000),
+    "every_turns": (1, 1_000),
+    "ratio": (0.1, 1.0),
+    "keep_recent": (0, 1_000),
+    "compression_rate": (0.1, 0.5),
+    "context_window": (1_000, 10_000_000),
+    "recall_budget_tokens": (0, 1_000_000),
+    "anchor_budget_tokens": (0, 1_000_000),
+    "emergency_ratio": (0.1, 1.0),
+}
+
+
+class PolicyError(ValueError):
+    """A setting name or value that cannot be used."""
+
+
+def parse_setting(key: str, raw: object) -> Any:
+    """Validate and convert one policy setting.
+
+    Args:
+        key: A :class:`Policy` field name.
+        raw: The value, as typed by the user (string) or read from TOML/JSON.
+
+    Returns:
+        The value converted to the field's type.
+
+    Raises:
+        PolicyError: when the key is unknown or the value is out of range.
+    """
+    known = {f.name: f for f in fields(Policy)}
+    if key not in known:
+        raise PolicyError(f"unknown setting {key!r}; known: {', '.join(sorted(known))}")
+    default = getattr(Policy(), key)
+    if key in _CHOICES:
+        value = str(raw).strip().lower()
+        if value not in _CHOICES[key]:
+            raise PolicyError(f"{key} must be one of {', '.join(_CHOICES[key])}, not {raw!r}")
+        return value
+    if isinstance(default, bool) or key in ("recall", "single_user_message"):
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise PolicyError(f"{key} must be on or off, not {raw!r}")
+    if key in ("summarizer", "summarizer_model"):
+        text = str(raw).strip()
+        if not text:
+            raise PolicyError(f"{key} must not be empty")
+        return text
+    if key in (
+        "keep_recent_tokens",
+        "summary_max_chars",
+        "max_anchors",
+        "message_char_limit",
+        "prompt_char_limit",
+        "max_output",
+        "context_window",
+    ) and (raw is None or str(raw).strip().lower() in ("", "none", "off", "default")):
+        return None
+    number: float
+    try:
+        if isinstance(raw, bool):
+            raise ValueError
+        number = float(raw) if not isinstance(raw, int | float) else raw
+    except (TypeError, ValueError):
+        raise PolicyError(f"{key} must be a number, not {raw!r}") from None
+    low, high = _RANGES.get(key, (0, 10_000_000))
+    if not low <= number <= high:
+        raise PolicyError(f"{key} must be between {low:g} and {high:g}, not {raw!r}")
+    if isinstance(default, float) or key in ("ratio", "compression_rate", "emergency_ratio"):
+        return float(number)
+    if number != int(number):
+        raise PolicyError(f"{key} must be a whole number, not {raw!r}")
+    return int(number)
+
+
+def resolve_policy(
+    settings: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+) -> Policy:
+    """Build the policy in force: preset, then config defaults, then conversation settings.
+
+    Args:
+        settings: The conversation's own settings (may name a ``preset``).
+        defaults: Config-file defaults (may name a ``preset`` too).
+
+    Returns:
+        The resolved policy. Invalid stored values raise :class:`PolicyError`.
+    """
+    settings = dict(settings or {})
+    defaults = dict(defaults or {})
+    name = str(settings.get("preset") or defaults.get("preset") or DEFAULT_PRESET)
+    if name not in PRESETS:
+        raise PolicyError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
+    policy = PRESETS[name]
+    known = {f.name for f in fields(Policy)}
+    changes: dict[str, Any] = {}
+    # Config defaults apply only where the conversation picked no other preset explicitly.
+    layers = [defaults] if "preset" not in settings else []
+    layers.append(settings)
+    for layer in layers:
+        for key, raw in layer.items():
+            if key == "preset" or key not in known:
+                continue
+            changes[key] = parse_setting(key, raw)
+    return replace(policy, **changes) if changes else policy
