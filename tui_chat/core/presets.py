@@ -23,7 +23,7 @@ class Policy:
     preset: str = "window"
     """Name of the preset this policy started from."""
     trigger: TriggerKind = "ratio"
-    """What starts a compaction: unsummarised ``tokens``, every N ``turns``, or a window ``ratio``."""
+    """What starts a compaction: unsummarised ``tokens``, every N ``turns``, or window ``ratio``."""
     threshold_tokens: int = 8_000
     """``tokens`` trigger: compact when unsummarised tokens exceed this (seed 000)."""
     every_turns: int = 3
