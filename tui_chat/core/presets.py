@@ -223,7 +223,7 @@ def parse_setting(key: str, raw: object) -> Any:
     try:
         if isinstance(raw, bool):
             raise ValueError
-        number = float(raw) if not isinstance(raw, int | float) else raw
+        number = raw if isinstance(raw, int | float) else float(str(raw))
     except (TypeError, ValueError):
         raise PolicyError(f"{key} must be a number, not {raw!r}") from None
     low, high = _RANGES.get(key, (0, 10_000_000))
