@@ -1,0 +1,284 @@
+"""The Claude client: streaming replies, summary calls and token counts.
+
+``ClaudeClient`` wraps ``anthropic.AsyncAnthropic``. The SDK takes most of a second to
+import, so it is imported only when the first request is made; importing this module
+is cheap.
+
+``stream`` never raises for API or network failures: it returns what arrived so far with
+``error`` set. Only ``message_stop`` makes a reply complete, because the SDK ends a stream
+silently when the connection closes early.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tui_chat.core.models import ContentBlock, Usage
+from tui_chat.llm.errors import ChatError, map_error
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+__all__ = ["COUNT_TOKENS_KEYS", "ClaudeClient", "OnText", "StreamResult", "no_key_error"]
+
+OnText = Callable[[str], Awaitable[None] | None]
+"""Receives each text delta as it arrives; may be a plain function or a coroutine function."""
+
+COUNT_TOKENS_KEYS = frozenset(
+    {
+        "model",
+        "messages",
+        "system",
+        "tools",
+        "tool_choice",
+        "thinking",
+        "cache_control",
+        "output_config",
+        "speed",
+    }
+)
+"""Request keys that ``messages.count_tokens`` accepts (``max_tokens``, ``metadata`` … are not)."""
+
+_CONNECT_TIMEOUT = 5.0
+
+
+@dataclass
+class StreamResult:
+    """The outcome of one (streamed) Messages call.
+
+    Attributes:
+        content: The Anthropic content blocks received (text, tool_use, thinking …), as
+            plain dicts ready to store and send back. Empty text blocks are left out.
+        text: All text blocks joined.
+        usage: Input counts from ``message_start`` and the cumulative output count from
+            the last ``message_delta``.
+        stop_reason: ``end_turn``, ``max_tokens``, ``tool_use`` … or ``None`` if the
+            reply never got that far.
+        model: The model that answered, as reported by the API.
+        complete: True only if ``message_stop`` was received.
+        error: Why the reply failed or is incomplete, ``None`` on success.
+        message_id: The API's id of the message (``msg_…``), when received.
+    """
+
+    content: list[ContentBlock] = field(default_factory=list)
+    text: str = ""
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str | None = None
+    model: str | None = None
+    complete: bool = False
+    error: ChatError | None = None
+    message_id: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the reply is complete and no error occurred."""
+        return self.complete and self.error is None
+
+
+def no_key_error() -> ChatError:
+    """The error returned when no API key is configured."""
+    return ChatError(
+        "no_key",
+        "no Anthropic API key is configured",
+        "set ANTHROPIC_API_KEY or `api_key` in config.toml",
+    )
+
+
+class _OnTextFailed(Exception):
+    """Carries an exception raised by the caller's ``on_text`` past the API error handler."""
+
+
+class ClaudeClient:
+    """A lazily created ``AsyncAnthropic`` with error mapping and result accumulation.
+
+    Args:
+        api_key: The API key; ``None`` or empty means no key (calls fail with ``no_key``
+            without touching the network).
+        base_url: An Anthropic-compatible endpoint; ``None`` lets the SDK use
+            ``ANTHROPIC_BASE_URL`` or the public API.
+        timeout: Seconds allowed for a request (connect timeout is at most 5 s).
+        max_retries: Retries the SDK makes on 408/409/429/5xx and connection errors.
+    """
+
+    def __init__(
+        self,
+        api_key: str | None,
+        base_url: str | None = None,
+        timeout: float = 600.0,
+        max_retries: int = 2,
+    ) -> None:
+        self._api_key = api_key.strip() if api_key and api_key.strip() else None
+        self._base_url = base_url
+        self._timeout = timeout
+        self._max_retries = max_retries
+        self._client: AsyncAnthropic | None = None
+
+    def __repr__(self) -> str:
+        # Never show the key.
+        return (
+            f"ClaudeClient(has_key={self.has_key}, base_url={self._base_url!r}, "
+            f"timeout={self._timeout}, max_retries={self._max_retries})"
+        )
+
+    @property
+    def has_key(self) -> bool:
+        """True when an API key is configured."""
+        return self._api_key is not None
+
+    def _sdk(self) -> AsyncAnthropic:
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._api_key,
+                base_url=self._base_url,
+                timeout=anthropic.Timeout(
+                    self._timeout, connect=min(_CONNECT_TIMEOUT, self._timeout)
+                ),
+                max_retries=self._max_retries,
+            )
+        return self._client
+
+    async def stream(self, request: dict[str, Any], on_text: OnText | None = None) -> StreamResult:
+        """Stream one reply.
+
+        Args:
+            request: The exact keyword arguments for ``messages.stream`` (``model``,
+                ``system``, ``messages``, ``max_tokens``, optionally ``metadata`` …).
+            on_text: Called with each text delta as soon as it arrives.
+
+        Returns:
+            The accumulated reply. API and network failures are reported in ``error``
+            with whatever content arrived before them; ``complete`` is False unless
+            ``message_stop`` was received.
+
+        Raises:
+            asyncio.CancelledError: When the caller cancels; every text delta received
+                before the cancellation has already been passed to ``on_text``.
+            TypeError: If ``request`` holds arguments ``messages.stream`` does not accept.
+            Exception: Whatever ``on_text`` raises, unchanged.
+        """
+        if self._api_key is None:
+            return StreamResult(error=no_key_error())
+        manager = self._sdk().messages.stream(**request)
+        stream: Any = None
+        started = False
+        stopped = False
+        error: ChatError | None = None
+        try:
+            async with manager as stream:
+                async for event in stream:
+                    if event.type == "message_start":
+                        started = True
+                    elif event.type == "text" and on_text is not None:
+                        try:
+                            delivered = on_text(event.text)
+                            if inspect.isawaitable(delivered):
+                                await delivered
+                        except Exception as exc:
+                            raise _OnTextFailed from exc
+                    elif event.type == "message_stop":
+                        stopped = True
+        except asyncio.CancelledError:
+            raise
+        except _OnTextFailed as wrapped:
+            assert wrapped.__cause__ is not None
+            raise wrapped.__cause__ from None
+        except Exception as exc:
+            error = map_error(exc, secrets=[self._api_key])
+        result = _result_from_snapshot(stream.current_message_snapshot if started else None)
+        result.complete = stopped and error is None
+        if error is None and not stopped:
+            error = ChatError(
+                "incomplete",
+                "the connection ended before the reply finished",
+                "retry; the partial reply was kept",
+            )
+        result.error = error
+        return result
+
+    async def complete(self, request: dict[str, Any]) -> StreamResult:
+        """Make a call whose text is only needed at the end (summaries).
+
+        Streams under the hood (long non-streaming calls are refused by the SDK) and has
+        the same semantics as :meth:`stream`.
+
+        Args:
+            request: The keyword arguments for ``messages.stream``.
+
+        Returns:
+            The accumulated reply, with ``error`` set on failure.
+        """
+        return await self.stream(request)
+
+    async def count_tokens(self, request: dict[str, Any]) -> int:
+        """Ask the API how many input tokens a request would use.
+
+        Args:
+            request: A Messages request; keys ``count_tokens`` does not accept
+                (``max_tokens``, ``metadata``, ``temperature`` …) are dropped.
+
+        Returns:
+            The API's input token count.
+
+        Raises:
+            ChatError: When there is no key or the call fails.
+        """
+        if self._api_key is None:
+            raise no_key_error()
+        params = {key: value for key, value in request.items() if key in COUNT_TOKENS_KEYS}
+        try:
+            counted = await self._sdk().messages.count_tokens(**params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise map_error(exc, secrets=[self._api_key]) from exc
+        return int(counted.input_tokens)
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (a later call opens new ones)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
+
+    async def __aenter__(self) -> ClaudeClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def _result_from_snapshot(snapshot: Any) -> StreamResult:
+    """Build a result from the SDK's accumulated message (``None`` before message_start)."""
+    if snapshot is None:
+        return StreamResult()
+    content: list[ContentBlock] = []
+    texts: list[str] = []
+    for block in snapshot.content:
+        data: dict[str, Any] = block.to_dict(mode="json", exclude_none=True)
+        data.pop("parsed_output", None)
+        if data.get("type") == "text":
+            if not data.get("text"):
+                continue
+            if not data.get("citations"):
+                data.pop("citations", None)
+            texts.append(data["text"])
+        content.append(data)
+    usage = snapshot.usage
+    return StreamResult(
+        content=content,
+        text="".join(texts),
+        usage=Usage(
+            input_tokens=usage.input_tokens or 0,
+            output_tokens=usage.output_tokens or 0,
+            cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
+            cache_read_input_tokens=usage.cache_read_input_tokens or 0,
+        ),
+        stop_reason=snapshot.stop_reason,
+        model=snapshot.model,
+        message_id=snapshot.id,
+    )

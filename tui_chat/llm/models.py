@@ -1,0 +1,235 @@
+"""The model table: context window, maximum output and prices of Claude models.
+
+Figures change over time, so every value can be overridden from the configuration
+(``model_info(model_id, overrides)``). Unknown model ids fall back to a conservative
+200,000-token window and 8,192 output tokens with ``known=False`` so the gauge can say
+that it is guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tui_chat.core.models import Usage
+
+__all__ = [
+    "CACHE_READ_MULTIPLIER",
+    "CACHE_WRITE_MULTIPLIER",
+    "FALLBACK_CONTEXT_WINDOW",
+    "FALLBACK_MAX_OUTPUT",
+    "ModelInfo",
+    "base_model_id",
+    "cost_usd",
+    "known_models",
+    "model_info",
+]
+
+FALLBACK_CONTEXT_WINDOW = 200_000
+"""Context window assumed for a model id that is not in the table."""
+
+FALLBACK_MAX_OUTPUT = 8_192
+"""Maximum output tokens assumed for a model id that is not in the table."""
+
+CACHE_WRITE_MULTIPLIER = 1.25
+"""Price of a (5-minute) cache write relative to the input price."""
+
+CACHE_READ_MULTIPLIER = 0.1
+"""Price of a cache read relative to the input price."""
+
+# Unknown models are priced like Sonnet so a cost estimate never reads as free.
+_FALLBACK_INPUT_PRICE = 3.0
+_FALLBACK_OUTPUT_PRICE = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """What tui-chat needs to know about one model.
+
+    Attributes:
+        id: The canonical model id (date suffixes and provider prefixes removed for
+            known models; the id as given for unknown ones).
+        context_window: Total tokens the model accepts (input + output).
+        max_output: Maximum output tokens per response.
+        input_price: USD per million uncached input tokens.
+        output_price: USD per million output tokens.
+        known: False when the figures are fallbacks for an id missing from the table
+            (and not fully supplied by overrides).
+    """
+
+    id: str
+    context_window: int
+    max_output: int
+    input_price: float
+    output_price: float
+    known: bool
+
+    @property
+    def usable_window(self) -> int:
+        """Input tokens available once the maximum output is reserved."""
+        return max(0, self.context_window - self.max_output)
+
+
+# id: (context window, max output, $/MTok input, $/MTok output)
+_TABLE: dict[str, tuple[int, int, float, float]] = {
+    "claude-opus-4-6": (1_000_000, 128_000, 5.0, 25.0),
+    "claude-sonnet-4-6": (1_000_000, 64_000, 3.0, 15.0),
+    "claude-sonnet-4-5": (200_000, 64_000, 3.0, 15.0),
+    "claude-haiku-4-5": (200_000, 64_000, 1.0, 5.0),
+    "claude-opus-4-5": (200_000, 64_000, 5.0, 25.0),
+    "claude-opus-4-1": (200_000, 32_000, 15.0, 75.0),
+    "claude-opus-4-0": (200_000, 32_000, 15.0, 75.0),
+    "claude-sonnet-4-0": (200_000, 64_000, 3.0, 15.0),
+    "claude-3-7-sonnet": (200_000, 64_000, 3.0, 15.0),
+    "claude-3-5-sonnet": (200_000, 8_192, 3.0, 15.0),
+    "claude-3-5-haiku": (200_000, 8_192, 0.8, 4.0),
+    "claude-3-opus": (200_000, 4_096, 15.0, 75.0),
+    "claude-3-haiku": (200_000, 4_096, 0.25, 1.25),
+}
+
+# Alternative spellings that are not just a date suffix away from a table id.
+_ALIASES: dict[str, str] = {
+    "claude-opus-4": "claude-opus-4-0",
+    "claude-sonnet-4": "claude-sonnet-4-0",
+}
+
+_OVERRIDE_KEYS = ("context_window", "max_output", "input_price", "output_price")
+
+# Bedrock ("us.anthropic.claude-…-v1:0"), Vertex ("claude-…@20250929") and gateway
+# ("anthropic/claude-…") spellings of the same models.
+_PROVIDER_PREFIX = re.compile(r"^(?:.*/)?(?:[a-z]{2,6}\.)?(?:anthropic\.)?")
+_VERSION_SUFFIX = re.compile(r"-v\d+(?::\d+)?$")
+_DATE_SUFFIX = re.compile(r"(?:[-@]\d{8}|-latest)$")
+
+
+def base_model_id(model_id: str) -> str:
+    """Strip provider prefixes, version and date suffixes from a model id.
+
+    Args:
+        model_id: A model id as configured, e.g. ``claude-haiku-4-5-20251001``.
+
+    Returns:
+        The id without decorations, e.g. ``claude-haiku-4-5``. Aliases such as
+        ``claude-sonnet-4`` resolve to their table id.
+    """
+    name = model_id.strip().lower()
+    name = _PROVIDER_PREFIX.sub("", name, count=1)
+    name = _VERSION_SUFFIX.sub("", name)
+    name = _DATE_SUFFIX.sub("", name)
+    return _ALIASES.get(name, name)
+
+
+def known_models() -> list[str]:
+    """Return the canonical ids of every model in the table, newest families first."""
+    return list(_TABLE)
+
+
+def model_info(model_id: str, overrides: Mapping[str, Any] | None = None) -> ModelInfo:
+    """Look a model up in the table.
+
+    Args:
+        model_id: Any spelling of a model id (date suffix, provider prefix, alias).
+        overrides: Optional values from the configuration for ``context_window``,
+            ``max_output``, ``input_price`` and ``output_price``. Supplying both
+            ``context_window`` and ``max_output`` makes an unknown model ``known``.
+
+    Returns:
+        The model's figures, or the fallback figures with ``known=False``.
+
+    Raises:
+        ValueError: If ``overrides`` holds an unknown key or a value that is not a
+            positive number (zero is allowed for prices).
+    """
+    base = base_model_id(model_id)
+    row = _TABLE.get(base)
+    if row is None:
+        info = ModelInfo(
+            id=model_id.strip(),
+            context_window=FALLBACK_CONTEXT_WINDOW,
+            max_output=FALLBACK_MAX_OUTPUT,
+            input_price=_FALLBACK_INPUT_PRICE,
+            output_price=_FALLBACK_OUTPUT_PRICE,
+            known=False,
+        )
+    else:
+        window, max_output, input_price, output_price = row
+        info = ModelInfo(base, window, max_output, input_price, output_price, known=True)
+    if not overrides:
+        return info
+    return _apply_overrides(info, overrides)
+
+
+def _apply_overrides(info: ModelInfo, overrides: Mapping[str, Any]) -> ModelInfo:
+    unknown = sorted(set(overrides) - set(_OVERRIDE_KEYS))
+    if unknown:
+        raise ValueError(
+            f"unknown model setting(s) {', '.join(unknown)}; "
+            f"expected one of {', '.join(_OVERRIDE_KEYS)}"
+        )
+    changes: dict[str, Any] = {}
+    for key in ("context_window", "max_output"):
+        if key in overrides:
+            changes[key] = _positive_int(key, overrides[key])
+    for key in ("input_price", "output_price"):
+        if key in overrides:
+            changes[key] = _non_negative_float(key, overrides[key])
+    if "context_window" in changes and "max_output" in changes:
+        changes["known"] = True
+    window = changes.get("context_window", info.context_window)
+    max_output = changes.get("max_output", info.max_output)
+    if max_output >= window:
+        raise ValueError(
+            f"max_output ({max_output}) must be smaller than context_window ({window})"
+        )
+    return replace(info, **changes)
+
+
+def _positive_int(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"{key} must be a positive integer, got {value!r}")
+    try:
+        number = int(value)
+    except ValueError:
+        raise ValueError(f"{key} must be a positive integer, got {value!r}") from None
+    if number <= 0 or number != float(value):
+        raise ValueError(f"{key} must be a positive integer, got {value!r}")
+    return number
+
+
+def _non_negative_float(key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"{key} must be a number of USD per million tokens, got {value!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(
+            f"{key} must be a number of USD per million tokens, got {value!r}"
+        ) from None
+    if not number >= 0 or number == float("inf"):
+        raise ValueError(f"{key} must be a number of USD per million tokens, got {value!r}")
+    return number
+
+
+def cost_usd(info: ModelInfo, usage: Usage) -> float:
+    """Price one response.
+
+    Cache writes are billed at 1.25x the input price (5-minute TTL) and cache reads at
+    0.1x. ``Usage`` does not say which TTL a write used, so 1-hour writes (2x) are
+    under-priced.
+
+    Args:
+        info: The model's figures (see :func:`model_info`).
+        usage: Token usage reported by the API.
+
+    Returns:
+        The cost in USD.
+    """
+    input_cost = info.input_price * (
+        usage.input_tokens
+        + usage.cache_creation_input_tokens * CACHE_WRITE_MULTIPLIER
+        + usage.cache_read_input_tokens * CACHE_READ_MULTIPLIER
+    )
+    output_cost = info.output_price * usage.output_tokens
+    return (input_cost + output_cost) / 1_000_000
