@@ -1,0 +1,221 @@
+"""Exact identifiers in conversation text, and how many of them a summary kept.
+
+A summary that loses the file names, numbers and code names of the turns it replaces is the
+most common way compaction hurts a conversation. After every summary the worker counts the
+identifiers of the covered messages that survive in the summary text; the timeline shows the
+ratio. The same extraction helps the offline summarizer prefer identifier-rich sentences.
+
+Identifiers are: URLs, file paths, numbers with at least two digits or with a decimal part or
+a unit, dates, version strings, code names (``snake_case``, ``camelCase``, ``PascalCase``
+with an inner capital, ``SCREAMING_CASE``, ``Dotted.names``, ``call()``), command-line flags,
+names with digits such as ``claude-haiku-4-5``, ```backticked``` text and quoted strings.
+Korean text works too: ``400자``, ``3턴``, ``「…」`` are recognised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+Kind = Literal["url", "code", "quote", "path", "date", "version", "number", "name"]
+
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`)\]}]+|\bwww\.[^\s<>\"'`)\]}]+", re.IGNORECASE)
+_BACKTICK = re.compile(r"`([^`\n]{1,120})`")
+_QUOTE = re.compile(
+    r"\"([^\"\n]{2,120})\"|“([^”\n]{2,120})”|‘([^’\n]{2,120})’|「([^」\n]{1,120})」"
+    r"|『([^』\n]{1,120})』|(?<![\w'])'([^'\n]{2,120})'(?![\w'])"
+)
+_PATH = re.compile(
+    r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*"
+    r"|(?<![\w/.-])/[\w.@+-]+(?:/[\w.@+-]+)*/?"
+    r"|(?<![\w/.-])[\w@+-]+(?:\.[\w-]+)*\.(?:py|pyi|js|jsx|ts|tsx|json|toml|ya?ml|md|txt|rst|"
+    r"csv|tsv|sql|db|sqlite|sh|bash|zsh|ps1|bat|ini|cfg|conf|env|lock|log|html?|css|tcss|scss|"
+    r"xml|java|kt|go|rs|rb|php|c|h|cc|cpp|hpp|cs|swift|m|r|ipynb|pdf|png|jpe?g|gif|svg|zip|"
+    r"gz|tar|whl|proto|graphql|vue|svelte|lua|pl|ex|exs|erl|hs|scala|dart|gradle|dockerfile)"
+    r"(?![\w-])",
+    re.IGNORECASE,
+)
+_DATE = re.compile(
+    r"(?<![\w.-])\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+    r"(?![\w-])|(?<![\w:])\d{1,2}:\d{2}(?::\d{2})?(?![\w:])"
+    r"|(?<![\w/.])\d{1,4}/\d{1,4}(?:/\d{1,4})?(?![\w/])"
+)
+_VERSION = re.compile(
+    r"(?<![\w.])v\d+(?:\.\d+)*(?:[-+][\w.]+)?(?![\w.])|(?<![\w.])\d+\.\d+\.\d+(?:[-+][\w.]+)?(?![\w])",
+    re.IGNORECASE,
+)
+_DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?(?![\w])")
+_UNITS_EN = (
+    r"%|ms|µs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|"
+    r"years?|kb|mb|gb|tb|kib|mib|gib|b|k|m|x|px|em|rem|pt|dpi|fps|hz|khz|mhz|ghz|tokens?|"
+    r"chars?|characters?|words?|lines?|bytes?|turns?|messages?|msgs?|rps|qps|req/s|usd|eur|"
+    r"krw|won|dollars?|cm|mm|km|kg|g|°c|°f"
+)
+_UNITS_KO = (
+    r"자|턴|개|원|초|분|시간|일|주|개월|달|년|월|토큰|번|명|줄|글자|단어|바이트|배|퍼센트|%|회|"
+    r"건|층|장|권|페이지|쪽|살|세|점|위|등|달러|만원|천원|억"
+)
+_NUMBER = re.compile(
+    r"(?<![\w.,])(?P<cur>[$€£₩¥])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:_\d+)*(?:\.\d+)?)"
+    r"(?:\s?(?P<unit_en>" + _UNITS_EN + r")(?![A-Za-z0-9_])|(?P<unit_ko>" + _UNITS_KO + r"))?"
+    r"(?![A-Za-z0-9_]|\.\d)",
+    re.IGNORECASE,
+)
+_CODE_NAME = re.compile(
+    r"(?<![\w.])(?:"
+    r"_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+_*"  # snake_case / SCREAMING_CASE
+    r"|_+[A-Za-z][A-Za-z0-9]+"  # _private
+    r"|[a-z]+[0-9]*[A-Z][A-Za-z0-9]*"  # camelCase
+    r"|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"  # PascalCase with an inner capital
+    r"|[A-Za-z_]\w*\(\)"  # call()
+    r")(?:\(\))?(?![\w])"
+)
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*(?:=[^\s,;]+)?(?![\w])")
+_DIGIT_NAME = re.compile(
+    r"(?<![\w.-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+(?![\w-])"
+)
+
+_TRAILING = ".,;:!?)]}>'\""
+_NOT_NAMES = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s", "cf", "al", "et.al"})
+
+
+def _clean(raw: str) -> str:
+    value = raw.strip()
+    if value.endswith("()"):
+        return value
+    return value.rstrip(_TRAILING).strip()
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _scan(text: str) -> list[tuple[Kind, str]]:
+    """Return ``(kind, identifier)`` pairs in priority order, each span used once."""
+    found: list[tuple[Kind, str]] = []
+    work = text
+
+    def take(pattern: re.Pattern[str], kind: Kind, inner: bool = False) -> None:
+        nonlocal work
+        spans: list[tuple[int, int]] = []
+        for match in pattern.finditer(work):
+            if not inner:
+                value = _clean(match.group(0))
+            else:
+                value = next((g for g in match.groups() if g), "").strip()
+            if not _accept(kind, value, match):
+                continue
+            found.append((kind, value))
+            spans.append(match.span())
+        for start, end in spans:
+            work = _blank(work, start, end)
+
+    take(_URL, "url")
+    take(_BACKTICK, "code", inner=True)
+    take(_QUOTE, "quote", inner=True)
+    take(_DATE, "date")
+    take(_VERSION, "version")
+    take(_PATH, "path")
+    take(_DOTTED, "name")
+    take(_NUMBER, "number")
+    take(_FLAG, "name")
+    take(_DIGIT_NAME, "name")
+    take(_CODE_NAME, "name")
+    return found
+
+
+def _accept(kind: Kind, value: str, match: re.Match[str]) -> bool:
+    if not value:
+        return False
+    if kind == "number":
+        num = match.group("num")
+        digits = sum(ch.isdigit() for ch in num)
+        has_unit = bool(match.group("unit_en") or match.group("unit_ko") or match.group("cur"))
+        return digits >= 2 or "." in num or has_unit
+    if kind == "name":
+        bare = value.removesuffix("()")
+        if bare.casefold() in _NOT_NAMES or len(bare) < 2:
+            return False
+        if value.startswith("-"):
+            # a flag: "--json", "-c"; a lone dash word like "-ish" is not one
+            return value.startswith("--") or len(value) == 2
+    if kind == "path":
+        if value in ("/", "//", "./", "../") or value.count("/") == len(value):
+            return False
+        # "and/or", "yes/no", "input/output": two plain words are not a path
+        parts = [p for p in value.split("/") if p]
+        if all(p.replace(".", "").isdigit() for p in parts):
+            return False  # "8/8", "05/27": a fraction or a date, not a path
+        if len(parts) == 2 and not value.startswith(("/", "~", ".")) and "." not in value:
+            return all(not p.isalpha() for p in parts)
+    if kind == "quote":
+        inner = value.strip()
+        return len(inner) >= 2 and any(ch.isalnum() for ch in inner)
+    return True
+
+
+def extract_identifiers(text: str) -> set[str]:
+    """Return the exact identifiers found in ``text``.
+
+    Args:
+        text: Any conversation text (English, Korean or mixed; Markdown is fine).
+
+    Returns:
+        The identifiers as they are written, without surrounding quotes or backticks.
+    """
+    return {value for _, value in _scan(text)}
+
+
+def _canonical_number(value: str) -> str:
+    match = _NUMBER.fullmatch(value.strip())
+    core = match.group("num") if match else value
+    return core.replace(",", "").replace("_", "")
+
+
+def _needle(kind: Kind, value: str) -> tuple[str, bool]:
+    """Return the normalised text to look for and whether it is a bare number."""
+    if kind == "number":
+        return _canonical_number(value), True
+    return value.casefold(), False
+
+
+def _normalise_haystack(text: str) -> str:
+    folded = text.casefold()
+    # "8,000" and "8000" are the same figure; "1_000" too.
+    return re.sub(r"(?<=\d)[,_](?=\d{3}\b)", "", folded)
+
+
+def _present(haystack: str, needle: str, number: bool) -> bool:
+    if not needle:
+        return False
+    if number:
+        pattern = r"(?<![A-Za-z0-9_.])(?<!\d,)" + re.escape(needle) + r"(?![0-9]|\.\d)"
+    else:
+        before = r"(?<![A-Za-z0-9_])" if needle[0].isalnum() or needle[0] == "_" else ""
+        after = r"(?![A-Za-z0-9_])" if needle[-1].isalnum() or needle[-1] == "_" else ""
+        pattern = before + re.escape(needle) + after
+    return re.search(pattern, haystack) is not None
+
+
+def retention(source_texts: Iterable[str], summary_text: str) -> tuple[int, int]:
+    """Count the identifiers of the sources that the summary kept.
+
+    An identifier counts as kept when it appears in the summary as a whole word (case
+    insensitive). Numbers compare by value of their digits: ``8,000 tokens`` is kept by a
+    summary that says ``8000``, and ``60s`` by ``60 seconds``.
+
+    Args:
+        source_texts: The texts of the messages (and parent summary) the summary replaces.
+        summary_text: The summary's text.
+
+    Returns:
+        ``(kept, total)`` over the distinct identifiers of the sources.
+    """
+    wanted: dict[tuple[str, bool], None] = {}
+    for text in source_texts:
+        for kind, value in _scan(text):
+            wanted.setdefault(_needle(kind, value), None)
+    haystack = _normalise_haystack(summary_text)
+    kept = sum(1 for needle, number in wanted if _present(haystack, needle, number))
+    return kept, len(wanted)
