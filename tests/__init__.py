@@ -1,0 +1,1 @@
+"""tui-chat test suite."""
