@@ -1,1 +1,1 @@
-"""store layer."""
+"""The SQLite store: connection, migrations, repository, full-text search, leases."""

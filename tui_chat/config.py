@@ -1,0 +1,182 @@
+"""The configuration: ``config.toml`` plus the environment.
+
+Every setting is documented by its attribute docstring. Errors name the file, the key and the
+line. The API key is held in memory only; it is never written anywhere by tui-chat.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from tui_chat import paths
+from tui_chat.core.presets import PRESETS, Policy, PolicyError, parse_setting
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+
+
+class ConfigError(Exception):
+    """A config file that cannot be used; the message names file, key and line."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings for one run of tui-chat."""
+
+    model: str = DEFAULT_MODEL
+    """Model for new conversations (``[chat] model``)."""
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    """System prompt for new conversations (``[chat] system_prompt``)."""
+    base_url: str | None = None
+    """Anthropic-compatible endpoint (``[api] base_url``; ``ANTHROPIC_BASE_URL`` wins)."""
+    api_key: str | None = field(default=None, repr=False)
+    """API key (``ANTHROPIC_API_KEY`` or ``[api] api_key``). Never stored or printed."""
+    timeout: float = 600.0
+    """Seconds before a reply request is abandoned (``[api] timeout``)."""
+    max_retries: int = 2
+    """SDK retries on 429/5xx/connection errors (``[api] max_retries``)."""
+    db_path: Path = field(default_factory=paths.default_db_path)
+    """Database file (``[storage] db_path``; ``--db`` wins)."""
+    compaction: Mapping[str, Any] = field(default_factory=dict)
+    """Defaults for every conversation's policy (``[compaction]``: preset and any policy key)."""
+    models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per-model overrides of window/max output/prices (``[models."claude-x"]``)."""
+    source: Path | None = None
+    """The file this config was read from, if any."""
+
+    @property
+    def has_key(self) -> bool:
+        """True when an API key is configured."""
+        return bool(self.api_key)
+
+
+_SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "chat": {"model": str, "system_prompt": str},
+    "api": {"base_url": str, "api_key": str, "timeout": (int, float), "max_retries": int},
+    "storage": {"db_path": str},
+}
+
+
+def _line_of(text: str, section: str, key: str) -> int:
+    """Best-effort line number of ``key`` inside ``[section]`` (0 when unknown)."""
+    current = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        header = re.match(r"^\[\s*([^\]]+?)\s*\]", stripped)
+        if header:
+            current = header.group(1).strip().strip('"')
+            continue
+        if current == section and re.match(rf"^\"?{re.escape(key)}\"?\s*=", stripped):
+            return number
+    return 0
+
+
+def _fail(path: Path, text: str, section: str, key: str, message: str) -> ConfigError:
+    line = _line_of(text, section, key)
+    where = f"{path}:{line}" if line else str(path)
+    return ConfigError(f"{where}: [{section}] {key}: {message}")
+
+
+def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Read ``config.toml`` (if present) and the environment.
+
+    Args:
+        path: Config file; defaults to :func:`tui_chat.paths.config_path`.
+        env: Environment mapping; defaults to ``os.environ``.
+
+    Raises:
+        ConfigError: on unreadable TOML, unknown keys or values of the wrong type.
+    """
+    env = os.environ if env is None else env
+    path = path or paths.config_path()
+    values: dict[str, Any] = {}
+    compaction: dict[str, Any] = {}
+    models: dict[str, dict[str, Any]] = {}
+    source: Path | None = None
+    if path.exists():
+        source = path
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot read: {exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        for section, table in data.items():
+            if not isinstance(table, dict):
+                raise _fail(path, text, section, section, "expected a [table]")
+            if section == "compaction":
+                for key, raw in table.items():
+                    if key == "preset":
+                        if raw not in PRESETS:
+                            raise _fail(
+                                path,
+                                text,
+                                section,
+                                key,
+                                f"unknown preset {raw!r}; known: " + ", ".join(PRESETS),
+                            )
+                        compaction[key] = raw
+                        continue
+                    try:
+                        compaction[key] = parse_setting(key, raw)
+                    except PolicyError as exc:
+                        raise _fail(path, text, section, key, str(exc)) from None
+                continue
+            if section == "models":
+                for name, overrides in table.items():
+                    if not isinstance(overrides, dict):
+                        raise _fail(path, text, "models", name, "expected a table")
+                    for key, raw in overrides.items():
+                        if key not in (
+                            "context_window",
+                            "max_output",
+                            "input_price",
+                            "output_price",
+                        ):
+                            raise _fail(path, text, f"models.{name}", key, "unknown key")
+                        if isinstance(raw, bool) or not isinstance(raw, int | float):
+                            raise _fail(path, text, f"models.{name}", key, "must be a number")
+                    models[name] = dict(overrides)
+                continue
+            if section not in _SECTIONS:
+                raise _fail(path, text, section, section, "unknown section")
+            spec = _SECTIONS[section]
+            for key, raw in table.items():
+                if key not in spec:
+                    raise _fail(path, text, section, key, "unknown key")
+                expected = spec[key]
+                if isinstance(raw, bool) or not isinstance(raw, expected):
+                    names = (
+                        " or ".join(t.__name__ for t in expected)
+                        if isinstance(expected, tuple)
+                        else expected.__name__
+                    )
+                    raise _fail(
+                        path,
+                        text,
+                        section,
+                        key,
+                        f"expected {names}, got {type(raw).__name__} {raw!r}",
+                    )
+                values[key] = raw
+    if "db_path" in values:
+        values["db_path"] = Path(values["db_path"]).expanduser()
+    if "timeout" in values:
+        values["timeout"] = float(values["timeout"])
+    if env.get("ANTHROPIC_API_KEY"):
+        values["api_key"] = env["ANTHROPIC_API_KEY"]
+    if env.get("ANTHROPIC_BASE_URL"):
+        values["base_url"] = env["ANTHROPIC_BASE_URL"]
+    return Config(**values, compaction=compaction, models=models, source=source)
+
+
+def policy_keys() -> list[str]:
+    """Every key the ``[compaction]`` table accepts."""
+    return ["preset", *(f.name for f in fields(Policy) if f.name != "preset")]

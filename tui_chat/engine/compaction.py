@@ -1,0 +1,398 @@
+"""The compaction worker: folds older turns into versioned summaries in the background.
+
+Safety rules (DESIGN.md section 4, REFERENCE.md "What goes wrong"):
+
+- the boundary (``covers_to_message_id``) is fixed when work starts, so messages that arrive
+  meanwhile are never swallowed: they stay after the coverage and are sent raw;
+- one in-progress row per conversation is the lease (owner + expiry, renewed while working);
+  an expired lease is taken over and finished from its recorded boundary;
+- the new version becomes active only if the active version is still its parent (CAS);
+- a failure is recorded as ``failed`` with its error and never becomes summary text; retries
+  back off, and three failures in a row pause auto-compaction for the conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from tui_chat.core.identifiers import retention
+from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger
+from tui_chat.core.policy import TriggerState, compaction_due, plan_boundary
+from tui_chat.core.presets import Policy
+from tui_chat.core.summarize import (
+    ExtractiveSummarizer,
+    ModelSummarizer,
+    SummaryError,
+    SummaryInput,
+    SummaryOutput,
+)
+from tui_chat.core.tokens import TokenCounter
+from tui_chat.core.turns import group_turns
+from tui_chat.engine.events import (
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    EngineEvent,
+)
+from tui_chat.llm.client import ClaudeClient
+from tui_chat.llm.summarizer import claude_complete
+from tui_chat.store.repository import Conflict, Store
+
+log = logging.getLogger(__name__)
+
+LEASE_SECONDS = 90.0
+BACKOFF_BASE_SECONDS = 5.0
+SUMMARIZER_CHUNK_TOKENS = 60_000
+"""Largest slice of history one summary call folds; longer spans are folded in chunks."""
+
+
+class CompactionError(Exception):
+    """A compaction that could not run (nothing to fold, already running, failed)."""
+
+
+class CompactionWorker:
+    """Runs compactions for the conversations of one store, off the user's path."""
+
+    def __init__(
+        self,
+        store: Store,
+        client: ClaudeClient,
+        counter: TokenCounter,
+        *,
+        emit: Callable[[EngineEvent], None],
+        policy_for: Callable[[Conversation], Policy],
+        projected_tokens: Callable[[Conversation], asyncio.Future[tuple[int, int]]] | None = None,
+        lease_seconds: float = LEASE_SECONDS,
+    ) -> None:
+        """Create a worker.
+
+        Args:
+            store: The open store.
+            client: The Claude client (used for Claude summaries).
+            counter: The token counter.
+            emit: Where compaction events go.
+            policy_for: Resolves a conversation's policy.
+            projected_tokens: Coroutine giving ``(request tokens, usable window)`` for a
+                conversation (the ``ratio`` trigger needs it).
+            lease_seconds: Lease length; renewed every third of it while working.
+        """
+        self.store = store
+        self.client = client
+        self.counter = counter
+        self.emit = emit
+        self.policy_for = policy_for
+        self.projected_tokens = projected_tokens
+        self.lease_seconds = lease_seconds
+        self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._tasks: dict[str, asyncio.Task[Summary | None]] = {}
+
+    # -- scheduling ----------------------------------------------------------------------
+
+    def poke(self, conversation_id: str) -> None:
+        """Check the triggers for a conversation in the background (after each reply)."""
+        task = self._tasks.get(conversation_id)
+        if task is not None and not task.done():
+            return
+        self._tasks[conversation_id] = asyncio.get_running_loop().create_task(
+            self._auto(conversation_id), name=f"compaction-{conversation_id}"
+        )
+
+    def running(self, conversation_id: str) -> bool:
+        """True while this process is compacting the conversation."""
+        task = self._tasks.get(conversation_id)
+        return task is not None and not task.done()
+
+    async def wait(self, conversation_id: str | None = None) -> None:
+        """Wait for background compactions (one conversation, or all) to finish."""
+        tasks = [
+            t for cid, t in self._tasks.items() if conversation_id is None or cid == conversation_id
+        ]
+        for task in tasks:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await task
+
+    async def cancel_all(self) -> None:
+        """Cancel background work (at shutdown); in-progress rows keep their lease to expire."""
+        for task in self._tasks.values():
+            task.cancel()
+        await self.wait()
+
+    async def _auto(self, conversation_id: str) -> Summary | None:
+        try:
+            return await self.maybe_compact(conversation_id)
+        except Exception:  # the worker must never take the app down
+            log.exception("auto compaction failed")
+            return None
+
+    # -- triggers ------------------------------------------------------------------------
+
+    async def trigger_state(self, conversation: Conversation) -> TriggerState:
+        """The figures the policy's triggers read."""
+        active = await self.store.active_summary(conversation.id)
+        coverage = active.covers_to_message_id if active else 0
+        _, tokens = await self.store.message_stats(conversation.id, after_id=coverage)
+        last = await self.store.last_message(conversation.id)
+        current_turn = last.turn if last else 0
+        covered_turn = 0
+        if active is not None:
+            with contextlib.suppress(Exception):
+                covered_turn = (await self.store.get_message(active.covers_to_message_id)).turn
+        complete_turns = max(0, current_turn - covered_turn)
+        if last is not None and not (last.role == "assistant" and not last.has_tool_use):
+            complete_turns = max(0, complete_turns - 1)
+        projected, usable = (0, 1)
+        if self.projected_tokens is not None:
+            projected, usable = await self.projected_tokens(conversation)
+        failures = await self.store.consecutive_failures(conversation.id)
+        return TriggerState(
+            unsummarized_tokens=tokens,
+            unsummarized_turns=complete_turns,
+            current_turn=current_turn,
+            projected_tokens=projected,
+            usable_window=usable,
+            last_reduction=active.reduction if active else None,
+            tokens_at_last_compaction=active.source_tokens if active else None,
+            consecutive_failures=failures,
+        )
+
+    async def backoff_remaining(self, conversation_id: str) -> float:
+        """Seconds until the next automatic attempt may run after recent failures."""
+        failures = await self.store.consecutive_failures(conversation_id)
+        if failures == 0:
+            return 0.0
+        newest = next(
+            (s for s in await self.store.list_summaries(conversation_id) if s.status == "failed"),
+            None,
+        )
+        if newest is None or newest.completed_at is None:
+            return 0.0
+        failed_at = datetime.fromisoformat(newest.completed_at).timestamp()
+        wait = BACKOFF_BASE_SECONDS * 2 ** (failures - 1)
+        return max(0.0, failed_at + wait - time.time())
+
+    async def paused(self, conversation_id: str) -> bool:
+        """True when auto-compaction is paused after three consecutive failures."""
+        return await self.store.consecutive_failures(conversation_id) >= 3
+
+    async def maybe_compact(self, conversation_id: str) -> Summary | None:
+        """Take over an expired lease, or compact if the policy's trigger is due."""
+        conversation = await self.store.get_conversation(conversation_id)
+        taken = await self.store.take_over_expired(
+            conversation_id, owner=self.owner, lease_seconds=self.lease_seconds
+        )
+        if taken is not None:
+            return await self._work(conversation, taken)
+        policy = self.policy_for(conversation)
+        state = await self.trigger_state(conversation)
+        reason = compaction_due(policy, state)
+        if reason is None or await self.backoff_remaining(conversation_id) > 0:
+            return None
+        try:
+            return await self.compact(conversation_id, trigger="auto")
+        except CompactionError:
+            return None
+
+    # -- the work ------------------------------------------------------------------------
+
+    async def compact(
+        self,
+        conversation_id: str,
+        *,
+        trigger: SummaryTrigger = "manual",
+        instructions: str | None = None,
+        regenerate: Summary | None = None,
+    ) -> Summary:
+        """Run one compaction now and return the new version.
+
+        Args:
+            conversation_id: The conversation.
+            trigger: Why it runs (``auto``, ``manual``, ``emergency``, ``regenerate``).
+            instructions: User instructions for the summarizer.
+            regenerate: Make a new version over this version's coverage, from its parent.
+
+        Raises:
+            CompactionError: nothing to fold, another compaction holds the lease, or the
+                summary failed (the failure is recorded on the version row).
+        """
+        conversation = await self.store.get_conversation(conversation_id)
+        policy = self.policy_for(conversation)
+        if regenerate is not None:
+            parent = (
+                await self.store.get_summary(regenerate.parent_id) if regenerate.parent_id else None
+            )
+            covers_to = regenerate.covers_to_message_id
+        else:
+            parent = await self.store.active_summary(conversation_id)
+            after = parent.covers_to_message_id if parent else 0
+            raw = await self.store.list_messages(conversation_id, after_id=after)
+            count = plan_boundary(policy, raw, manual=trigger in ("manual", "emergency"))
+            if count <= 0:
+                raise CompactionError("nothing to compact yet: too few complete turns")
+            covers_to = raw[count - 1].id
+        try:
+            row = await self.store.begin_summary(
+                conversation_id,
+                parent_id=parent.id if parent else None,
+                strategy=policy.strategy,
+                covers_to_message_id=covers_to,
+                trigger=trigger,
+                owner=self.owner,
+                lease_seconds=self.lease_seconds,
+                instructions=instructions,
+            )
+        except Conflict as exc:
+            raise CompactionError(str(exc)) from None
+        return await self._work(conversation, row)
+
+    async def _work(self, conversation: Conversation, row: Summary) -> Summary:
+        """Summarise the span a version row fixed, holding its lease."""
+        self.emit(CompactionStarted(conversation.id, row))
+        renewer = asyncio.get_running_loop().create_task(self._renew(row.id))
+        try:
+            policy = self.policy_for(conversation)
+            parent = await self.store.get_summary(row.parent_id) if row.parent_id else None
+            after = parent.covers_to_message_id if parent else 0
+            messages = await self.store.list_messages(
+                conversation.id, after_id=after, up_to_id=row.covers_to_message_id
+            )
+            if not messages:
+                raise SummaryError("no messages in the span to summarise")
+            pinned = frozenset(await self.store.pinned_ids(conversation.id))
+            used_ratio = 0.0
+            if self.projected_tokens is not None:
+                projected, usable = await self.projected_tokens(conversation)
+                used_ratio = projected / usable if usable else 0.0
+            output = await self._summarize(
+                conversation, policy, parent, messages, row.instructions, pinned, used_ratio
+            )
+            source_texts = [m.text for m in messages]
+            if parent is not None:
+                source_texts.insert(0, parent.text)
+            kept, total = retention(source_texts, output.text)
+            source_tokens = sum(m.token_count for m in messages) + (
+                parent.summary_tokens if parent else 0
+            )
+            done, activated = await self.store.complete_summary(
+                row.id,
+                owner=self.owner,
+                text=output.text,
+                segments=output.segments,
+                fields=output.fields,
+                covered_messages=len(messages) + (parent.covered_messages if parent else 0),
+                source_tokens=source_tokens,
+                summary_tokens=self.counter.count(output.text),
+                summarizer=output.summarizer,
+                identifiers_kept=kept,
+                identifiers_total=total,
+                activate_if_parent=True,
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            message = str(exc) or type(exc).__name__
+            failed: Summary | None = None
+            with contextlib.suppress(Exception):
+                failed = await self.store.fail_summary(row.id, owner=self.owner, error=message)
+            paused = await self.paused(conversation.id)
+            self.emit(CompactionFailed(conversation.id, failed, message, paused))
+            raise CompactionError(f"compaction failed: {message}") from exc
+        finally:
+            renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewer
+        self.emit(CompactionFinished(conversation.id, done, activated))
+        return done
+
+    async def _renew(self, summary_id: int) -> None:
+        while True:
+            await asyncio.sleep(self.lease_seconds / 3)
+            if not await self.store.renew_lease(
+                summary_id, owner=self.owner, lease_seconds=self.lease_seconds
+            ):
+                return
+
+    def summarizer_for(self, policy: Policy) -> ModelSummarizer | ExtractiveSummarizer:
+        """The summarizer a policy asks for (offline when there is no key and it says auto)."""
+        name = policy.summarizer
+        if name == "extractive" or (name == "auto" and not self.client.has_key):
+            return ExtractiveSummarizer()
+        model = policy.summarizer_model if name == "auto" else name
+        return ModelSummarizer(
+            claude_complete(self.client, model, timeout=policy.summarizer_timeout), name=model
+        )
+
+    async def _summarize(
+        self,
+        conversation: Conversation,
+        policy: Policy,
+        parent: Summary | None,
+        messages: Sequence[Message],
+        instructions: str | None,
+        pinned: frozenset[int],
+        used_ratio: float,
+    ) -> SummaryOutput:
+        """Fold ``messages`` into ``parent``, in whole-turn chunks the summarizer can take."""
+        summarizer = self.summarizer_for(policy)
+        chunks: list[list[Message]] = [[]]
+        chunk_tokens = 0
+        for turn in group_turns(messages):
+            tokens = sum(m.token_count for m in turn)
+            if chunks[-1] and chunk_tokens + tokens > SUMMARIZER_CHUNK_TOKENS:
+                chunks.append([])
+                chunk_tokens = 0
+            chunks[-1].extend(turn)
+            chunk_tokens += tokens
+        previous = parent
+        output: SummaryOutput | None = None
+        for chunk in chunks:
+            output = await summarizer.summarize(
+                SummaryInput(
+                    policy=policy,
+                    previous=previous,
+                    messages=chunk,
+                    instructions=instructions,
+                    pinned_ids=pinned,
+                    used_ratio=used_ratio,
+                )
+            )
+            if not output.text.strip():
+                raise SummaryError("the summarizer returned an empty summary")
+            base = previous or _blank(conversation.id, policy)
+            previous = replace(
+                base,
+                text=output.text,
+                segments=list(output.segments),
+                fields=dict(output.fields),
+                covers_to_message_id=chunk[-1].id,
+            )
+        assert output is not None
+        return output
+
+
+def _blank(conversation_id: str, policy: Policy) -> Summary:
+    """A placeholder parent used between the chunks of one long compaction."""
+    return Summary(
+        id=0,
+        conversation_id=conversation_id,
+        version=0,
+        parent_id=None,
+        strategy=policy.strategy,
+        text="",
+        segments=[],
+        covers_to_message_id=0,
+        covered_messages=0,
+        source_tokens=0,
+        summary_tokens=0,
+        trigger="auto",
+        summarizer="",
+        status="completed",
+        created_at="",
+    )

@@ -1,0 +1,82 @@
+"""Events the engine reports to its callers (the TUI adapter, the CLI).
+
+Plain frozen dataclasses: the engine never imports the UI. The TUI turns them into Textual
+messages in a thin adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tui_chat.core.models import Message, Summary
+from tui_chat.llm.errors import ChatError
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessageSaved:
+    """The user's message is safely in the database."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyStarted:
+    """A reply row exists (status ``streaming``) and text is about to arrive."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyDelta:
+    """A chunk of reply text."""
+
+    message_id: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyFinished:
+    """The reply is stored with its final status; ``error`` says what went wrong, if anything."""
+
+    message: Message
+    error: ChatError | None
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionStarted:
+    """A compaction began (in-progress version row holding the lease)."""
+
+    conversation_id: str
+    summary: Summary
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionFinished:
+    """A version completed; ``activated`` is False when the compare-and-swap lost."""
+
+    conversation_id: str
+    summary: Summary
+    activated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionFailed:
+    """A compaction attempt failed; ``paused`` when auto-compaction is now paused."""
+
+    conversation_id: str
+    summary: Summary | None
+    error: str
+    paused: bool
+
+
+EngineEvent = (
+    UserMessageSaved
+    | ReplyStarted
+    | ReplyDelta
+    | ReplyFinished
+    | CompactionStarted
+    | CompactionFinished
+    | CompactionFailed
+)
+EventCallback = Callable[[EngineEvent], None]

@@ -1,0 +1,410 @@
+"""ChatService: the one façade the CLI and the TUI drive.
+
+It owns the store, the Claude client, the token counter, the chat session and the compaction
+worker, and exposes every user action as one coroutine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tui_chat.config import Config
+from tui_chat.core.context import Breakdown, BuiltRequest, draft_breakdown
+from tui_chat.core.models import (
+    Conversation,
+    ConversationInfo,
+    Message,
+    SearchHit,
+    Summary,
+)
+from tui_chat.core.presets import Policy, PolicyError, parse_setting, resolve_policy
+from tui_chat.core.tokens import TokenCounter, get_counter
+from tui_chat.engine.compaction import CompactionError, CompactionWorker
+from tui_chat.engine.events import EngineEvent, EventCallback
+from tui_chat.engine.session import ChatSession, SendOutcome
+from tui_chat.engine.transfer import export_json, export_markdown, import_conversation
+from tui_chat.llm.client import ClaudeClient
+from tui_chat.llm.models import ModelInfo, cost_usd, model_info
+from tui_chat.store.repository import NotFound, Store
+
+__all__ = ["ChatService", "CompactionError", "NotFound", "SettingError"]
+
+TITLE_CHARS = 60
+
+
+class SettingError(ValueError):
+    """A conversation setting that cannot be applied."""
+
+
+class ChatService:
+    """Every tui-chat action over one database."""
+
+    def __init__(self, config: Config, store: Store, client: ClaudeClient) -> None:
+        """Wire the parts together; use :meth:`open`."""
+        self.config = config
+        self.store = store
+        self.client = client
+        self.counter: TokenCounter = get_counter()
+        self._subscribers: list[EventCallback] = []
+        self._base_cache: dict[str, BuiltRequest] = {}
+        self.worker = CompactionWorker(
+            store,
+            client,
+            self.counter,
+            emit=self._emit,
+            policy_for=self.policy_for,
+            projected_tokens=self._projected,
+        )
+        self.session = ChatSession(
+            store,
+            client,
+            self.counter,
+            self.worker,
+            policy_for=self.policy_for,
+            info_for=self.info_for,
+            calibration_for=self.calibration,
+            on_sent=self._invalidate,
+        )
+
+    @classmethod
+    async def open(cls, config: Config, db_path: Path | None = None) -> ChatService:
+        """Open the database (creating and migrating it) and build the service."""
+        store = await Store.open(db_path or config.db_path)
+        client = ClaudeClient(
+            config.api_key,
+            base_url=config.base_url,
+            timeout=config.timeout,
+            max_retries=config.max_retries,
+        )
+        return cls(config, store, client)
+
+    async def close(self) -> None:
+        """Stop background work and close the database and the HTTP client."""
+        await self.worker.cancel_all()
+        await self.client.aclose()
+        await self.store.close()
+
+    @property
+    def has_key(self) -> bool:
+        """True when an API key is configured."""
+        return self.client.has_key
+
+    # -- events --------------------------------------------------------------------------
+
+    def subscribe(self, callback: EventCallback) -> Callable[[], None]:
+        """Receive background events (compaction); returns the unsubscribe function."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _emit(self, event: EngineEvent) -> None:
+        conversation_id = getattr(event, "conversation_id", None)
+        if conversation_id:
+            self._invalidate(conversation_id)
+        for callback in list(self._subscribers):
+            callback(event)
+
+    def _invalidate(self, conversation_id: str) -> None:
+        self._base_cache.pop(conversation_id, None)
+
+    # -- policy and figures --------------------------------------------------------------
+
+    def policy_for(self, conversation: Conversation) -> Policy:
+        """The policy in force for a conversation."""
+        return resolve_policy(conversation.settings, self.config.compaction)
+
+    def info_for(self, model: str) -> ModelInfo:
+        """A model's window, output limit and prices (config overrides applied)."""
+        return model_info(model, self.config.models.get(model))
+
+    async def calibration(self, model: str) -> float:
+        """The real/estimated input ratio learned for a model."""
+        ratio, _ = await self.store.calibration(model)
+        return ratio
+
+    async def _projected(self, conversation: Conversation) -> tuple[int, int]:
+        built = await self.base_request(conversation)
+        return built.breakdown.input_tokens, built.breakdown.usable
+
+    # -- conversations -------------------------------------------------------------------
+
+    async def new_conversation(
+        self, title: str | None = None, model: str | None = None, system: str | None = None
+    ) -> Conversation:
+        """Create a conversation with the configured defaults."""
+        return await self.store.create_conversation(
+            title=title or "New conversation",
+            model=model or self.config.model,
+            system_prompt=self.config.system_prompt if system is None else system,
+        )
+
+    async def resolve(self, ref: str) -> Conversation:
+        """A conversation by id, unique prefix or ``last``. Raises :class:`NotFound`."""
+        return await self.store.resolve_conversation(ref)
+
+    async def list_conversations(self, include_archived: bool = False) -> list[ConversationInfo]:
+        """Conversations, newest first."""
+        return await self.store.list_conversations(include_archived=include_archived)
+
+    async def rename(self, conversation_id: str, title: str) -> Conversation:
+        """Rename a conversation."""
+        title = " ".join(title.split())
+        if not title:
+            raise SettingError("a title cannot be empty")
+        return await self.store.update_conversation(conversation_id, title=title)
+
+    async def archive(self, conversation_id: str, archived: bool = True) -> Conversation:
+        """Archive (hide from the list) or unarchive a conversation."""
+        from tui_chat.core.models import utc_now
+
+        return await self.store.update_conversation(
+            conversation_id, archived_at=utc_now() if archived else None
+        )
+
+    async def delete(self, conversation_id: str) -> None:
+        """Delete a conversation and all it holds (callers confirm first)."""
+        await self.worker.wait(conversation_id)
+        await self.store.delete_conversation(conversation_id)
+        self._invalidate(conversation_id)
+
+    async def messages(
+        self, conversation_id: str, *, before_id: int | None = None, limit: int = 50
+    ) -> list[Message]:
+        """A page of messages (the newest ``limit`` before ``before_id``), oldest first."""
+        return await self.store.list_messages(
+            conversation_id, before_id=before_id, limit=limit, newest=True
+        )
+
+    async def message(self, message_id: int) -> Message:
+        """One message by id."""
+        return await self.store.get_message(message_id)
+
+    # -- sending -------------------------------------------------------------------------
+
+    async def send(
+        self, conversation_id: str, text: str, on_event: EventCallback | None = None
+    ) -> SendOutcome:
+        """Store the user's message and stream the reply (see :class:`ChatSession`)."""
+        conversation = await self.store.get_conversation(conversation_id)
+        outcome = await self.session.send(conversation_id, text, on_event)
+        if conversation.title == "New conversation":
+            await self.store.update_conversation(conversation_id, title=_title_from(text))
+        return outcome
+
+    async def retry(
+        self, conversation_id: str, on_event: EventCallback | None = None
+    ) -> SendOutcome:
+        """Ask again for the reply to the last user message."""
+        last = await self.store.last_message(conversation_id)
+        if last is None:
+            raise SettingError("nothing to retry: the conversation is empty")
+        if last.role == "assistant" and last.status == "complete":
+            raise SettingError("nothing to retry: the last reply is complete")
+        return await self.session.reply(conversation_id, on_event)
+
+    # -- context and gauge ---------------------------------------------------------------
+
+    async def base_request(self, conversation: Conversation) -> BuiltRequest:
+        """The next request without a draft (cached until the conversation changes)."""
+        cached = self._base_cache.get(conversation.id)
+        if cached is None:
+            cached = await self.session.build(conversation)
+            self._base_cache[conversation.id] = cached
+        return cached
+
+    async def context(self, conversation_id: str, draft: str | None = None) -> BuiltRequest:
+        """The exact request the next send would make (``draft`` as the new message)."""
+        conversation = await self.store.get_conversation(conversation_id)
+        return await self.session.build(conversation, draft)
+
+    async def gauge(self, conversation_id: str, draft: str = "") -> Breakdown:
+        """The token breakdown with ``draft`` counted; cheap enough to call per keystroke."""
+        conversation = await self.store.get_conversation(conversation_id)
+        base = await self.base_request(conversation)
+        return draft_breakdown(base, self.counter.count(draft) if draft else 0)
+
+    async def cost_usd(self, conversation_id: str) -> float:
+        """What the conversation's replies have cost so far, in USD."""
+        total = 0.0
+        for model, usage in await self.store.usage_totals(conversation_id):
+            total += cost_usd(self.info_for(model), usage)
+        return total
+
+    # -- compaction ----------------------------------------------------------------------
+
+    async def compact(self, conversation_id: str, instructions: str | None = None) -> Summary:
+        """Compact now (manual) and return the new version. Raises :class:`CompactionError`."""
+        await self.worker.wait(conversation_id)
+        return await self.worker.compact(
+            conversation_id, trigger="manual", instructions=instructions
+        )
+
+    async def summaries(self, conversation_id: str) -> list[Summary]:
+        """Every version, newest first."""
+        return await self.store.list_summaries(conversation_id)
+
+    async def summary(self, conversation_id: str, version: int) -> Summary:
+        """One version."""
+        return await self.store.get_version(conversation_id, version)
+
+    async def activate(self, conversation_id: str, version: int) -> Summary | None:
+        """Roll back or forward to a completed version (0 = send no summary at all)."""
+        if version == 0:
+            await self.store.activate(conversation_id, None)
+            self._invalidate(conversation_id)
+            return None
+        summary = await self.store.get_version(conversation_id, version)
+        await self.store.activate(conversation_id, summary.id)
+        self._invalidate(conversation_id)
+        return summary
+
+    async def regenerate(
+        self, conversation_id: str, version: int, instructions: str | None = None
+    ) -> Summary:
+        """A new version over the same coverage as ``version``; the old one is kept."""
+        old = await self.store.get_version(conversation_id, version)
+        if old.status != "completed":
+            raise CompactionError(f"version {version} is {old.status}; regenerate a completed one")
+        await self.worker.wait(conversation_id)
+        new = await self.worker.compact(
+            conversation_id, trigger="regenerate", instructions=instructions, regenerate=old
+        )
+        # A regenerated version replaces the one it regenerates when that one was in force.
+        conversation = await self.store.get_conversation(conversation_id)
+        if conversation.active_summary_id == old.id:
+            await self.store.activate(conversation_id, new.id)
+        self._invalidate(conversation_id)
+        return await self.store.get_summary(new.id)
+
+    async def compaction_paused(self, conversation_id: str) -> bool:
+        """True when auto-compaction paused after three failures (manual still works)."""
+        return await self.worker.paused(conversation_id)
+
+    async def finish_background(self) -> None:
+        """Let due compactions finish (a one-shot CLI send calls this before exiting)."""
+        await self.worker.wait()
+
+    # -- anchors -------------------------------------------------------------------------
+
+    async def pin(self, message_id: int, note: str = "") -> None:
+        """Pin a message so it is always sent verbatim."""
+        anchor = await self.store.pin(message_id, note)
+        self._invalidate(anchor.conversation_id)
+
+    async def unpin(self, message_id: int) -> bool:
+        """Unpin a message; False when it was not pinned."""
+        message = await self.store.get_message(message_id)
+        done = await self.store.unpin(message_id)
+        self._invalidate(message.conversation_id)
+        return done
+
+    async def pinned_ids(self, conversation_id: str) -> set[int]:
+        """Ids of a conversation's pinned messages."""
+        return await self.store.pinned_ids(conversation_id)
+
+    # -- search --------------------------------------------------------------------------
+
+    async def search(
+        self, query: str, conversation_id: str | None = None, limit: int = 50
+    ) -> list[SearchHit]:
+        """Full-text search across conversations (or within one)."""
+        return await self.store.search(query, conversation_id=conversation_id, limit=limit)
+
+    # -- settings ------------------------------------------------------------------------
+
+    async def set_setting(self, conversation_id: str, key: str, value: str) -> Conversation:
+        """Set a conversation's model, system prompt or any policy key.
+
+        Raises:
+            SettingError: unknown key or invalid value (nothing is changed).
+        """
+        conversation = await self.store.get_conversation(conversation_id)
+        if key == "model":
+            if not value.strip():
+                raise SettingError("model must not be empty")
+            updated = await self.store.update_conversation(conversation_id, model=value.strip())
+        elif key == "system":
+            updated = await self.store.update_conversation(conversation_id, system_prompt=value)
+        else:
+            from tui_chat.core.presets import SETTING_KEYS
+
+            if key not in SETTING_KEYS:
+                raise SettingError(
+                    f"unknown setting {key!r}; use one of: model, system, "
+                    + ", ".join(SETTING_KEYS)
+                )
+            try:
+                parsed = parse_setting(key, value)
+            except PolicyError as exc:
+                raise SettingError(str(exc)) from None
+            settings = dict(conversation.settings)
+            if key == "preset":
+                # A preset replaces earlier per-key choices: it runs as its seed wrote it.
+                settings = {"preset": parsed}
+            else:
+                settings[key] = parsed
+            try:
+                resolve_policy(settings, self.config.compaction)
+            except PolicyError as exc:
+                raise SettingError(str(exc)) from None
+            updated = await self.store.update_conversation(conversation_id, settings=settings)
+        self._invalidate(conversation_id)
+        return updated
+
+    # -- export / import -----------------------------------------------------------------
+
+    async def export(self, conversation_id: str, fmt: str = "md") -> str:
+        """The conversation as JSON (``json``) or Markdown (``md``)."""
+        conversation = await self.store.get_conversation(conversation_id)
+        messages = await self.store.list_messages(conversation_id)
+        pinned = {a.message_id: a.note for a, _ in await self.store.anchors(conversation_id)}
+        if fmt == "json":
+            summaries = await self.store.list_summaries(conversation_id)
+            return export_json(conversation, messages, summaries, pinned)
+        if fmt == "md":
+            return export_markdown(conversation, messages, pinned)
+        raise SettingError(f"unknown export format {fmt!r}; use json or md")
+
+    async def import_file(self, path: Path) -> Conversation:
+        """Import a conversation file (our JSON or an Anthropic Messages list)."""
+        return await import_conversation(
+            self.store, path, default_model=self.config.model, counter=self.counter
+        )
+
+    # -- diagnostics ---------------------------------------------------------------------
+
+    async def doctor(self) -> dict[str, Any]:
+        """Paths, key presence (never the key), tokenizer, database integrity."""
+        from tui_chat import paths
+
+        report: dict[str, Any] = {
+            "database": str(self.store.path),
+            "config": str(self.config.source or paths.config_path()),
+            "config_exists": self.config.source is not None,
+            "api_key": "set" if self.has_key else "not set",
+            "base_url": self.config.base_url or "default (api.anthropic.com)",
+        }
+        try:
+            report["tokenizer"] = f"ok ({self.counter.count('tokenizer check')} tokens offline)"
+        except Exception as exc:
+            report["tokenizer"] = f"failed: {exc}"
+        report["integrity"] = await self.store.integrity_check()
+        report["conversations"] = len(await self.store.list_conversations(include_archived=True))
+        return report
+
+
+def _title_from(text: str) -> str:
+    words = " ".join(text.split())
+    return words[:TITLE_CHARS] + ("…" if len(words) > TITLE_CHARS else "") or "New conversation"
+
+
+def dumps(value: Any) -> str:
+    """JSON for CLI output (UTF-8, stable key order)."""
+    return json.dumps(value, ensure_ascii=False, indent=2)

@@ -1,0 +1,245 @@
+"""Sending a turn: persist the user's message first, stream the reply, store it honestly.
+
+Nothing the user typed is ever lost: the user message is committed before any network call.
+The reply row exists from the first moment (``streaming``), partial text is flushed while it
+streams, and the row ends ``complete``, ``incomplete`` (cut off, cancelled, dropped) or
+``error`` (nothing arrived).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from tui_chat.core.context import BuiltRequest
+from tui_chat.core.models import Conversation, Message, MessageStatus, Summary
+from tui_chat.core.policy import emergency_due
+from tui_chat.core.presets import Policy
+from tui_chat.core.tokens import TokenCounter, update_calibration
+from tui_chat.engine.assemble import assemble
+from tui_chat.engine.compaction import CompactionError, CompactionWorker
+from tui_chat.engine.events import (
+    EventCallback,
+    ReplyDelta,
+    ReplyFinished,
+    ReplyStarted,
+    UserMessageSaved,
+)
+from tui_chat.llm.client import ClaudeClient, StreamResult
+from tui_chat.llm.errors import ChatError
+from tui_chat.llm.models import ModelInfo
+from tui_chat.store.repository import Store
+
+FLUSH_SECONDS = 0.5
+"""How often partial reply text is written to the database while streaming."""
+
+
+class EmptyMessage(ValueError):
+    """The user tried to send nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class SendOutcome:
+    """What a send produced."""
+
+    user: Message | None
+    reply: Message
+    error: ChatError | None
+    request: BuiltRequest
+
+
+class ChatSession:
+    """Sends turns of conversations held in one store."""
+
+    def __init__(
+        self,
+        store: Store,
+        client: ClaudeClient,
+        counter: TokenCounter,
+        worker: CompactionWorker,
+        *,
+        policy_for: Callable[[Conversation], Policy],
+        info_for: Callable[[str], ModelInfo],
+        calibration_for: Callable[[str], Awaitable[float]],
+        on_sent: Callable[[str], None] | None = None,
+    ) -> None:
+        """Create a session.
+
+        Args:
+            store: The open store.
+            client: The Claude client.
+            counter: The token counter.
+            worker: The compaction worker (emergency compaction, poke after replies).
+            policy_for: Resolves a conversation's policy.
+            info_for: Resolves a model's window, output and prices.
+            calibration_for: The model's real/estimate ratio.
+            on_sent: Called with the conversation id after every stored change.
+        """
+        self.store = store
+        self.client = client
+        self.counter = counter
+        self.worker = worker
+        self.policy_for = policy_for
+        self.info_for = info_for
+        self.calibration_for = calibration_for
+        self.on_sent = on_sent
+
+    async def build(self, conversation: Conversation, draft: str | None = None) -> BuiltRequest:
+        """The exact request the next send would make (with ``draft`` as the new message)."""
+        policy = self.policy_for(conversation)
+        summary = await self.store.active_summary(conversation.id)
+        return await self._build(conversation, policy, summary, draft)
+
+    async def _build(
+        self,
+        conversation: Conversation,
+        policy: Policy,
+        summary: Summary | None,
+        draft: str | None,
+    ) -> BuiltRequest:
+        return await assemble(
+            self.store,
+            conversation,
+            policy=policy,
+            info=self.info_for(conversation.model),
+            counter=self.counter,
+            new_text=draft,
+            summary=summary,
+            calibration=await self.calibration_for(conversation.model),
+        )
+
+    async def send(
+        self, conversation_id: str, text: str, on_event: EventCallback | None = None
+    ) -> SendOutcome:
+        """Store the user's message, then stream and store the reply.
+
+        Raises:
+            EmptyMessage: ``text`` is blank (nothing is stored).
+        """
+        if not text.strip():
+            raise EmptyMessage("the message is empty")
+        content = [{"type": "text", "text": text}]
+        user = await self.store.add_message(
+            conversation_id,
+            role="user",
+            content=content,
+            text=text,
+            token_count=self.counter.count_message("user", content),
+        )
+        if on_event:
+            on_event(UserMessageSaved(user))
+        self._changed(conversation_id)
+        outcome = await self.reply(conversation_id, on_event)
+        return SendOutcome(user, outcome.reply, outcome.error, outcome.request)
+
+    async def reply(
+        self, conversation_id: str, on_event: EventCallback | None = None
+    ) -> SendOutcome:
+        """Stream a reply to the stored history (used by send and by retry)."""
+        conversation = await self.store.get_conversation(conversation_id)
+        policy = self.policy_for(conversation)
+        summary = await self.store.active_summary(conversation_id)
+        built = await self._build(conversation, policy, summary, None)
+        if self.client.has_key and (
+            not built.fits
+            or emergency_due(policy, built.breakdown.input_tokens, built.breakdown.usable)
+        ):
+            built = await self._emergency(conversation, policy, built)
+        reply = await self.store.add_message(
+            conversation_id,
+            role="assistant",
+            content=[],
+            text="",
+            token_count=0,
+            status="streaming",
+            model=conversation.model,
+        )
+        if on_event:
+            on_event(ReplyStarted(reply))
+        chunks: list[str] = []
+        last_flush = time.monotonic()
+
+        async def on_text(delta: str) -> None:
+            nonlocal last_flush
+            chunks.append(delta)
+            if on_event:
+                on_event(ReplyDelta(reply.id, delta))
+            if time.monotonic() - last_flush >= FLUSH_SECONDS:
+                last_flush = time.monotonic()
+                partial = "".join(chunks)
+                await self.store.update_message(
+                    reply.id, content=[{"type": "text", "text": partial}], text=partial
+                )
+
+        try:
+            result = await self.client.stream(built.request, on_text)
+        except asyncio.CancelledError:
+            partial = "".join(chunks)
+            cancelled = StreamResult(
+                content=[{"type": "text", "text": partial}] if partial else [],
+                text=partial,
+                error=ChatError("incomplete", "the reply was cancelled", "retry to ask again"),
+            )
+            await asyncio.shield(self._finish(conversation, reply, cancelled, built, on_event))
+            raise
+        finished = await self._finish(conversation, reply, result, built, on_event)
+        return SendOutcome(None, finished, result.error, built)
+
+    async def _emergency(
+        self, conversation: Conversation, policy: Policy, built: BuiltRequest
+    ) -> BuiltRequest:
+        """Compact before sending a request that would not fit; rebuild afterwards."""
+        await self.worker.wait(conversation.id)
+        with contextlib.suppress(CompactionError):
+            await self.worker.compact(conversation.id, trigger="emergency")
+        summary = await self.store.active_summary(conversation.id)
+        # The builder drops the oldest raw turns if even this does not fit.
+        return await self._build(conversation, policy, summary, None)
+
+    async def _finish(
+        self,
+        conversation: Conversation,
+        reply: Message,
+        result: StreamResult,
+        built: BuiltRequest,
+        on_event: EventCallback | None,
+    ) -> Message:
+        status: MessageStatus
+        if result.ok:
+            status = "complete"
+        elif result.text or result.content:
+            status = "incomplete"
+        else:
+            status = "error"
+        stop_reason = result.stop_reason
+        if status == "error" and result.error is not None:
+            stop_reason = f"error:{result.error.kind}"
+        stored = await self.store.update_message(
+            reply.id,
+            content=result.content,
+            text=result.text,
+            token_count=self.counter.count_message("assistant", result.content),
+            status=status,
+            model=result.model or conversation.model,
+            usage=result.usage if result.usage.total_input or result.usage.output_tokens else None,
+            stop_reason=stop_reason,
+        )
+        if result.usage.total_input > 0:
+            ratio, samples = await self.store.calibration(conversation.model)
+            ratio, samples = update_calibration(
+                ratio, samples, built.breakdown.input_tokens, result.usage.total_input
+            )
+            await self.store.set_calibration(conversation.model, ratio, samples)
+        if on_event:
+            on_event(ReplyFinished(stored, result.error))
+        self._changed(conversation.id)
+        if status == "complete":
+            self.worker.poke(conversation.id)
+        return stored
+
+    def _changed(self, conversation_id: str) -> None:
+        if self.on_sent is not None:
+            self.on_sent(conversation_id)

@@ -1,0 +1,287 @@
+"""Export and import of conversations.
+
+Export: this project's JSON (everything: messages with content blocks, anchors, summary
+versions) or Markdown. Import: our JSON, or a plain Anthropic Messages list
+``{"title"?, "system"?, "messages": [{"role", "content"}]}``. An import is validated whole
+before anything is written and then written in one transaction: nothing is half-imported.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui_chat.core.models import Conversation, Message, Summary, utc_now
+from tui_chat.core.tokens import TokenCounter
+from tui_chat.store.repository import Store
+
+EXPORT_FORMAT = "tui-chat"
+EXPORT_VERSION = 1
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+MAX_IMPORT_MESSAGES = 200_000
+_BLOCK_TYPES = {
+    "text",
+    "image",
+    "document",
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
+    "server_tool_use",
+    "web_search_tool_result",
+}
+
+
+class ImportError_(ValueError):
+    """A file that cannot be imported; the message says where and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedMessage:
+    """One validated message ready to store."""
+
+    role: str
+    content: list[dict[str, Any]]
+    text: str
+    created_at: str | None
+    status: str
+    pinned_note: str | None
+
+
+def plain_text(content: list[dict[str, Any]]) -> str:
+    """The searchable/displayable text of a list of content blocks."""
+    parts: list[str] = []
+    for block in content:
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(str(block.get("text", "")))
+        elif kind == "tool_use":
+            parts.append(f"[tool {block.get('name', '')}] {json.dumps(block.get('input', {}))}")
+        elif kind == "tool_result":
+            inner = block.get("content", "")
+            if isinstance(inner, list):
+                parts.append(plain_text([b for b in inner if isinstance(b, dict)]))
+            else:
+                parts.append(str(inner))
+    return "\n".join(p for p in parts if p)
+
+
+def export_json(
+    conversation: Conversation,
+    messages: list[Message],
+    summaries: list[Summary],
+    pinned: dict[int, str],
+) -> str:
+    """The conversation as this project's JSON export."""
+    data = {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "exported_at": utc_now(),
+        "conversation": {
+            "id": conversation.id,
+            "title": conversation.title,
+            "model": conversation.model,
+            "system": conversation.system_prompt,
+            "settings": conversation.settings,
+            "created_at": conversation.created_at,
+            "updated_at": conversation.updated_at,
+        },
+        "messages": [
+            {
+                "id": m.id,
+                "role": m.role,
+                "content": m.content,
+                "text": m.text,
+                "turn": m.turn,
+                "token_count": m.token_count,
+                "status": m.status,
+                "model": m.model,
+                "usage": m.usage.to_dict() if m.usage else None,
+                "stop_reason": m.stop_reason,
+                "created_at": m.created_at,
+                "pinned": m.id in pinned,
+                "pin_note": pinned.get(m.id),
+            }
+            for m in messages
+        ],
+        "summaries": [
+            {
+                "version": s.version,
+                "status": s.status,
+                "strategy": s.strategy,
+                "text": s.text,
+                "covers_to_message_id": s.covers_to_message_id,
+                "source_tokens": s.source_tokens,
+                "summary_tokens": s.summary_tokens,
+                "summarizer": s.summarizer,
+                "active": s.id == conversation.active_summary_id,
+                "created_at": s.created_at,
+            }
+            for s in summaries
+        ],
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def export_markdown(
+    conversation: Conversation, messages: list[Message], pinned: dict[int, str]
+) -> str:
+    """The conversation as readable Markdown."""
+    lines = [f"# {conversation.title}", "", f"Model: `{conversation.model}`", ""]
+    if conversation.system_prompt:
+        lines += ["> System: " + conversation.system_prompt.replace("\n", "\n> "), ""]
+    for message in messages:
+        marks = []
+        if message.id in pinned:
+            marks.append("pinned")
+        if message.status != "complete":
+            marks.append(message.status)
+        suffix = f" ({', '.join(marks)})" if marks else ""
+        lines += [f"## {message.role.title()} · {message.created_at}{suffix}", "", message.text, ""]
+    return "\n".join(lines)
+
+
+def _fail(where: str, why: str) -> ImportError_:
+    return ImportError_(f"{where}: {why}")
+
+
+def _blocks(raw: Any, where: str) -> list[dict[str, Any]]:
+    if isinstance(raw, str):
+        return [{"type": "text", "text": raw}]
+    if not isinstance(raw, list):
+        raise _fail(where, "content must be a string or a list of content blocks")
+    blocks: list[dict[str, Any]] = []
+    for index, block in enumerate(raw):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            raise _fail(f"{where}[{index}]", "a content block must be an object with a type")
+        if block["type"] not in _BLOCK_TYPES:
+            raise _fail(f"{where}[{index}]", f"unknown content block type {block['type']!r}")
+        if block["type"] == "text" and not isinstance(block.get("text"), str):
+            raise _fail(f"{where}[{index}]", "a text block needs a string 'text'")
+        if block["type"] == "tool_use" and not isinstance(block.get("id"), str):
+            raise _fail(f"{where}[{index}]", "a tool_use block needs a string 'id'")
+        if block["type"] == "tool_result" and not isinstance(block.get("tool_use_id"), str):
+            raise _fail(f"{where}[{index}]", "a tool_result block needs a string 'tool_use_id'")
+        blocks.append(block)
+    return blocks
+
+
+def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
+    """Read and validate an import file completely.
+
+    Returns:
+        ``(conversation fields, messages)``.
+
+    Raises:
+        ImportError_: with the file name and what is wrong.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ImportError_(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if size > MAX_IMPORT_BYTES:
+        raise ImportError_(
+            f"{path}: file is {size / 1e6:.0f} MB; imports are limited to "
+            f"{MAX_IMPORT_BYTES // 2**20} MB"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ImportError_(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ImportError_(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise ImportError_(f"{path}: JSON nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ImportError_(f"{path}: expected a JSON object with a 'messages' list")
+    ours = data.get("format") == EXPORT_FORMAT
+    conv = data.get("conversation") if ours else data
+    if not isinstance(conv, dict):
+        raise ImportError_(f"{path}: 'conversation' must be an object")
+    title = conv.get("title") or path.stem
+    system = conv.get("system") or ""
+    if not isinstance(title, str) or not isinstance(system, str):
+        if isinstance(system, list):  # Anthropic system blocks
+            system = "\n\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
+        else:
+            raise ImportError_(f"{path}: 'title' and 'system' must be strings")
+    raw_messages = data.get("messages")
+    if not isinstance(raw_messages, list) or not raw_messages:
+        raise ImportError_(f"{path}: 'messages' must be a non-empty list")
+    if len(raw_messages) > MAX_IMPORT_MESSAGES:
+        raise ImportError_(f"{path}: more than {MAX_IMPORT_MESSAGES} messages")
+    messages: list[ImportedMessage] = []
+    for index, item in enumerate(raw_messages):
+        where = f"{path}: messages[{index}]"
+        if not isinstance(item, dict):
+            raise _fail(where, "must be an object with role and content")
+        role = item.get("role")
+        if role not in ("user", "assistant"):
+            raise _fail(where, f"role must be 'user' or 'assistant', not {role!r}")
+        content = _blocks(item.get("content"), f"{where}.content")
+        status = item.get("status", "complete") if ours else "complete"
+        if status not in ("complete", "incomplete", "error", "streaming"):
+            raise _fail(where, f"unknown status {status!r}")
+        if status == "streaming":
+            status = "incomplete"
+        created = item.get("created_at") if ours else None
+        if created is not None and not isinstance(created, str):
+            raise _fail(where, "created_at must be a string")
+        note = item.get("pin_note") if ours and item.get("pinned") else None
+        messages.append(
+            ImportedMessage(
+                role=role,
+                content=content,
+                text=plain_text(content),
+                created_at=created,
+                status=status,
+                pinned_note=(note or "") if ours and item.get("pinned") else None,
+            )
+        )
+    fields: dict[str, Any] = {"title": title, "system": system}
+    if ours:
+        if isinstance(conv.get("model"), str):
+            fields["model"] = conv["model"]
+        if isinstance(conv.get("settings"), dict):
+            fields["settings"] = conv["settings"]
+    elif isinstance(data.get("model"), str):
+        fields["model"] = data["model"]
+    return fields, messages
+
+
+async def import_conversation(
+    store: Store, path: Path, *, default_model: str, counter: TokenCounter
+) -> Conversation:
+    """Validate and import a file as a new conversation (all or nothing)."""
+    fields, messages = parse_import(path)
+    conversation = await store.create_conversation(
+        title=fields["title"],
+        model=fields.get("model", default_model),
+        system_prompt=fields["system"],
+        settings=fields.get("settings", {}),
+    )
+    try:
+        rows = [
+            {
+                "role": m.role,
+                "content": m.content,
+                "text": m.text,
+                "token_count": counter.count_message(m.role, m.content),  # type: ignore[arg-type]
+                "status": m.status,
+                "created_at": m.created_at,
+            }
+            for m in messages
+        ]
+        await store.add_messages(conversation.id, rows)
+        stored = await store.list_messages(conversation.id)
+        for message, imported in zip(stored, messages, strict=True):
+            if imported.pinned_note is not None:
+                await store.pin(message.id, imported.pinned_note)
+    except BaseException:
+        await store.delete_conversation(conversation.id)
+        raise
+    return await store.get_conversation(conversation.id)

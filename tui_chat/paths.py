@@ -1,0 +1,57 @@
+"""Where tui-chat keeps its files.
+
+``TUI_CHAT_HOME`` puts the database and the config under one folder (tests use it); otherwise
+the platform's user data and config directories are used. Directories are created 0700.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "tui-chat"
+
+
+def _home() -> Path | None:
+    value = os.environ.get("TUI_CHAT_HOME")
+    return Path(value).expanduser() if value else None
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (and parents) if missing and make it private (0700)."""
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.chmod(0o700)
+    except OSError:  # pragma: no cover - e.g. a directory owned by someone else
+        pass
+    return path
+
+
+def data_dir() -> Path:
+    """The directory holding the database."""
+    home = _home()
+    if home is not None:
+        return home / "data"
+    from platformdirs import user_data_path
+
+    return user_data_path(APP_NAME, appauthor=False)
+
+
+def config_dir() -> Path:
+    """The directory holding ``config.toml``."""
+    home = _home()
+    if home is not None:
+        return home / "config"
+    from platformdirs import user_config_path
+
+    return user_config_path(APP_NAME, appauthor=False)
+
+
+def default_db_path() -> Path:
+    """The default database file."""
+    return data_dir() / "tui-chat.db"
+
+
+def config_path() -> Path:
+    """The config file (may not exist)."""
+    return config_dir() / "config.toml"

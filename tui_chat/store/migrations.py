@@ -1,0 +1,108 @@
+"""Numbered schema migrations, tracked in ``PRAGMA user_version``.
+
+Migration ``n`` (1-based) brings a database from version ``n - 1`` to ``n``. Each runs in one
+transaction together with the ``user_version`` bump. Never edit a released migration: add one.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: conversations, messages, summaries, anchors, calibration, FTS5 over message text.
+    """
+    CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        model TEXT NOT NULL,
+        system_prompt TEXT NOT NULL DEFAULT '',
+        settings TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        archived_at TEXT,
+        active_summary_id INTEGER
+    );
+    CREATE INDEX conversations_updated ON conversations(updated_at);
+
+    CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+        content TEXT NOT NULL,
+        text TEXT NOT NULL,
+        turn INTEGER NOT NULL,
+        token_count INTEGER NOT NULL,
+        status TEXT NOT NULL
+            CHECK (status IN ('complete', 'streaming', 'incomplete', 'error')),
+        model TEXT,
+        usage TEXT,
+        stop_reason TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX messages_conversation ON messages(conversation_id, id);
+
+    CREATE TABLE summaries (
+        id INTEGER PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        parent_id INTEGER REFERENCES summaries(id),
+        strategy TEXT NOT NULL CHECK (strategy IN ('running', 'segments')),
+        text TEXT NOT NULL DEFAULT '',
+        segments TEXT NOT NULL DEFAULT '[]',
+        fields TEXT NOT NULL DEFAULT '{}',
+        covers_to_message_id INTEGER NOT NULL,
+        covered_messages INTEGER NOT NULL DEFAULT 0,
+        source_tokens INTEGER NOT NULL DEFAULT 0,
+        summary_tokens INTEGER NOT NULL DEFAULT 0,
+        trigger TEXT NOT NULL
+            CHECK (trigger IN ('auto', 'manual', 'regenerate', 'emergency')),
+        instructions TEXT,
+        summarizer TEXT NOT NULL DEFAULT '',
+        identifiers_kept INTEGER NOT NULL DEFAULT 0,
+        identifiers_total INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL CHECK (status IN ('in_progress', 'completed', 'failed')),
+        error TEXT,
+        lease_owner TEXT,
+        lease_expires_at REAL,
+        created_at TEXT NOT NULL,
+        completed_at TEXT,
+        UNIQUE (conversation_id, version)
+    );
+    -- One compaction at a time per conversation: the lease row.
+    CREATE UNIQUE INDEX summaries_one_in_progress
+        ON summaries(conversation_id) WHERE status = 'in_progress';
+    -- Two engines never produce two automatic versions for one boundary.
+    CREATE UNIQUE INDEX summaries_one_auto_per_boundary
+        ON summaries(conversation_id, IFNULL(parent_id, 0), covers_to_message_id)
+        WHERE status != 'failed' AND trigger IN ('auto', 'emergency');
+
+    CREATE TABLE anchors (
+        message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        note TEXT NOT NULL DEFAULT '',
+        pinned_at TEXT NOT NULL
+    );
+    CREATE INDEX anchors_conversation ON anchors(conversation_id);
+
+    CREATE TABLE calibration (
+        model TEXT PRIMARY KEY,
+        ratio REAL NOT NULL,
+        samples INTEGER NOT NULL
+    );
+
+    CREATE VIRTUAL TABLE messages_fts USING fts5(
+        text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+    END;
+    CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END;
+    CREATE TRIGGER messages_fts_update AFTER UPDATE OF text ON messages BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+    END;
+    """,
+)
+
+LATEST_VERSION = len(MIGRATIONS)
+"""The schema version this build of tui-chat writes."""
