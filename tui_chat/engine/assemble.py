@@ -20,6 +20,9 @@ from tui_chat.store.repository import Store
 
 PAGE = 256
 RECALL_CANDIDATES = 12
+DEFAULT_REPLY_TOKENS = 16_384
+"""``max_tokens`` of a reply unless the policy's ``max_output`` says otherwise: the model's
+full output limit (64k–128k) would shrink the usable window for no benefit in a chat."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +41,7 @@ class Window:
 def window_for(info: ModelInfo, policy: Policy) -> Window:
     """The context window and reply budget in force for a model under a policy."""
     context_window = policy.context_window or info.context_window
-    max_output = policy.max_output or info.max_output
+    max_output = policy.max_output or min(info.max_output, DEFAULT_REPLY_TOKENS)
     # A reply budget may never eat more than a quarter of an overridden (small) window.
     max_output = max(256, min(max_output, context_window // 4))
     return Window(context_window, max_output)
