@@ -265,6 +265,8 @@ class FakeAnthropic:
         api_key: If set, any other ``x-api-key`` gets 401.
         summary_marker: See above.
         summary_max_chars: Upper bound on a generated summary's length.
+        reply_text: Text (or function of the body) for chat requests with nothing queued;
+            ``None`` gives the ``Reply to: …`` echo.
     """
 
     def __init__(
@@ -281,6 +283,7 @@ class FakeAnthropic:
         self.context_window: int | None = None
         self.api_key: str | None = None
         self.summary_max_chars = 1200
+        self.reply_text: TextSource | None = None
         self._lock = threading.Condition()
         self._queue: list[Behaviour] = []
         self._requests: list[RecordedRequest] = []
@@ -303,7 +306,7 @@ class FakeAnthropic:
         self.port = server.server_address[1]
         self._thread = threading.Thread(
             target=server.serve_forever,
-            kwargs={"poll_interval": 0.05},
+            kwargs={"poll_interval": 0.01},
             daemon=True,
             name=f"fake-anthropic:{self.port}",
         )
@@ -519,6 +522,8 @@ class FakeAnthropic:
         """The reply given when no behaviour supplies text."""
         if self.is_summary_request(body):
             return self.summarize(body)
+        if self.reply_text is not None:
+            return self.reply_text(body) if callable(self.reply_text) else self.reply_text
         text = " ".join(_last_user_text(body).split())
         return f"Reply to: {text[:60]}"
 
@@ -1418,8 +1423,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     server.words_per_chunk = args.words_per_chunk
     server.cache_min_tokens = args.cache_min_tokens
-    if args.reply is not None:
-        server.push_reply(args.reply, target="chat", times=None)
+    server.reply_text = args.reply
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
