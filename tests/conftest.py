@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_anthropic import fake_anthropic  # noqa: F401  (fixture re-export)
+from tests.fake_anthropic import fake_anthropic_server  # noqa: F401  (fixture)
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ Endpoints
     ``GET  /_fake/requests``           The recorded request bodies as JSON.
     ``POST /_fake/reset``              Clear queue, records and prompt cache.
 
-In a test (function-scoped fixture, re-exported by ``tests/conftest.py``)::
+In a test (function-scoped fixture ``fake_anthropic``, registered by ``tests/conftest.py``
+importing ``fake_anthropic_server``)::
 
     async def test_reply(fake_anthropic):
         fake_anthropic.push_reply("Hello there, friend.")
@@ -77,7 +78,7 @@ __all__ = [
     "Behaviour",
     "FakeAnthropic",
     "RecordedRequest",
-    "fake_anthropic",
+    "fake_anthropic_server",
     "fake_tokens",
     "main",
 ]
@@ -420,6 +421,8 @@ class FakeAnthropic:
             behaviour = Behaviour(**fields_)
         elif fields_:
             raise TypeError("pass a Behaviour or keyword fields, not both")
+        if behaviour.times is not None and behaviour.times < 1:
+            raise ValueError("times must be at least 1 (or None for forever)")
         with self._lock:
             self._queue.append(behaviour)
         return behaviour
@@ -1397,10 +1400,11 @@ try:
 except ImportError:  # pragma: no cover - standalone use without pytest
     pass
 else:
-
-    @pytest.fixture
-    def fake_anthropic() -> Iterator[FakeAnthropic]:
-        """A fresh :class:`FakeAnthropic` server for one test."""
+    # Registered under the name tests use; the function has another name so that a test
+    # parameter ``fake_anthropic`` does not shadow an imported name (ruff F811).
+    @pytest.fixture(name="fake_anthropic")
+    def fake_anthropic_server() -> Iterator[FakeAnthropic]:
+        """A fresh :class:`FakeAnthropic` server for one test (fixture ``fake_anthropic``)."""
         with FakeAnthropic() as server:
             yield server
 

@@ -4,12 +4,15 @@ the fake Anthropic server."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import pickle
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +40,10 @@ def make_request(text: str = "Hello there. How are you today?", **extra: Any) ->
 
 
 @pytest.fixture
-def client(fake_anthropic: FakeAnthropic) -> ClaudeClient:
-    return ClaudeClient(KEY, base_url=fake_anthropic.base_url, timeout=5.0, max_retries=0)
+async def client(fake_anthropic: FakeAnthropic) -> AsyncIterator[ClaudeClient]:
+    claude = ClaudeClient(KEY, base_url=fake_anthropic.base_url, timeout=5.0, max_retries=0)
+    yield claude
+    await claude.aclose()
 
 
 # -- streaming ----------------------------------------------------------------------------
@@ -459,6 +464,25 @@ def test_scrub_patterns() -> None:
     assert "secret99" not in ChatError("auth", "bad sk-secret99xyz").message
 
 
+async def test_count_tokens_unsupported_endpoint(
+    client: ClaudeClient, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.push_error(404, endpoint="count_tokens", message="Not found")
+
+    with pytest.raises(ChatError) as raised:
+        await client.count_tokens(make_request())
+
+    assert raised.value.kind == "not_found"
+    assert "token counting" in raised.value.message
+
+
+def test_chat_error_survives_pickle_and_copy() -> None:
+    error = ChatError("rate_limit", "slow down", "wait", status=429, retry_after=2.5)
+    for clone in (pickle.loads(pickle.dumps(error)), copy.copy(error)):
+        assert clone.to_dict() == error.to_dict()
+        assert str(clone) == "slow down"
+
+
 def test_map_error_on_non_sdk_exceptions() -> None:
     error = ChatError("server", "boom")
     assert map_error(error) is error
@@ -605,3 +629,144 @@ async def test_standalone_server_subprocess() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=5)
+
+
+# -- the fake server itself (the whole suite relies on it) ------------------------------------
+
+
+def _turn(role: str, text: str, cached: bool = False) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "text", "text": text}
+    if cached:
+        block["cache_control"] = {"type": "ephemeral"}
+    return {"role": role, "content": [block]}
+
+
+async def test_fake_cache_follows_moving_breakpoint(
+    client: ClaudeClient, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.cache_min_tokens = 0
+    u1, a1, u2 = "first question " * 10, "first answer " * 10, "second question " * 10
+    first = await client.stream(make_request(messages=[_turn("user", u1, cached=True)]))
+    second = await client.stream(
+        make_request(
+            messages=[_turn("user", u1), _turn("assistant", a1), _turn("user", u2, cached=True)]
+        )
+    )
+
+    system = fake_tokens("You are terse.")
+    assert first.usage.cache_creation_input_tokens == system + fake_tokens(u1)
+    assert second.usage.cache_read_input_tokens == system + fake_tokens(u1)
+    assert second.usage.cache_creation_input_tokens == fake_tokens(a1) + fake_tokens(u2)
+    assert second.usage.input_tokens == 0
+
+    fake_anthropic.clear_cache()
+    third = await client.stream(make_request(messages=[_turn("user", u1, cached=True)]))
+    assert third.usage.cache_read_input_tokens == 0
+
+
+async def test_fake_cache_minimum_and_prefix_change(
+    client: ClaudeClient, fake_anthropic: FakeAnthropic
+) -> None:
+    small = await client.stream(make_request(messages=[_turn("user", "tiny", cached=True)]))
+    assert small.usage.cache_creation_input_tokens == 0  # below Haiku 4.5's 4,096 minimum
+
+    fake_anthropic.cache_min_tokens = 0
+    await client.stream(make_request(messages=[_turn("user", "one " * 50, cached=True)]))
+    changed = await client.stream(
+        make_request(system="Changed prompt.", messages=[_turn("user", "one " * 50, cached=True)])
+    )
+    assert changed.usage.cache_read_input_tokens == 0  # the prefix changed before the breakpoint
+    assert changed.usage.cache_creation_input_tokens > 0
+
+
+async def test_fake_non_streaming_create(fake_anthropic: FakeAnthropic) -> None:
+    import anthropic
+
+    fake_anthropic.push_tool_use("lookup", {"q": "x"}, text=None)
+    sdk = anthropic.AsyncAnthropic(api_key=KEY, base_url=fake_anthropic.base_url, max_retries=0)
+    message = await sdk.messages.create(**make_request())
+    assert message.stop_reason == "tool_use"
+    assert [b.type for b in message.content] == ["tool_use"]
+    assert message.usage.input_tokens == fake_anthropic.input_tokens(make_request())
+    fake_anthropic.push_error(404)
+    with pytest.raises(anthropic.NotFoundError):
+        await sdk.messages.create(**make_request())
+    await sdk.close()
+
+
+async def test_fake_targets_times_and_predicates(
+    client: ClaudeClient, fake_anthropic: FakeAnthropic
+) -> None:
+    summary_request = make_request("Summarize.", system="Reply in <summary> tags.")
+    fake_anthropic.push_summary("<summary>scripted</summary>")
+    fake_anthropic.push_reply("twice", target="chat", times=2)
+    fake_anthropic.push_reply("about cats", when=lambda r: "cats" in json.dumps(r.body))
+
+    assert (await client.stream(make_request())).text == "twice"
+    assert (await client.complete(summary_request)).text == "<summary>scripted</summary>"
+    assert (await client.stream(make_request())).text == "twice"
+    assert (await client.stream(make_request())).text.startswith("Reply to:")
+    assert (await client.stream(make_request("I like cats."))).text == "about cats"
+    assert fake_anthropic.pending == 0
+    assert [r.is_summary for r in fake_anthropic.message_requests] == [
+        False,
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("messages", "fragment"),
+    [
+        ([_turn("assistant", "hi"), _turn("user", "yo")], 'first message must use the "user"'),
+        ([_turn("user", "")], "text content blocks must be non-empty"),
+        (
+            [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t9"}]}],
+            "unexpected `tool_use_id`",
+        ),
+        ([_turn("user", f"m{i}", cached=True) for i in range(5)], "A maximum of 4 blocks"),
+    ],
+)
+async def test_fake_validates_like_the_api(
+    client: ClaudeClient, fake_anthropic: FakeAnthropic, messages: Any, fragment: str
+) -> None:
+    result = await client.stream(make_request(messages=messages))
+
+    assert result.error is not None and result.error.status == 400
+    assert fragment in result.error.message
+    assert fake_anthropic.last.behaviour == "invalid"
+
+
+async def test_fake_rejects_missing_or_wrong_key(fake_anthropic: FakeAnthropic) -> None:
+    fake_anthropic.api_key = "sk-ant-the-right-one-123"
+    wrong = ClaudeClient(KEY, base_url=fake_anthropic.base_url, max_retries=0)
+    right = ClaudeClient("sk-ant-the-right-one-123", base_url=fake_anthropic.base_url)
+
+    failed = await wrong.stream(make_request())
+    assert failed.error is not None and failed.error.kind == "auth"
+    assert (await right.stream(make_request())).ok
+    await wrong.aclose()
+    await right.aclose()
+
+
+async def test_fake_concurrent_streams_and_pacing(
+    client: ClaudeClient, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.chunk_delay = 0.01
+    fake_anthropic.words_per_chunk = 1
+    started = time.monotonic()
+
+    results = await asyncio.gather(
+        *(client.stream(make_request(f"question number {i} " * 3)) for i in range(8))
+    )
+
+    elapsed = time.monotonic() - started
+    assert all(r.ok for r in results)
+    assert sorted(r.text for r in results) == sorted(
+        f"Reply to: {(f'question number {i} ' * 3).strip()}" for i in range(8)
+    )
+    assert elapsed >= 0.1  # ≥ 11 deltas x 10 ms each, served in parallel
+    assert elapsed < 2.0
+    assert len(await fake_anthropic.wait_for(8)) == 8

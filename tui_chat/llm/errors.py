@@ -151,6 +151,11 @@ class ChatError(Exception):
     def __repr__(self) -> str:
         return f"ChatError({self.kind!r}, {self.message!r}, status={self.status!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exception's default reduction would call ChatError(message) and lose the kind.
+        state = {"status": self.status, "retry_after": self.retry_after}
+        return (type(self), (self.kind, self.message, self.hint), state)
+
 
 def map_error(exc: BaseException, *, secrets: Iterable[str | None] = ()) -> ChatError:
     """Explain any exception raised by an SDK call.
@@ -262,6 +267,13 @@ def _from_status_error(exc: Any, secrets: list[str]) -> ChatError:
             "permission",
             f"this API key is not allowed to make this request ({status}){suffix}",
             "check the key's workspace, plan and billing, or choose another model",
+            status=status,
+        )
+    if status == 404 and _request_path(exc).endswith("/count_tokens"):
+        return ChatError(
+            "not_found",
+            f"this endpoint does not support token counting (404){suffix}",
+            "local estimates are used instead; check `base_url` if you expected support",
             status=status,
         )
     if status == 404:
@@ -398,6 +410,13 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
 
 def _seconds(value: float) -> str:
     return f"{value:.0f} s" if value >= 1 else f"{value:.1f} s"
+
+
+def _request_path(exc: Any) -> str:
+    try:
+        return str(exc.request.url.path)
+    except Exception:
+        return ""
 
 
 def _host(request: Any) -> str:
