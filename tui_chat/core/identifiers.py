@@ -151,7 +151,8 @@ def _accept(kind: Kind, value: str, match: re.Match[str]) -> bool:
             return all(not p.isalpha() for p in parts)
     if kind == "quote":
         inner = value.strip()
-        return len(inner) >= 2 and any(ch.isalnum() for ch in inner)
+        # a quoted lone lowercase word is a JSON key or a word in scare quotes, not a literal
+        return len(inner) >= 2 and any(ch.isalnum() for ch in inner) and not inner.isalpha()
     return True
 
 

@@ -25,6 +25,7 @@ text. This module is pure: the model is reached only through the :data:`Complete
 from __future__ import annotations
 
 import asyncio
+import heapq
 import json
 import math
 import re
@@ -807,12 +808,16 @@ class ModelSummarizer:
 
 WEIGHT_PINNED = 1.0
 WEIGHT_DECISION = 0.8
+WEIGHT_PREVIOUS = 0.75
 WEIGHT_TOOL_RESULT = 0.7
 WEIGHT_KEYWORD = 0.5
-WEIGHT_PREVIOUS = 0.6
 WEIGHT_BASE = 0.2
 """Seed 003 importance weights (pinned, decision, tool result, keyword) and our two extras:
-sentences of the parent summary, and anything else."""
+sentences of the parent summary (already distilled, and where early instructions live), and
+anything else."""
+
+IDENTIFIER_BONUS = 0.1
+"""Added per identifier a sentence would bring that the summary does not hold yet (max 0.3)."""
 
 SENTENCE_MAX_CHARS = 300
 """A longer sentence is cut to this length in an offline summary."""
@@ -833,7 +838,20 @@ class _Sentence:
     position: int
     source: Source
     text: str
-    score: float
+    weight: float
+    """Importance weight (seed 003)."""
+    bonus: float
+    """Instruction words, the opening request, recency."""
+    ids: frozenset[str]
+    """Identifiers (case-folded) the sentence carries."""
+    keyword_only: bool
+    """The weight is the keyword level only because of identifiers."""
+
+    def gain(self, covered: set[str]) -> float:
+        """Score given the identifiers already kept: repeats earn nothing (redundancy)."""
+        fresh = len(self.ids - covered)
+        weight = WEIGHT_BASE if self.keyword_only and not fresh else self.weight
+        return weight + min(3 * IDENTIFIER_BONUS, IDENTIFIER_BONUS * fresh) + self.bonus
 
 
 def _instruction_terms(instructions: str | None) -> set[str]:
@@ -843,78 +861,116 @@ def _instruction_terms(instructions: str | None) -> set[str]:
     return {w for w in words if w not in _STOPWORDS}
 
 
-def _score(text: str, kind: str, *, pinned: bool, terms: set[str], previous: bool) -> float:
-    ids = extract_identifiers(text)
+def _sentence(
+    position: int,
+    source: Source,
+    text: str,
+    kind: str,
+    *,
+    pinned: bool,
+    terms: set[str],
+    bonus: float,
+) -> _Sentence:
+    text = _trim(text, SENTENCE_MAX_CHARS)
+    ids = frozenset(i.casefold() for i in extract_identifiers(text))
     folded = text.casefold()
     matched = bool(terms) and any(term in folded for term in terms)
+    keyword_only = False
     if pinned:
         weight = WEIGHT_PINNED
     elif _DECISION.search(text) or _PREFERENCE.search(text):
         weight = WEIGHT_DECISION
+    elif source == "summary":
+        weight = WEIGHT_PREVIOUS
     elif kind == "tool_result":
         weight = WEIGHT_TOOL_RESULT
-    elif previous:
-        weight = WEIGHT_PREVIOUS
-    elif ids or matched or text.rstrip().endswith("?"):
+    elif matched or text.rstrip().endswith("?"):
         weight = WEIGHT_KEYWORD
+    elif ids:
+        weight, keyword_only = WEIGHT_KEYWORD, True
     else:
         weight = WEIGHT_BASE
-    bonus = min(0.3, 0.1 * len(ids))
     if matched:
         bonus += 0.3
-    return weight + bonus
+    return _Sentence(position, source, text, weight, bonus, ids, keyword_only)
 
 
 def _candidates(request: SummaryInput, previous_text: str) -> list[_Sentence]:
     terms = _instruction_terms(request.instructions)
-    raw: list[tuple[Source, str, float]] = []
-    for sentence in _sentences(previous_text):
-        raw.append(
-            (
-                "summary",
-                sentence,
-                _score(sentence, "text", pinned=False, terms=terms, previous=True),
-            )
-        )
+    # (source, text, block kind, pinned, opening request)
+    raw: list[tuple[Source, str, str, bool, bool]] = [
+        ("summary", s, "text", False, False) for s in _sentences(previous_text)
+    ]
     first_user = True
     for message in request.messages:
         pinned = message.id in request.pinned_ids
         for kind, text in message_parts(message):
             source: Source = "tool" if kind in ("tool_use", "tool_result") else message.role
-            for sentence in _sentences(text):
-                score = _score(sentence, kind, pinned=pinned, terms=terms, previous=False)
-                if first_user and source == "user":
-                    score += 0.15  # the opening request states the task: keep it (drift)
-                raw.append((source, sentence, score))
-            if source == "user" and kind == "text":
+            opening = first_user and source == "user"
+            raw.extend((source, s, kind, pinned, opening) for s in _sentences(text))
+            if opening:
                 first_user = False
-    count = max(1, len(raw) - 1)
-    out: list[_Sentence] = []
-    for index, (source, text, score) in enumerate(raw):
-        recency = 0.1 * index / count
-        out.append(_Sentence(index, source, _trim(text, SENTENCE_MAX_CHARS), score + recency))
-    return out
+    last = max(1, len(raw) - 1)
+    return [
+        _sentence(
+            index,
+            source,
+            text,
+            kind,
+            pinned=pinned,
+            terms=terms,
+            # the opening request states the task: keep it (instructions drift away otherwise)
+            bonus=0.1 * index / last + (0.15 if opening else 0.0),
+        )
+        for index, (source, text, kind, pinned, opening) in enumerate(raw)
+    ]
 
 
-def _line(sentence: _Sentence) -> str:
+def _line(sentence: _Sentence, text: str | None = None) -> str:
+    body = sentence.text if text is None else text
     if sentence.source == "summary":
-        return sentence.text
+        return body
     label = {"user": "User: ", "tool": "Tool: ", "assistant": ""}[sentence.source]
-    return label + sentence.text
+    return label + body
+
+
+def _fit(sentence: _Sentence, max_chars: int | None, max_tokens: int | None) -> str:
+    """The sentence's line cut to fit the limits on its own (the best one always goes in)."""
+    counter = get_counter()
+    line = _line(sentence)
+    limit = len(line) if max_chars is None else min(len(line), max(1, max_chars))
+    line = _trim(line, limit)
+    while max_tokens is not None and limit > 1 and counter.count(line) + 1 > max_tokens:
+        limit = max(1, int(limit * 0.8))
+        line = _trim(line, limit)
+    return line
 
 
 def _select(candidates: Sequence[_Sentence], max_chars: int | None, max_tokens: int | None) -> str:
-    """Pick the best sentences within the limits; return them in conversation order."""
+    """Pick the best sentences within the limits; return them in conversation order.
+
+    Lazy greedy: a sentence's gain only falls as the kept identifiers grow, so a popped
+    sentence whose recomputed gain still beats the next stored one is the true best.
+    """
     counter = get_counter()
-    ranked = sorted(candidates, key=lambda s: (-s.score, s.position))
-    chosen: list[_Sentence] = []
+    heap = [(-s.gain(set()), s.position, s) for s in candidates]
+    heapq.heapify(heap)
+    covered: set[str] = set()
     seen: set[str] = set()
+    chosen: list[tuple[int, str]] = []
     chars = tokens = 0
-    for sentence in ranked:
+    while heap:
+        _, position, sentence = heapq.heappop(heap)
+        gain = sentence.gain(covered)
+        if heap and gain < -heap[0][0]:
+            heapq.heappush(heap, (-gain, position, sentence))
+            continue
         key = " ".join(sentence.text.casefold().split())
         if key in seen:
             continue
         line = _line(sentence)
+        if not chosen:
+            line = _fit(sentence, max_chars, max_tokens)
         cost = len(line) + (1 if chosen else 0)
         weight = counter.count(line) + 1
         if max_chars is not None and chars + cost > max_chars:
@@ -922,17 +978,12 @@ def _select(candidates: Sequence[_Sentence], max_chars: int | None, max_tokens: 
         if max_tokens is not None and tokens + weight > max_tokens:
             continue
         seen.add(key)
-        chosen.append(sentence)
+        covered |= sentence.ids
+        chosen.append((position, line))
         chars += cost
         tokens += weight
-    if not chosen and ranked:
-        best = ranked[0]
-        limit = max_chars if max_chars is not None else SENTENCE_MAX_CHARS
-        if max_tokens is not None:
-            limit = min(limit, max(8, max_tokens * 2))
-        return _trim(_line(best), max(1, limit))
-    chosen.sort(key=lambda s: s.position)
-    return "\n".join(_line(s) for s in chosen)
+    chosen.sort()
+    return "\n".join(line for _, line in chosen)
 
 
 class ExtractiveSummarizer:
