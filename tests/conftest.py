@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.fake_anthropic import fake_anthropic_server  # noqa: F401  (fixture)
+from tests.fake_anthropic import FakeAnthropic, fake_anthropic_server  # noqa: F401  (fixture)
+from tui_chat.config import Config
+from tui_chat.engine.service import ChatService
 
 
 @pytest.fixture
@@ -25,3 +29,31 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if name.startswith("ANTHROPIC_"):
             monkeypatch.delenv(name)
     return home
+
+
+@pytest.fixture
+async def make_service(
+    isolated_env: Path, fake_anthropic: FakeAnthropic
+) -> AsyncIterator[Callable[..., Awaitable[ChatService]]]:
+    """Factory for ``ChatService`` objects on one database, talking to the fake server.
+
+    ``await make_service(api_key=None, compaction={...})``; every service is closed at the end.
+    """
+    opened: list[ChatService] = []
+
+    async def make(**overrides: Any) -> ChatService:
+        values: dict[str, Any] = {
+            "api_key": "sk-ant-test-key-0000",
+            "base_url": fake_anthropic.base_url,
+            "max_retries": 0,
+            "timeout": 20.0,
+            "db_path": isolated_env / "engine.db",
+        }
+        values.update(overrides)
+        service = await ChatService.open(Config(**values))
+        opened.append(service)
+        return service
+
+    yield make
+    for service in opened:
+        await service.close()

@@ -17,7 +17,7 @@ from typing import Any
 from tui_chat import paths
 from tui_chat.core.presets import PRESETS, Policy, PolicyError, parse_setting
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 
 

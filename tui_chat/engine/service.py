@@ -131,7 +131,16 @@ class ChatService:
 
     async def _projected(self, conversation: Conversation) -> tuple[int, int]:
         built = await self.base_request(conversation)
-        return built.breakdown.input_tokens, built.breakdown.usable
+        b = built.breakdown
+        # What the request would be if nothing were dropped to fit: the trigger must see the
+        # whole unsummarised history, in calibrated (real) tokens.
+        active = await self.store.active_summary(conversation.id)
+        _, unsummarized = await self.store.message_stats(
+            conversation.id, after_id=active.covers_to_message_id if active else 0
+        )
+        local = b.input_tokens - b.sections.get("recent", 0) + unsummarized
+        ratio = b.calibrated_tokens / b.input_tokens if b.input_tokens else 1.0
+        return round(local * ratio), b.usable
 
     # -- conversations -------------------------------------------------------------------
 

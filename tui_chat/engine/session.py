@@ -145,7 +145,7 @@ class ChatSession:
         built = await self._build(conversation, policy, summary, None)
         if self.client.has_key and (
             not built.fits
-            or emergency_due(policy, built.breakdown.input_tokens, built.breakdown.usable)
+            or emergency_due(policy, built.breakdown.calibrated_tokens, built.breakdown.usable)
         ):
             built = await self._emergency(conversation, policy, built)
         reply = await self.store.add_message(
