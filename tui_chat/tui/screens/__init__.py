@@ -1,0 +1,1 @@
+"""Screens and modals, imported lazily when first shown."""

@@ -1,0 +1,108 @@
+"""The context preview: the exact request the next send would make, and its token breakdown."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.syntax import Syntax
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from tui_chat.tui.text import inert, inert_content, tokens
+from tui_chat.tui.widgets.token_gauge import SECTIONS
+
+if TYPE_CHECKING:
+    from tui_chat.core.context import Breakdown, BuiltRequest
+
+
+def breakdown_table(breakdown: Breakdown) -> Content:
+    """Window, sections, totals, trigger and warnings as aligned lines."""
+    rows: list[tuple[str, str, str]] = [
+        ("window", tokens(breakdown.window), ""),
+        ("max output", tokens(breakdown.max_output), ""),
+        ("usable", tokens(breakdown.usable), ""),
+    ]
+    for key, label, style in SECTIONS:
+        rows.append((label, f"{int(breakdown.sections.get(key, 0)):,}", style))
+    rows.append(("input (local)", f"{breakdown.input_tokens:,}", "bold"))
+    rows.append(("calibrated", f"{breakdown.calibrated_tokens:,}", "bold"))
+    if breakdown.trigger_tokens:
+        rows.append(("compacts at", f"{breakdown.trigger_tokens:,}", "$text-error"))
+    rows.append(("warns at", f"{breakdown.warn_tokens:,}", "$text-warning"))
+    lines = [
+        Content.assemble(
+            (
+                "■ "
+                if style.startswith("$") and label not in ("compacts at", "warns at")
+                else "  ",
+                style,
+            ),
+            f"{label:<14}",
+            (f"{value:>10}", "bold"),
+        )
+        for label, value, style in rows
+    ]
+    for warning in breakdown.warnings:
+        lines.append(inert_content("⚠ " + warning, "$text-warning"))
+    return Content("\n").join(lines)
+
+
+class ContextPreviewScreen(Screen[None]):
+    """Full screen: breakdown on the left, the pretty-printed JSON request on the right.
+
+    Args:
+        built: The request as built by the engine for the current draft.
+    """
+
+    DEFAULT_CSS = """
+    ContextPreviewScreen #preview-body { height: 1fr; }
+    ContextPreviewScreen #preview-breakdown {
+        width: 36;
+        padding: 1;
+        border-right: vkey $border;
+    }
+    ContextPreviewScreen #preview-json { width: 1fr; padding: 0 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Close"),
+        Binding("c", "copy", "Copy JSON"),
+    ]
+
+    def __init__(self, built: BuiltRequest) -> None:
+        super().__init__()
+        self.built = built
+        self.request_json = inert(json.dumps(built.request, ensure_ascii=False, indent=2))
+
+    def compose(self) -> ComposeResult:
+        """Header, breakdown | JSON, footer."""
+        yield Header(icon="◆")
+        with Horizontal(id="preview-body"):
+            with VerticalScroll(id="preview-breakdown"):
+                yield Static(breakdown_table(self.built.breakdown))
+            with VerticalScroll(id="preview-json"):
+                yield Static(
+                    Syntax(self.request_json, "json", theme="ansi_dark", word_wrap=True),
+                    id="request-json",
+                )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Title the screen."""
+        self.title = "Context preview"
+        self.sub_title = "the exact next request"
+        self.query_one("#preview-json").focus()
+
+    def action_copy(self) -> None:
+        """Copy the request JSON to the clipboard."""
+        self.app.copy_to_clipboard(self.request_json)
+        self.notify("Request JSON copied.")
+
+    def action_close(self) -> None:
+        """Back to the chat."""
+        self.dismiss(None)

@@ -1,0 +1,206 @@
+"""The summary inspector: one version's full text, segments, figures and diff against its parent."""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import getters, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from tui_chat.core.models import Summary
+from tui_chat.tui.text import clock_time, inert_content, tokens
+from tui_chat.tui.widgets.summary_timeline import retention
+
+if TYPE_CHECKING:
+    from tui_chat.tui.app import ChatApp
+
+
+def _app_type() -> type[ChatApp]:
+    from tui_chat.tui.app import ChatApp
+
+    return ChatApp
+
+
+def figures(summary: Summary, *, active: bool) -> Content:
+    """Status, coverage, tokens before → after, retention, summarizer, trigger and times."""
+    state = "active" if active else summary.status
+    rows = [
+        (
+            "Version",
+            f"v{summary.version} ({state}) · {summary.strategy} · trigger {summary.trigger}",
+        ),
+        (
+            "Coverage",
+            f"messages up to #{summary.covers_to_message_id} ({summary.covered_messages} messages)",
+        ),
+        (
+            "Tokens",
+            f"{tokens(summary.source_tokens)} → {tokens(summary.summary_tokens)} "
+            f"(−{summary.reduction:.0%})",
+        ),
+        ("Identifiers kept", retention(summary)),
+        ("Summarizer", summary.summarizer),
+        ("Created", clock_time(summary.created_at)),
+    ]
+    if summary.instructions:
+        rows.append(("Instructions", summary.instructions))
+    if summary.error:
+        rows.append(("Error", summary.error))
+    lines = [
+        Content.assemble((f"{label:<17}", "bold $text-accent"), inert_content(value))
+        for label, value in rows
+    ]
+    return Content("\n").join(lines)
+
+
+def diff(parent: Summary | None, summary: Summary) -> Content:
+    """A unified diff of the parent's text against this version's, coloured by line kind."""
+    if parent is None:
+        return Content.styled(
+            "No parent version: this is the first summary of its branch.", "$text-muted"
+        )
+    lines = list(
+        difflib.unified_diff(
+            parent.text.splitlines(),
+            summary.text.splitlines(),
+            fromfile=f"v{parent.version}",
+            tofile=f"v{summary.version}",
+            lineterm="",
+        )
+    )
+    if not lines:
+        return Content.styled(f"Same text as v{parent.version}.", "$text-muted")
+    styled = []
+    for line in lines:
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "$text-accent"
+        elif line.startswith("+"):
+            style = "$text-success"
+        elif line.startswith("-"):
+            style = "$text-error"
+        else:
+            style = ""
+        styled.append(inert_content(line, style))
+    return Content("\n").join(styled)
+
+
+def segments(summary: Summary) -> Content:
+    """Each segment with its turns, sizes and compression rate."""
+    if not summary.segments:
+        return Content.styled(
+            f"The {summary.strategy} strategy keeps one text; it has no segments.", "$text-muted"
+        )
+    blocks = []
+    for segment in summary.segments:
+        level = f" · level {segment.level}" if segment.level else ""
+        head = Content.styled(
+            f"Turns {segment.turns[0]}–{segment.turns[1]}{level} · "
+            f"{segment.original_chars} → {segment.summary_chars} chars · "
+            f"rate {segment.compression_rate:.2f}",
+            "bold $text-accent",
+        )
+        blocks.append(Content("\n").join([head, inert_content(segment.text), Content("")]))
+    return Content("\n").join(blocks)
+
+
+class InspectorScreen(ModalScreen[None]):
+    """Inspect one summary version; ``a`` activates it, ``g`` regenerates it.
+
+    Args:
+        summary: The version.
+        parent: Its parent version, for the diff.
+        active: Whether it is the version in force.
+    """
+
+    DEFAULT_CSS = """
+    InspectorScreen { align: center middle; }
+    InspectorScreen > #inspector {
+        width: 92%;
+        height: 90%;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    InspectorScreen #inspector-title { text-style: bold; color: $text-accent; }
+    InspectorScreen #inspector-figures { margin: 1 0; }
+    InspectorScreen TabbedContent { height: 1fr; }
+    InspectorScreen TabPane { padding: 0; }
+    InspectorScreen VerticalScroll { height: 1fr; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Close"),
+        Binding("a", "activate", "Activate"),
+        Binding("g", "regenerate", "Regenerate"),
+        Binding("t", "show_tab('text')", "Text", show=False),
+        Binding("s", "show_tab('segments')", "Segments", show=False),
+        Binding("d", "show_tab('diff')", "Diff", show=False),
+    ]
+
+    app = getters.app(_app_type)
+
+    def __init__(self, summary: Summary, parent: Summary | None, *, active: bool) -> None:
+        super().__init__()
+        self.summary = summary
+        self.parent_summary = parent
+        self.active = active
+
+    def compose(self) -> ComposeResult:
+        """Title, figures, then text / segments / diff tabs."""
+        with Vertical(id="inspector"):
+            yield Static(
+                f"Summary v{self.summary.version} — t text · s segments · d diff",
+                id="inspector-title",
+            )
+            yield Static(figures(self.summary, active=self.active), id="inspector-figures")
+            with TabbedContent(initial="text"):
+                with TabPane("Text", id="text"), VerticalScroll():
+                    yield Static(inert_content(self.summary.text or "(empty)"), id="summary-text")
+                with TabPane("Segments", id="segments"), VerticalScroll():
+                    yield Static(segments(self.summary), id="summary-segments")
+                with TabPane("Diff vs parent", id="diff"), VerticalScroll():
+                    yield Static(diff(self.parent_summary, self.summary), id="summary-diff")
+        yield Footer()
+
+    def action_show_tab(self, tab: str) -> None:
+        """Switch tab."""
+        self.query_one(TabbedContent).active = tab
+
+    def action_close(self) -> None:
+        """Back to the chat."""
+        self.dismiss(None)
+
+    async def action_activate(self) -> None:
+        """Put this version in force."""
+        if self.summary.status != "completed":
+            self.notify(f"v{self.summary.version} is {self.summary.status}.", severity="warning")
+            return
+        await self.app.main_screen.activate_version(self.summary.version)
+        self.dismiss(None)
+
+    @work(exit_on_error=False)
+    async def action_regenerate(self) -> None:
+        """Ask for instructions and regenerate this version in the background."""
+        from tui_chat.tui.screens.prompt import TextPrompt
+
+        if self.summary.status != "completed":
+            self.notify(f"v{self.summary.version} is {self.summary.status}.", severity="warning")
+            return
+        instructions = await self.app.push_screen_wait(
+            TextPrompt(
+                f"Regenerate summary v{self.summary.version} — instructions (optional)",
+                placeholder="e.g. keep every SQL statement and file path",
+            )
+        )
+        if instructions is None:
+            return
+        self.app.main_screen.regenerate(self.summary, instructions.strip())
+        self.dismiss(None)

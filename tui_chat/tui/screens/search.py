@@ -1,0 +1,128 @@
+"""Full-text search across every conversation; choosing a hit jumps to the message."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import getters, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui_chat.core.models import SearchHit
+from tui_chat.tui.text import clock_time, inert_content, one_line
+
+if TYPE_CHECKING:
+    from tui_chat.tui.app import ChatApp
+
+SEARCH_DEBOUNCE = 0.2
+
+
+def _app_type() -> type[ChatApp]:
+    from tui_chat.tui.app import ChatApp
+
+    return ChatApp
+
+
+class SearchScreen(ModalScreen[SearchHit | None]):
+    """Type to search (FTS5, every word, the last as a prefix); ``enter`` opens the hit."""
+
+    DEFAULT_CSS = """
+    SearchScreen { align: center middle; }
+    SearchScreen > #search {
+        width: 90%;
+        height: 80%;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    SearchScreen #search-title { text-style: bold; color: $text-accent; }
+    SearchScreen OptionList { height: 1fr; border: none; }
+    SearchScreen #search-status { color: $text-muted; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("down", "focus_results", "Results", show=False),
+    ]
+
+    app = getters.app(_app_type)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hits: list[SearchHit] = []
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        """Input, status line and results."""
+        with Vertical(id="search"):
+            yield Static("Search all conversations", id="search-title")
+            yield Input(placeholder="words to find…", id="search-input")
+            yield Static("", id="search-status")
+            yield OptionList(id="search-results")
+
+    @on(Input.Changed, "#search-input")
+    def _changed(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(SEARCH_DEBOUNCE, self._search)
+
+    def _search(self) -> None:
+        self._timer = None
+        self.run_search(self.query_one("#search-input", Input).value)
+
+    @on(Input.Submitted, "#search-input")
+    async def _submitted(self, event: Input.Submitted) -> None:
+        await self._do_search(event.value)
+        if self.hits:
+            self.action_focus_results()
+
+    @work(group="search", exclusive=True, exit_on_error=False)
+    async def run_search(self, query: str) -> None:
+        """Search in the background (a newer query cancels an older one)."""
+        await self._do_search(query)
+
+    async def _do_search(self, query: str) -> None:
+        status = self.query_one("#search-status", Static)
+        results = self.query_one("#search-results", OptionList)
+        self.hits = await self.app.service.search(query) if query.strip() else []
+        results.clear_options()
+        results.add_options([Option(self._prompt(hit)) for hit in self.hits])
+        if query.strip():
+            status.update(f"{len(self.hits)} result{'s' if len(self.hits) != 1 else ''}")
+        else:
+            status.update("")
+
+    @staticmethod
+    def _prompt(hit: SearchHit) -> Content:
+        who = "You" if hit.role == "user" else "Claude"
+        return Content("\n").join(
+            [
+                Content.assemble(
+                    inert_content(one_line(hit.conversation_title, 50), "bold"),
+                    (f"  #{hit.message_id} · {who} · {clock_time(hit.created_at)}", "$text-muted"),
+                ),
+                inert_content("  " + one_line(hit.snippet, 200)),
+            ]
+        )
+
+    def action_focus_results(self) -> None:
+        """Move to the results."""
+        results = self.query_one("#search-results", OptionList)
+        if self.hits:
+            results.focus()
+            if results.highlighted is None:
+                results.highlighted = 0
+
+    @on(OptionList.OptionSelected, "#search-results")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.hits[event.option_index])
+
+    def action_close(self) -> None:
+        """Close without jumping."""
+        self.dismiss(None)

@@ -1,0 +1,240 @@
+"""Per-conversation settings: model, system prompt, preset, triggers, compression, recall."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import getters, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
+from textual.validation import Integer, Number
+from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch, TextArea
+
+from tui_chat.core.models import Conversation
+from tui_chat.core.presets import PRESETS, Policy, resolve_policy
+
+if TYPE_CHECKING:
+    from tui_chat.tui.app import ChatApp
+
+
+def _app_type() -> type[ChatApp]:
+    from tui_chat.tui.app import ChatApp
+
+    return ChatApp
+
+
+NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (
+    ("threshold_tokens", "Token threshold (tokens trigger)", Integer(minimum=100)),
+    ("every_turns", "Every N turns (turns trigger)", Integer(minimum=1, maximum=1000)),
+    ("ratio", "Window ratio (ratio trigger, 0.1–1.0)", Number(minimum=0.1, maximum=1.0)),
+    ("keep_recent", "Messages kept verbatim", Integer(minimum=0, maximum=1000)),
+    ("compression_rate", "Compression rate (0.1–0.5)", Number(minimum=0.1, maximum=0.5)),
+)
+"""(setting key, label, validator) of the numeric fields."""
+
+SUMMARIZERS = ["auto", "extractive", "claude-haiku-4-5", "claude-sonnet-4-5"]
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+class SettingsScreen(ModalScreen[bool]):
+    """Edit the conversation's settings; ``ctrl+s`` saves, ``escape`` cancels.
+
+    Dismisses with ``True`` when something was saved.
+
+    Args:
+        conversation: The conversation to configure.
+    """
+
+    DEFAULT_CSS = """
+    SettingsScreen { align: center middle; }
+    SettingsScreen > #settings {
+        width: 84;
+        max-width: 95%;
+        height: 90%;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    SettingsScreen #settings-title { text-style: bold; color: $text-accent; }
+    SettingsScreen .row { height: auto; }
+    SettingsScreen .row > Label { width: 38; padding: 1 1 0 0; }
+    SettingsScreen .row > Input, SettingsScreen .row > Select { width: 1fr; }
+    SettingsScreen #system { height: 5; }
+    SettingsScreen #settings-error { color: $text-error; height: auto; }
+    SettingsScreen #settings-buttons { height: auto; align-horizontal: right; }
+    SettingsScreen #settings-buttons > Button { margin-left: 2; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save", priority=True),
+    ]
+
+    app = getters.app(_app_type)
+
+    def __init__(self, conversation: Conversation) -> None:
+        super().__init__()
+        self.conversation = conversation
+
+    @property
+    def policy(self) -> Policy:
+        """The policy in force before editing."""
+        return self.app.service.policy_for(self.conversation)
+
+    def compose(self) -> ComposeResult:
+        """One row per setting, then Save / Cancel."""
+        policy = self.policy
+        with Vertical(id="settings"):
+            yield Static(f"Settings — {self.conversation.title}", id="settings-title", markup=False)
+            with VerticalScroll():
+                with Horizontal(classes="row"):
+                    yield Label("Model")
+                    yield Input(
+                        self.conversation.model,
+                        id="model",
+                        suggester=SuggestFromList(SUMMARIZERS[2:], case_sensitive=False),
+                    )
+                yield Label("System prompt")
+                yield TextArea(self.conversation.system_prompt, id="system", soft_wrap=True)
+                with Horizontal(classes="row"):
+                    yield Label("Preset (one per seed design)")
+                    yield Select(
+                        [(name, name) for name in PRESETS],
+                        value=policy.preset,
+                        allow_blank=False,
+                        id="preset",
+                    )
+                with Horizontal(classes="row"):
+                    yield Label("Trigger")
+                    yield Select(
+                        [(t, t) for t in ("tokens", "turns", "ratio")],
+                        value=policy.trigger,
+                        allow_blank=False,
+                        id="trigger",
+                    )
+                for key, label, validator in NUMBER_FIELDS:
+                    with Horizontal(classes="row"):
+                        yield Label(label)
+                        yield Input(_text(getattr(policy, key)), id=key, validators=[validator])
+                with Horizontal(classes="row"):
+                    yield Label("Strategy")
+                    yield Select(
+                        [(s, s) for s in ("running", "segments")],
+                        value=policy.strategy,
+                        allow_blank=False,
+                        id="strategy",
+                    )
+                with Horizontal(classes="row"):
+                    yield Label("Summarizer (auto, extractive, model)")
+                    yield Input(
+                        policy.summarizer,
+                        id="summarizer",
+                        suggester=SuggestFromList(SUMMARIZERS, case_sensitive=False),
+                    )
+                with Horizontal(classes="row"):
+                    yield Label("Context window override")
+                    yield Input(
+                        _text(policy.context_window),
+                        id="context_window",
+                        placeholder="model default",
+                        validators=[Integer(minimum=1000)],
+                        valid_empty=True,
+                    )
+                with Horizontal(classes="row"):
+                    yield Label("Recall from the compacted prefix")
+                    yield Switch(policy.recall, id="recall")
+            yield Static("", id="settings-error", markup=False)
+            with Horizontal(id="settings-buttons"):
+                yield Button("Cancel (esc)", id="cancel")
+                yield Button("Save (ctrl+s)", id="save", variant="primary")
+        yield Footer()
+
+    @on(Select.Changed, "#preset")
+    def _preset_changed(self, event: Select.Changed) -> None:
+        # A preset brings its own knobs: show them so the user edits from there.
+        if not isinstance(event.value, str) or event.value == self.policy.preset:
+            return
+        policy = resolve_policy({"preset": event.value}, self.app.config.compaction)
+        self._show_policy(policy)
+
+    def _show_policy(self, policy: Policy) -> None:
+        self.query_one("#trigger", Select).value = policy.trigger
+        self.query_one("#strategy", Select).value = policy.strategy
+        for key, _, _ in NUMBER_FIELDS:
+            self.query_one(f"#{key}", Input).value = _text(getattr(policy, key))
+        self.query_one("#summarizer", Input).value = policy.summarizer
+        self.query_one("#context_window", Input).value = _text(policy.context_window)
+        self.query_one("#recall", Switch).value = policy.recall
+
+    def _values(self) -> dict[str, str]:
+        values = {
+            "trigger": str(self.query_one("#trigger", Select).value),
+            "strategy": str(self.query_one("#strategy", Select).value),
+            "summarizer": self.query_one("#summarizer", Input).value.strip(),
+            "context_window": self.query_one("#context_window", Input).value.strip(),
+            "recall": "on" if self.query_one("#recall", Switch).value else "off",
+        }
+        for key, _, _ in NUMBER_FIELDS:
+            values[key] = self.query_one(f"#{key}", Input).value.strip()
+        return values
+
+    def changes(self) -> list[tuple[str, str]]:
+        """The settings to write, in order (model, system, preset first)."""
+        conversation = self.conversation
+        out: list[tuple[str, str]] = []
+        model = self.query_one("#model", Input).value.strip()
+        if model != conversation.model:
+            out.append(("model", model))
+        system = self.query_one("#system", TextArea).text
+        if system != conversation.system_prompt:
+            out.append(("system", system))
+        preset = str(self.query_one("#preset", Select).value)
+        base = self.policy
+        if preset != base.preset:
+            out.append(("preset", preset))
+            base = resolve_policy({"preset": preset}, self.app.config.compaction)
+        for key, value in self._values().items():
+            current = getattr(base, key)
+            shown = "on" if current is True else "off" if current is False else _text(current)
+            if value != shown and not (key == "context_window" and not value and current is None):
+                out.append((key, value))
+        return out
+
+    async def action_save(self) -> None:
+        """Validate and write every changed setting; stay open on an error."""
+        from tui_chat.engine.service import SettingError
+
+        error = self.query_one("#settings-error", Static)
+        invalid = [i.id for i in self.query(Input) if i.validators and not i.is_valid]
+        if invalid:
+            error.update(f"Fix the highlighted fields: {', '.join(str(i) for i in invalid)}")
+            return
+        changes = self.changes()
+        service = self.app.service
+        try:
+            for key, value in changes:
+                self.conversation = await service.set_setting(self.conversation.id, key, value)
+        except SettingError as exc:
+            error.update(f"{exc}")
+            return
+        if changes:
+            self.notify(f"Saved: {', '.join(k for k, _ in changes)}.")
+        self.dismiss(bool(changes))
+
+    def action_cancel(self) -> None:
+        """Close without saving."""
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#save")
+    async def _save_pressed(self) -> None:
+        await self.action_save()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()

@@ -1,0 +1,292 @@
+"""The chat pane: a bounded window of message widgets over the conversation in SQLite.
+
+Textual containers are not virtualised, so only a window of at most :attr:`ChatPane.MAX_MOUNTED`
+messages is mounted. Older pages are fetched from the engine when the user scrolls or moves the
+selection past the top; when the window grows too large the other end is pruned, and reaching
+the bottom of a pruned window jumps back to the latest messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import getters
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message as TextualMessage
+from textual.reactive import reactive
+
+from tui_chat.core.models import Message
+from tui_chat.tui.widgets.message_view import MessageView
+
+if TYPE_CHECKING:
+    from tui_chat.tui.app import ChatApp
+
+
+def _app_type() -> type[ChatApp]:
+    from tui_chat.tui.app import ChatApp
+
+    return ChatApp
+
+
+class ChatPane(VerticalScroll, can_focus=True):
+    """Messages of one conversation, newest at the bottom, with a keyboard selection."""
+
+    PAGE: ClassVar[int] = 50
+    """Messages fetched per page."""
+    MAX_MOUNTED: ClassVar[int] = 150
+    """Most message widgets mounted at once."""
+
+    DEFAULT_CSS = """
+    ChatPane {
+        layout: stream;
+        height: 1fr;
+        padding: 0 1;
+        scrollbar-gutter: stable;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "select_previous", "Previous message", show=False),
+        Binding("down,j", "select_next", "Next message", show=False),
+        Binding("home,g", "select_first", "First message", show=False),
+        Binding("end,G", "select_last", "Last message", show=False),
+        Binding("c,y", "copy_message", "Copy"),
+        Binding("p", "app.toggle_pin", "Pin/unpin"),
+        Binding("enter,i,escape", "focus_composer", "Compose"),
+    ]
+
+    app = getters.app(_app_type)
+
+    selected: reactive[int | None] = reactive(None, init=False)
+    """Id of the selected message (``None``: nothing selected)."""
+
+    @dataclass
+    class Selected(TextualMessage):
+        """The selection moved to another message."""
+
+        pane: ChatPane
+        message_id: int | None
+
+        @property
+        def control(self) -> ChatPane:
+            """The chat pane."""
+            return self.pane
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.conversation_id: str | None = None
+        self.has_older = False
+        self.has_newer = False
+        self._loading = False
+        self._pinned: set[int] = set()
+
+    # -- the window -------------------------------------------------------------------------
+
+    @property
+    def views(self) -> list[MessageView]:
+        """The mounted message widgets, oldest first."""
+        return list(self.query_children(MessageView))
+
+    def view_for(self, message_id: int) -> MessageView | None:
+        """The mounted widget of a message, if it is in the window."""
+        for view in self.query_children(MessageView):
+            if view.message_id == message_id:
+                return view
+        return None
+
+    async def _page(self, before_id: int | None) -> tuple[list[Message], bool]:
+        """One page ending before ``before_id``, and whether more exist before it."""
+        assert self.conversation_id is not None
+        page = await self.app.service.messages(
+            self.conversation_id, before_id=before_id, limit=self.PAGE + 1
+        )
+        more = len(page) > self.PAGE
+        return (page[1:] if more else page), more
+
+    async def show(self, conversation_id: str, around: int | None = None) -> None:
+        """Show a conversation: its latest page, or the page ending at message ``around``.
+
+        Args:
+            conversation_id: The conversation.
+            around: A message to show and select (e.g. a search hit).
+        """
+        self.conversation_id = conversation_id
+        self._pinned = await self.app.service.pinned_ids(conversation_id)
+        page, self.has_older = await self._page(None if around is None else around + 1)
+        self.has_newer = False
+        if around is not None:
+            newest = await self.app.service.messages(conversation_id, limit=1)
+            self.has_newer = bool(newest) and bool(page) and newest[-1].id != page[-1].id
+        await self.remove_children()
+        self.set_reactive(ChatPane.selected, None)
+        await self.mount_all([MessageView(m, pinned=m.id in self._pinned) for m in page])
+        self._mark_last()
+        if around is not None and self.view_for(around) is not None:
+            self.selected = around
+        else:
+            self.anchor()
+
+    def _mark_last(self) -> None:
+        views = self.views
+        for view in views:
+            view.set_last(False)
+        if views and not self.has_newer:
+            views[-1].set_last(True)
+
+    async def load_older(self) -> bool:
+        """Mount the page before the oldest mounted message.
+
+        Returns:
+            True when messages were added.
+        """
+        views = self.views
+        if self._loading or not self.has_older or not views or self.conversation_id is None:
+            return False
+        self._loading = True
+        try:
+            first = views[0]
+            page, self.has_older = await self._page(first.message_id)
+            if not page:
+                return False
+            offset = first.virtual_region.y - self.scroll_y
+            await self.mount_all(
+                [MessageView(m, pinned=m.id in self._pinned) for m in page], before=first
+            )
+            overflow = len(self.views) - self.MAX_MOUNTED
+            if overflow > 0:
+                await self.remove_children(self.views[-overflow:])
+                self.has_newer = True
+                self._mark_last()
+
+            def keep_place() -> None:
+                self.scroll_to(y=first.virtual_region.y - offset, animate=False, immediate=True)
+
+            self.call_after_refresh(keep_place)
+            return True
+        finally:
+            self._loading = False
+
+    async def add_message(self, message: Message) -> MessageView:
+        """Append a new message at the bottom (jumping back to the latest page if needed)."""
+        if self.has_newer and self.conversation_id is not None:
+            await self.show(self.conversation_id)
+            existing = self.view_for(message.id)
+            if existing is not None:
+                return existing
+        view = MessageView(message, pinned=message.id in self._pinned)
+        await self.mount(view)
+        views = self.views
+        overflow = len(views) - self.MAX_MOUNTED
+        if overflow > 0:
+            await self.remove_children(views[:overflow])
+            self.has_older = True
+        self._mark_last()
+        return view
+
+    def set_pinned(self, message_id: int, pinned: bool) -> None:
+        """Show or hide a message's pinned marker."""
+        if pinned:
+            self._pinned.add(message_id)
+        else:
+            self._pinned.discard(message_id)
+        view = self.view_for(message_id)
+        if view is not None:
+            view.set_pinned(pinned)
+
+    # -- scrolling --------------------------------------------------------------------------
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Page older messages in when the top is reached, newer ones at the bottom."""
+        super().watch_scroll_y(old_value, new_value)
+        if self._loading or self.conversation_id is None:
+            return
+        if new_value <= 0 < old_value and self.has_older:
+            self.run_worker(self.load_older(), group="page", exclusive=True, exit_on_error=False)
+        elif self.has_newer and new_value >= self.max_scroll_y > 0 and new_value > old_value:
+            self.run_worker(
+                self.show(self.conversation_id), group="page", exclusive=True, exit_on_error=False
+            )
+
+    # -- selection --------------------------------------------------------------------------
+
+    @property
+    def selected_view(self) -> MessageView | None:
+        """The selected message widget, if any."""
+        return None if self.selected is None else self.view_for(self.selected)
+
+    def watch_selected(self, old: int | None, new: int | None) -> None:
+        """Move the highlight and keep the selected message in view."""
+        for message_id, selected in ((old, False), (new, True)):
+            if message_id is not None and (view := self.view_for(message_id)) is not None:
+                view.set_class(selected, "-selected")
+                if selected:
+                    self.scroll_to_widget(view, animate=False, immediate=True)
+        self.post_message(self.Selected(self, new))
+
+    def on_focus(self) -> None:
+        """Select the newest message when the pane gets focus with nothing selected."""
+        if self.selected is None and (views := self.views):
+            self.selected = views[-1].message_id
+
+    async def action_select_previous(self) -> None:
+        """Select the message above (paging older ones in at the top)."""
+        views = self.views
+        if not views:
+            return
+        ids = [v.message_id for v in views]
+        if self.selected not in ids:
+            self.selected = ids[-1]
+            return
+        index = ids.index(self.selected)
+        if index == 0:
+            if await self.load_older():
+                ids = [v.message_id for v in self.views]
+                index = ids.index(self.selected)
+            else:
+                return
+        self.selected = ids[index - 1]
+
+    async def action_select_next(self) -> None:
+        """Select the message below (jumping to the latest page past a pruned end)."""
+        views = self.views
+        if not views:
+            return
+        ids = [v.message_id for v in views]
+        if self.selected not in ids:
+            self.selected = ids[-1]
+            return
+        index = ids.index(self.selected)
+        if index < len(ids) - 1:
+            self.selected = ids[index + 1]
+        elif self.has_newer and self.conversation_id is not None:
+            await self.show(self.conversation_id)
+            if views := self.views:
+                self.selected = views[-1].message_id
+
+    async def action_select_first(self) -> None:
+        """Select the oldest mounted message."""
+        if views := self.views:
+            self.selected = views[0].message_id
+
+    async def action_select_last(self) -> None:
+        """Select the newest message."""
+        if self.has_newer and self.conversation_id is not None:
+            await self.show(self.conversation_id)
+        if views := self.views:
+            self.selected = views[-1].message_id
+            self.scroll_end(animate=False)
+
+    def action_copy_message(self) -> None:
+        """Copy the selected message's text to the clipboard."""
+        view = self.selected_view
+        if view is None:
+            self.notify("Select a message first.", severity="warning")
+            return
+        self.app.copy_to_clipboard(view.body_text)
+        self.notify(f"Copied message #{view.message_id} ({len(view.body_text)} characters).")
+
+    def action_focus_composer(self) -> None:
+        """Go back to the composer."""
+        self.app.action_focus_composer()

@@ -1,0 +1,119 @@
+"""The composer: a multi-line prompt editor with send/newline keys and prompt history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import TextArea
+
+
+class Composer(TextArea):
+    """Where the user types. ``enter`` sends, ``ctrl+j``/``shift+enter`` insert a newline.
+
+    ``up`` on the first line and ``down`` on the last line walk through earlier prompts; the
+    draft being typed is kept and comes back after the newest entry.
+    """
+
+    DEFAULT_CSS = """
+    Composer {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        border: tall $border-blurred;
+        &:focus { border: tall $border; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Send", priority=True),
+        Binding(
+            "ctrl+j,shift+enter,alt+enter",
+            "newline",
+            "Newline",
+            key_display="ctrl+j",
+            priority=True,
+        ),
+    ]
+
+    @dataclass
+    class Submitted(Message):
+        """The user asked to send the text."""
+
+        composer: Composer
+        text: str
+
+        @property
+        def control(self) -> Composer:
+            """The composer."""
+            return self.composer
+
+    def __init__(self, *, id: str | None = None, cursor_blink: bool = True) -> None:
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder="Message Claude…  (enter to send, ctrl+j for a new line)",
+        )
+        self.cursor_blink = cursor_blink
+        self.prompts: list[str] = []
+        self._history_index: int | None = None
+        self._draft = ""
+
+    def set_history(self, prompts: list[str]) -> None:
+        """Replace the prompt history (oldest first)."""
+        self.prompts = [p for p in prompts if p.strip()]
+        self._history_index = None
+
+    def action_submit(self) -> None:
+        """Post :class:`Submitted` with the text (blank text is ignored)."""
+        text = self.text
+        if not text.strip():
+            return
+        self.post_message(self.Submitted(self, text))
+
+    def action_newline(self) -> None:
+        """Insert a line break at the cursor."""
+        self.insert("\n")
+
+    def remember(self, text: str) -> None:
+        """Add a sent prompt to the history and clear the editor."""
+        if text.strip() and (not self.prompts or self.prompts[-1] != text):
+            self.prompts.append(text)
+        self._history_index = None
+        self._draft = ""
+        self.clear()
+
+    def _show(self, text: str, at_end: bool) -> None:
+        self.load_text(text)
+        if at_end:
+            self.move_cursor(self.document.end)
+        else:
+            self.move_cursor((0, len(self.document.get_line(0))))
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "up" and self.prompts and self.cursor_at_first_line:
+            if self._history_index is None:
+                self._draft = self.text
+                self._history_index = len(self.prompts)
+            if self._history_index > 0:
+                self._history_index -= 1
+                self._show(self.prompts[self._history_index], at_end=False)
+                event.stop()
+                event.prevent_default()
+                return
+        elif event.key == "down" and self._history_index is not None and self.cursor_at_last_line:
+            self._history_index += 1
+            if self._history_index >= len(self.prompts):
+                self._history_index = None
+                self._show(self._draft, at_end=True)
+            else:
+                self._show(self.prompts[self._history_index], at_end=True)
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)

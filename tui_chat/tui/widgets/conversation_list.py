@@ -1,0 +1,119 @@
+"""The conversation list (left, toggled): open, new, rename, delete, archive."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui_chat.core.models import ConversationInfo
+from tui_chat.tui.messages import OpenConversation
+from tui_chat.tui.text import age, inert_content, one_line, tokens
+
+
+class ConversationList(Vertical):
+    """Conversations newest first; ``enter`` opens the highlighted one."""
+
+    DEFAULT_CSS = """
+    ConversationList {
+        dock: left;
+        width: 34;
+        border-right: vkey $border-blurred;
+        background: $surface;
+        &:focus-within { border-right: vkey $border; }
+        & > #conversations-title { text-style: bold; color: $text-accent; padding: 0 1; }
+        & > OptionList { height: 1fr; border: none; background: $surface; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "screen.new_conversation", "New"),
+        Binding("r", "rename", "Rename"),
+        Binding("d,delete", "delete", "Delete"),
+        Binding("a", "archive", "Archive"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.conversations: list[ConversationInfo] = []
+        self.current_id: str | None = None
+
+    def compose(self) -> ComposeResult:
+        """A title and the list."""
+        yield Static("Conversations", id="conversations-title")
+        yield OptionList(id="conversation-options")
+
+    @property
+    def options(self) -> OptionList:
+        """The option list."""
+        return self.query_one(OptionList)
+
+    @property
+    def highlighted_id(self) -> str | None:
+        """Id of the conversation under the cursor."""
+        options = self.options
+        if options.highlighted is None:
+            return None
+        return options.get_option_at_index(options.highlighted).id
+
+    def _prompt(self, info: ConversationInfo, now: datetime) -> Content:
+        conv = info.conversation
+        marker = "▶ " if conv.id == self.current_id else "  "
+        return Content("\n").join(
+            [
+                Content.assemble(
+                    (marker, "bold $text-accent"), inert_content(one_line(conv.title, 28), "bold")
+                ),
+                Content.styled(
+                    f"  {info.message_count} msgs · {tokens(info.token_count)} tok · "
+                    f"{age(conv.updated_at, now)}",
+                    "$text-muted",
+                ),
+            ]
+        )
+
+    def set_conversations(
+        self, conversations: list[ConversationInfo], current_id: str | None, now: datetime
+    ) -> None:
+        """Show these conversations, highlighting the current one."""
+        self.conversations = conversations
+        self.current_id = current_id
+        options = self.options
+        options.clear_options()
+        options.add_options(
+            [Option(self._prompt(info, now), id=info.conversation.id) for info in conversations]
+        )
+        ids = [info.conversation.id for info in conversations]
+        if current_id in ids:
+            options.highlighted = ids.index(current_id)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Open the chosen conversation."""
+        event.stop()
+        if event.option.id is not None:
+            self.post_message(OpenConversation(event.option.id))
+
+    def focus_list(self) -> None:
+        """Give the list keyboard focus."""
+        self.options.focus()
+
+    async def action_rename(self) -> None:
+        """Rename the highlighted conversation."""
+        if (conv_id := self.highlighted_id) is not None:
+            await self.screen.run_action(f"rename_conversation('{conv_id}')")
+
+    async def action_delete(self) -> None:
+        """Delete the highlighted conversation (after confirmation)."""
+        if (conv_id := self.highlighted_id) is not None:
+            await self.screen.run_action(f"delete_conversation('{conv_id}')")
+
+    async def action_archive(self) -> None:
+        """Archive the highlighted conversation."""
+        if (conv_id := self.highlighted_id) is not None:
+            await self.screen.run_action(f"archive_conversation('{conv_id}')")

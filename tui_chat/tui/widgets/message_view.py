@@ -1,0 +1,150 @@
+"""One stored message in the chat pane: role, time, markers and the (inert) text."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Button, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from tui_chat.core.models import Message
+from tui_chat.tui.text import clock_time, inert, inert_content
+
+
+class MessageView(Vertical):
+    """A message: a header line (role · time · markers), the body, and a status line.
+
+    Assistant text is rendered as Markdown (code blocks highlighted); user text is shown as
+    typed. Both go through :func:`~tui_chat.tui.text.inert` first, so markup and escape
+    sequences in them are displayed, never interpreted.
+
+    Args:
+        message: The stored message.
+        pinned: Whether the message is a pinned anchor.
+    """
+
+    DEFAULT_CSS = """
+    MessageView {
+        height: auto;
+        padding: 0 1;
+        margin: 0 0 1 0;
+        border-left: outer $secondary;
+        &.-user { border-left: outer $primary; background: $boost; }
+        &.-selected { border-left: outer $warning; background: $warning 10%; }
+        & > .header { height: 1; color: $text-muted; }
+        & > .user-text { height: auto; }
+        & > Markdown { margin: 0; padding: 0; }
+        & > .status { height: auto; color: $text-warning; display: none; }
+        & > .status.-error { color: $text-error; }
+        & > Horizontal { height: auto; }
+        & > #retry { display: none; }
+        &.-failed > .status { display: block; }
+        &.-failed.-last > #retry { display: block; }
+    }
+    """
+
+    def __init__(self, message: Message, *, pinned: bool = False) -> None:
+        super().__init__(classes=f"-{message.role}")
+        self.message = message
+        self.pinned = pinned
+        self.error_text: str | None = None
+        self._stream: MarkdownStream | None = None
+
+    @property
+    def message_id(self) -> int:
+        """The stored message's id."""
+        return self.message.id
+
+    @property
+    def body_text(self) -> str:
+        """The text shown in the body (and copied to the clipboard)."""
+        return self.message.text
+
+    def compose(self) -> ComposeResult:
+        """Header, body, status line and the Retry button."""
+        yield Static(self._header(), classes="header")
+        if self.message.role == "assistant":
+            yield Markdown(inert(self.message.text))
+        else:
+            yield Static(inert_content(self.message.text), classes="user-text")
+        yield Static(self._status(), classes="status")
+        yield Button("Retry", id="retry", compact=True, variant="warning", action="app.retry_reply")
+
+    def on_mount(self) -> None:
+        """Apply the status classes once the children exist."""
+        self._apply_status()
+
+    def _header(self) -> Content:
+        role = "You" if self.message.role == "user" else "Claude"
+        parts: list[Content | tuple[str, str] | str] = [
+            (role, "bold $text-primary" if self.message.role == "user" else "bold $text-accent"),
+            f"  {clock_time(self.message.created_at)}",
+            f"  #{self.message.id}",
+        ]
+        if self.message.role == "assistant" and self.message.model:
+            parts.append(inert_content(f"  {self.message.model}"))
+        if self.pinned:
+            parts.append(("  📌 pinned", "bold $text-warning"))
+        if self.message.status == "streaming":
+            parts.append(("  ● streaming", "$text-success"))
+        elif self.message.status == "incomplete":
+            parts.append(("  ◐ incomplete", "bold $text-warning"))
+        elif self.message.status == "error":
+            parts.append(("  ✗ error", "bold $text-error"))
+        return Content.assemble(*parts)
+
+    def _status(self) -> Content:
+        if self.message.status == "incomplete":
+            reason = self.error_text or "The reply was cut off before it finished."
+            return inert_content(f"{reason} Press ctrl+r to retry.")
+        if self.message.status == "error":
+            reason = self.error_text or "The reply failed."
+            return inert_content(f"{reason} Press ctrl+r to retry.")
+        return Content("")
+
+    def _apply_status(self) -> None:
+        failed = self.message.status in ("incomplete", "error")
+        self.set_class(failed, "-failed")
+        status = self.query_one(".status", Static)
+        status.set_class(self.message.status == "error", "-error")
+        status.update(self._status())
+
+    def set_pinned(self, pinned: bool) -> None:
+        """Show or hide the pinned marker."""
+        self.pinned = pinned
+        self.query_one(".header", Static).update(self._header())
+
+    def set_last(self, last: bool) -> None:
+        """Mark the newest message (only it offers Retry)."""
+        self.set_class(last, "-last")
+
+    async def start_stream(self) -> MarkdownStream:
+        """Start streaming reply text into the Markdown body."""
+        self._stream = Markdown.get_stream(self.query_one(Markdown))
+        return self._stream
+
+    async def write(self, text: str) -> None:
+        """Append a chunk of reply text (made inert first)."""
+        if self._stream is None:
+            await self.start_stream()
+        assert self._stream is not None
+        await self._stream.write(inert(text))
+
+    async def finish(self, message: Message, error_text: str | None = None) -> None:
+        """Stop the stream and show the stored message's final text and status.
+
+        The stream is always stopped, and the body replaced by the stored text when they
+        differ, so what is shown is exactly what was saved.
+        """
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        self.message = message
+        self.error_text = error_text
+        if message.role == "assistant":
+            markdown = self.query_one(Markdown)
+            if markdown.source != inert(message.text):
+                await markdown.update(inert(message.text))
+        self.query_one(".header", Static).update(self._header())
+        self._apply_status()

@@ -1,0 +1,216 @@
+"""The summary timeline: every summary version, newest first, with its figures and totals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import ListItem, ListView, Static
+
+from tui_chat.core.models import Summary
+from tui_chat.tui.text import age, inert_content, one_line, tokens
+from tui_chat.tui.widgets.spinner import Spinner
+
+
+def retention(summary: Summary) -> str:
+    """``kept/total (pct)`` of identifiers kept by a summary, or ``n/a``."""
+    if summary.identifiers_total <= 0:
+        return "n/a"
+    share = summary.identifiers_kept / summary.identifiers_total
+    return f"{summary.identifiers_kept}/{summary.identifiers_total} ({share:.0%})"
+
+
+def describe(summary: Summary, *, active: bool, now: datetime) -> Content:
+    """The lines of one version's card (status, coverage, tokens, summarizer, retention, age)."""
+    when = age(summary.completed_at or summary.created_at, now)
+    head: list[Content | tuple[str, str] | str] = [(f"v{summary.version}", "bold")]
+    if summary.status == "failed":
+        head.append(("  ✗ failed", "bold $text-error"))
+    elif summary.status == "in_progress":
+        head.append(("  compacting…", "bold $text-accent"))
+    elif active:
+        head.append(("  ● active", "bold $text-success"))
+    head.append((f"  {summary.trigger} · {when}", "$text-muted"))
+    lines = [Content.assemble(*head)]
+    coverage = f"msgs ≤ #{summary.covers_to_message_id} ({summary.covered_messages})"
+    if summary.status == "completed":
+        lines.append(
+            Content.assemble(
+                coverage + " · ",
+                f"{tokens(summary.source_tokens)} → {tokens(summary.summary_tokens)} ",
+                (f"−{summary.reduction:.0%}", "$text-success"),
+            )
+        )
+        lines.append(
+            Content.assemble(
+                inert_content(summary.summarizer, "$text-muted"),
+                " · ids ",
+                retention(summary),
+            )
+        )
+    elif summary.status == "in_progress":
+        lines.append(Content(coverage))
+    else:
+        lines.append(inert_content(one_line(summary.error or "unknown error", 120), "$text-error"))
+    if summary.instructions:
+        lines.append(inert_content("↻ " + one_line(summary.instructions, 60), "$text-muted italic"))
+    return Content("\n").join(lines)
+
+
+def totals(summaries: list[Summary], active_id: int | None, rate: float | None) -> Content:
+    """The stats panel of seed 001: counts, coverage, source → summary, overall reduction."""
+    completed = [s for s in summaries if s.status == "completed"]
+    failed = sum(1 for s in summaries if s.status == "failed")
+    active = next((s for s in summaries if s.id == active_id), None)
+    lines: list[Content] = []
+    head = f"{len(completed)} version{'s' if len(completed) != 1 else ''}"
+    if failed:
+        head += f" · {failed} failed"
+    head += f" · active v{active.version}" if active else " · none active"
+    lines.append(Content.styled(head, "bold"))
+    if rate is not None:
+        lines.append(Content(f"compression rate {rate:.2f}"))
+    if active is not None:
+        lines.append(
+            Content.assemble(
+                f"in force: {active.covered_messages} msgs, ",
+                f"{tokens(active.source_tokens)} → {tokens(active.summary_tokens)} ",
+                (f"−{active.reduction:.0%}", "$text-success"),
+                f" · ids {retention(active)}",
+            )
+        )
+    source = sum(s.source_tokens for s in completed)
+    summary = sum(s.summary_tokens for s in completed)
+    if completed and source:
+        kept = sum(s.identifiers_kept for s in completed)
+        total = sum(s.identifiers_total for s in completed)
+        ids = f" · ids {kept}/{total}" if total else ""
+        lines.append(
+            Content(
+                f"all versions: {tokens(source)} → {tokens(summary)} "
+                f"(−{1 - summary / source:.0%}){ids}"
+            )
+        )
+    return Content("\n").join(lines)
+
+
+class SummaryCard(ListItem):
+    """One version in the timeline."""
+
+    DEFAULT_CSS = """
+    SummaryCard {
+        height: auto;
+        padding: 0 1;
+        margin-bottom: 1;
+        & Horizontal { height: auto; }
+        & Static { width: 1fr; }
+        &.-active { border-left: outer $success; }
+        &.-failed { border-left: outer $error; }
+    }
+    """
+
+    def __init__(self, summary: Summary, *, active: bool, now: datetime) -> None:
+        classes = "-active" if active else ("-failed" if summary.status == "failed" else "")
+        super().__init__(classes=classes)
+        self.summary = summary
+        self.active = active
+        self._now = now
+
+    def compose(self) -> ComposeResult:
+        """A spinner (while in progress) and the description."""
+        with Horizontal():
+            if self.summary.status == "in_progress":
+                yield Spinner()
+            yield Static(describe(self.summary, active=self.active, now=self._now))
+
+
+class SummaryTimeline(Vertical):
+    """Right-hand panel: totals, then one card per version, newest first.
+
+    ``enter`` on a card posts :class:`SummaryTimeline.Inspect`.
+    """
+
+    DEFAULT_CSS = """
+    SummaryTimeline {
+        dock: right;
+        width: 46;
+        border-left: vkey $border-blurred;
+        background: $surface;
+        &:focus-within { border-left: vkey $border; }
+        & > #timeline-title { text-style: bold; color: $text-accent; padding: 0 1; }
+        & > #timeline-totals {
+            padding: 0 1 1 1;
+            border-bottom: solid $border-blurred;
+        }
+        & > ListView { height: 1fr; background: $surface; }
+        & > #timeline-empty { padding: 1; color: $text-muted; }
+    }
+    """
+
+    @dataclass
+    class Inspect(Message):
+        """The user chose a version to inspect."""
+
+        timeline: SummaryTimeline
+        summary: Summary
+
+        @property
+        def control(self) -> SummaryTimeline:
+            """The timeline."""
+            return self.timeline
+
+    def __init__(self, *, clock: Callable[[], datetime], id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._clock = clock
+        self.summaries: list[Summary] = []
+        self.active_id: int | None = None
+
+    def compose(self) -> ComposeResult:
+        """Title, totals, the list of versions."""
+        yield Static("Summary timeline", id="timeline-title")
+        yield Static("", id="timeline-totals")
+        yield Static("No summaries yet. ctrl+g compacts now.", id="timeline-empty")
+        yield ListView(id="timeline-list")
+
+    @property
+    def list_view(self) -> ListView:
+        """The list of cards."""
+        return self.query_one("#timeline-list", ListView)
+
+    @property
+    def highlighted(self) -> Summary | None:
+        """The version under the cursor, if any."""
+        item = self.list_view.highlighted_child
+        return item.summary if isinstance(item, SummaryCard) else None
+
+    async def set_summaries(
+        self, summaries: list[Summary], active_id: int | None, rate: float | None = None
+    ) -> None:
+        """Show these versions (newest first); keeps the cursor on the same version."""
+        keep = self.highlighted
+        self.summaries = summaries
+        self.active_id = active_id
+        self.query_one("#timeline-totals", Static).update(totals(summaries, active_id, rate))
+        self.query_one("#timeline-empty").display = not summaries
+        listing = self.list_view
+        now = self._clock()
+        await listing.clear()
+        await listing.extend(SummaryCard(s, active=s.id == active_id, now=now) for s in summaries)
+        if summaries:
+            ids = [s.id for s in summaries]
+            listing.index = ids.index(keep.id) if keep is not None and keep.id in ids else 0
+
+    def on_list_view_selected(self, event: ListView.Selected) -> None:
+        """Enter on a card: inspect it."""
+        event.stop()
+        if isinstance(event.item, SummaryCard):
+            self.post_message(self.Inspect(self, event.item.summary))
+
+    def focus_list(self) -> None:
+        """Give the list keyboard focus."""
+        self.list_view.focus()

@@ -1,0 +1,108 @@
+"""The live token gauge: what the next request is made of, against the usable window."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from tui_chat.tui.text import inert_content, tokens, usd
+
+if TYPE_CHECKING:
+    from tui_chat.core.context import Breakdown
+
+SECTIONS: tuple[tuple[str, str, str], ...] = (
+    ("system", "system", "$secondary"),
+    ("anchors", "anchors", "$warning"),
+    ("summary", "summary", "$success"),
+    ("recall", "recall", "$accent-lighten-2"),
+    ("recent", "recent", "$primary"),
+    ("new_message", "draft", "$foreground"),
+)
+"""(breakdown key, label, style) of each bar segment, in request order."""
+
+
+class TokenGauge(Widget):
+    """A segmented bar system / anchors / summary / recall / recent / draft over the usable window.
+
+    The trigger point of the active preset is marked on the bar, the total turns to the warning
+    colour at the preset's warning level and to the error colour past the window, and the
+    calibrated estimate and the conversation's cost are shown beside it.
+    """
+
+    DEFAULT_CSS = """
+    TokenGauge {
+        height: auto;
+        padding: 0 1;
+        background: $panel;
+    }
+    """
+
+    BAR_EMPTY: ClassVar[str] = "░"
+    BAR_FULL: ClassVar[str] = "█"
+
+    breakdown: reactive[Breakdown | None] = reactive(None, layout=True)
+    """The latest breakdown from the engine (``None`` until the first one)."""
+    cost: reactive[float] = reactive(0.0)
+    """The conversation's cost so far in USD."""
+    paused: reactive[bool] = reactive(False)
+    """Auto-compaction is paused after repeated failures."""
+
+    def _used(self, breakdown: Breakdown) -> int:
+        return sum(int(breakdown.sections.get(key, 0)) for key, _, _ in SECTIONS)
+
+    def _level(self, breakdown: Breakdown) -> str:
+        total = max(self._used(breakdown), breakdown.calibrated_tokens)
+        if total >= breakdown.usable:
+            return "$text-error"
+        if total >= breakdown.warn_tokens:
+            return "$text-warning"
+        return "$text-success"
+
+    def _bar(self, breakdown: Breakdown, width: int) -> Content:
+        usable = max(1, breakdown.usable)
+        cells: list[tuple[str, str]] = []
+        for key, _, style in SECTIONS:
+            value = int(breakdown.sections.get(key, 0))
+            if value <= 0:
+                continue
+            count = max(1, round(value / usable * width))
+            cells.extend((self.BAR_FULL, style) for _ in range(count))
+        cells = cells[:width]
+        cells.extend((self.BAR_EMPTY, "$foreground 30%") for _ in range(width - len(cells)))
+        if breakdown.trigger_tokens:
+            at = min(width - 1, round(breakdown.trigger_tokens / usable * width))
+            cells[at] = ("┃", "bold $text-error")
+        return Content.assemble(*cells)
+
+    def render(self) -> Content:
+        """Two lines: the bar with its total, then the legend; warnings on a third line."""
+        breakdown = self.breakdown
+        if breakdown is None:
+            return Content.styled("tokens: counting…", "$text-muted")
+        used = self._used(breakdown)
+        percent = used / max(1, breakdown.usable) * 100
+        label = Content.assemble(
+            (f" {tokens(used)}", f"bold {self._level(breakdown)}"),
+            f" / {tokens(breakdown.usable)} ",
+            (f"{percent:.0f}%", self._level(breakdown)),
+        )
+        width = max(10, self.size.width - label.cell_length)
+        lines = [Content.assemble(self._bar(breakdown, width), label)]
+        legend: list[Content | tuple[str, str] | str] = []
+        for key, name, style in SECTIONS:
+            legend.append(("■ ", style))
+            legend.append(f"{name} {tokens(int(breakdown.sections.get(key, 0)))}  ")
+        if breakdown.trigger_tokens:
+            legend.append(("┃ ", "bold $text-error"))
+            legend.append(f"compact at {tokens(breakdown.trigger_tokens)}  ")
+        legend.append(f"≈{tokens(breakdown.calibrated_tokens)} calibrated  ")
+        legend.append((usd(self.cost), "bold"))
+        if self.paused:
+            legend.append(("  auto-compaction paused", "bold $text-error"))
+        lines.append(Content.assemble(*legend))
+        if breakdown.warnings:
+            lines.append(inert_content("⚠ " + "; ".join(breakdown.warnings), "$text-warning"))
+        return Content("\n").join(lines)
