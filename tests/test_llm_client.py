@@ -400,6 +400,14 @@ async def test_cancel_propagates_after_delivering_text(
     assert fake_anthropic.last.disconnected  # the HTTP stream was closed
 
 
+def test_client_survives_a_new_event_loop(fake_anthropic: FakeAnthropic) -> None:
+    reused = ClaudeClient(KEY, base_url=fake_anthropic.base_url, max_retries=0)
+    first = asyncio.run(reused.stream(make_request("first run")))
+    second = asyncio.run(reused.stream(make_request("second run")))
+    assert first.text == "Reply to: first run" and second.text == "Reply to: second run"
+    asyncio.run(reused.aclose())
+
+
 # -- count_tokens ---------------------------------------------------------------------------
 
 

@@ -116,6 +116,7 @@ class ClaudeClient:
         self._timeout = timeout
         self._max_retries = max_retries
         self._client: AsyncAnthropic | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
         # Never show the key.
@@ -130,6 +131,12 @@ class ClaudeClient:
         return self._api_key is not None
 
     def _sdk(self) -> AsyncAnthropic:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            # Pooled connections belong to the loop that opened them (e.g. one asyncio.run
+            # per CLI command): start afresh on a new loop.
+            self._client = None
+            self._loop = loop
         if self._client is None:
             import anthropic
 
@@ -242,7 +249,7 @@ class ClaudeClient:
     async def aclose(self) -> None:
         """Close the HTTP connections (a later call opens new ones)."""
         client, self._client = self._client, None
-        if client is not None:
+        if client is not None and self._loop is asyncio.get_running_loop():
             await client.close()
 
     async def __aenter__(self) -> ClaudeClient:
