@@ -532,13 +532,14 @@ class FakeAnthropic:
 
     def summarize(self, body: dict[str, Any]) -> str:
         """A deterministic ``<summary>`` built from the first sentence of every paragraph
-        of the request's messages, each shortened so the whole fits ``summary_max_chars``
-        (and ``max_tokens``)."""
+        of the request's messages (only inside ``<tag>…</tag>`` sections when there are
+        any), each shortened so the whole fits ``summary_max_chars`` (and ``max_tokens``)."""
         sentences: list[str] = []
         for message in body.get("messages") or []:
             if not isinstance(message, dict):
                 continue
-            for paragraph in _content_text(message.get("content")).split("\n"):
+            source = _tagged_sections(_content_text(message.get("content")))
+            for paragraph in source.split("\n"):
                 if self.summary_marker and self.summary_marker in paragraph:
                     continue
                 sentence = _first_sentence(re.sub(r"</?[A-Za-z_][^>]*>", " ", paragraph))
@@ -1330,6 +1331,17 @@ def _last_user_text(body: dict[str, Any]) -> str:
         if isinstance(message, dict) and message.get("role") == "user":
             return _content_text(message.get("content"))
     return ""
+
+
+def _tagged_sections(text: str) -> str:
+    """The insides of ``<tag>…</tag>`` sections (``<messages>``, ``<previous_summary>`` …)
+    when a prompt has any, so that the instructions around them are not summarised."""
+    sections = [
+        inner
+        for tag, inner in re.findall(r"<([A-Za-z_][\w-]*)>(.*?)</\1>", text, re.DOTALL)
+        if tag.lower() != "summary" and inner.strip()
+    ]
+    return "\n".join(sections) if sections else text
 
 
 def _first_sentence(paragraph: str) -> str:

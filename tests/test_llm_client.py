@@ -145,6 +145,23 @@ async def test_complete_uses_same_semantics(
     assert fake_anthropic.last.is_summary
 
 
+async def test_generated_summary_skips_instructions_around_tagged_sections(
+    client: ClaudeClient, fake_anthropic: FakeAnthropic
+) -> None:
+    prompt = (
+        "Summarize the conversation below. Keep identifiers.\n"
+        "<messages>\n[turn 1] USER: Fix src/app.py line 42. It crashes.\n\n"
+        "[turn 1] ASSISTANT: Done, the bug was an off-by-one. Tests pass.\n</messages>\n"
+        "Wrap the whole summary in <summary></summary> tags."
+    )
+    result = await client.complete(make_request(prompt, system="Use <summary> tags."))
+
+    assert result.text == (
+        "<summary>\n- [turn 1] USER: Fix src/app.py line 42.\n"
+        "- [turn 1] ASSISTANT: Done, the bug was an off-by-one.\n</summary>"
+    )
+
+
 async def test_prompt_cache_usage_reported(
     client: ClaudeClient, fake_anthropic: FakeAnthropic
 ) -> None:
