@@ -661,3 +661,26 @@ def test_fields_block_is_split_off_the_text() -> None:
     brief = split_fields(out.text)
     assert brief and "Decisions:" not in brief and "Open files:" not in brief
     assert out.text.startswith(brief)
+
+
+def test_a_lone_segment_over_budget_is_condensed() -> None:
+    calls: list[str] = []
+
+    async def model(system: str, user: str, max_tokens: int) -> tuple[str, Usage | None]:
+        calls.append(user)
+        if user.startswith("Merge these"):
+            return "<summary>Calculator, pytest, README, version 1.2.0.</summary>", None
+        return "<summary>" + "A long account of src/calculator.py. " * 30 + "</summary>", None
+
+    policy = replace(PRESETS["hybrid"], summary_max_tokens=40)
+    request = SummaryInput(policy=policy, previous=None, messages=ENGLISH)
+    out = run(ModelSummarizer(model, "m").summarize(request))
+    assert len(calls) == 2 and calls[1].startswith("Merge these consecutive summaries of turns 1-3")
+    assert "at most 40 tokens" in calls[0] and "at most 40 tokens" in calls[1]
+    (segment,) = out.segments
+    assert segment.level == 1 and segment.turns == (1, 3)
+    assert segments_tokens(out.segments) <= 40
+
+    offline = run(ExtractiveSummarizer().summarize(replace(request, messages=ENGLISH * 20)))
+    assert segments_tokens(offline.segments) <= 40
+    assert offline.text.strip()

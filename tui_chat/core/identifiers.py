@@ -87,41 +87,46 @@ def _clean(raw: str) -> str:
     return value.rstrip(_TRAILING).strip()
 
 
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + " " * (end - start) + text[end:]
+_DIGITS = frozenset("0123456789")
+_PASSES: tuple[tuple[re.Pattern[str], Kind, bool, frozenset[str]], ...] = (
+    # (pattern, kind, value is the first non-empty group, one of these characters must occur)
+    (_URL, "url", False, frozenset("/.")),
+    (_BACKTICK, "code", True, frozenset("`")),
+    (_QUOTE, "quote", True, frozenset("\"“‘「『'")),
+    (_DATE, "date", False, _DIGITS),
+    (_VERSION, "version", False, _DIGITS),
+    (_PATH, "path", False, frozenset("/.")),
+    (_DOTTED, "name", False, frozenset(".")),
+    (_NUMBER, "number", False, _DIGITS),
+    (_FLAG, "name", False, frozenset("-")),
+    (_DIGIT_NAME, "name", False, frozenset("-")),
+    (_CODE_NAME, "name", False, frozenset()),
+)
 
 
 def _scan(text: str) -> list[tuple[Kind, str]]:
-    """Return ``(kind, identifier)`` pairs in priority order, each span used once."""
+    """Return ``(kind, identifier)`` pairs in priority order, each span used once.
+
+    Each pass blanks what it took, so a URL's path is not counted again as a path.
+    """
     found: list[tuple[Kind, str]] = []
     work = text
+    present = frozenset(text)
+    for pattern, kind, inner, needs in _PASSES:
+        if needs and not needs & present:
+            continue
 
-    def take(pattern: re.Pattern[str], kind: Kind, inner: bool = False) -> None:
-        nonlocal work
-        spans: list[tuple[int, int]] = []
-        for match in pattern.finditer(work):
-            if not inner:
-                value = _clean(match.group(0))
-            else:
+        def take(match: re.Match[str], kind: Kind = kind, inner: bool = inner) -> str:
+            if inner:
                 value = next((g for g in match.groups() if g), "").strip()
+            else:
+                value = _clean(match.group(0))
             if not _accept(kind, value, match):
-                continue
+                return match.group(0)
             found.append((kind, value))
-            spans.append(match.span())
-        for start, end in spans:
-            work = _blank(work, start, end)
+            return " " * (match.end() - match.start())
 
-    take(_URL, "url")
-    take(_BACKTICK, "code", inner=True)
-    take(_QUOTE, "quote", inner=True)
-    take(_DATE, "date")
-    take(_VERSION, "version")
-    take(_PATH, "path")
-    take(_DOTTED, "name")
-    take(_NUMBER, "number")
-    take(_FLAG, "name")
-    take(_DIGIT_NAME, "name")
-    take(_CODE_NAME, "name")
+        work = pattern.sub(take, work)
     return found
 
 

@@ -29,7 +29,7 @@ import heapq
 import json
 import math
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -171,6 +171,10 @@ def _cut(text: str, limit: int | None) -> str:
     return text[:limit].rstrip() + " …[cut]"
 
 
+_HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
 def is_mostly_korean(text: str) -> bool:
     """True when Hangul outweighs Latin script (syllables count double: one is a word chunk).
 
@@ -180,8 +184,8 @@ def is_mostly_korean(text: str) -> bool:
     Returns:
         Whether a Korean length limit should apply.
     """
-    hangul = sum(1 for ch in text if "\uac00" <= ch <= "\ud7a3" or "\u3131" <= ch <= "\u318e")
-    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    hangul = len(_HANGUL.findall(text))
+    latin = len(_LATIN.findall(text))
     return hangul > 0 and hangul * 2 >= latin
 
 
@@ -225,6 +229,9 @@ _PREFERENCE = re.compile(
 _FILE_KEYS = ("path", "file_path", "filename", "file", "filepath", "target_file")
 
 
+_TWO_ALNUM = re.compile(r"[^\W_].*?[^\W_]", re.DOTALL)
+
+
 def _sentences(text: str) -> list[str]:
     """Split text into sentences: by line, then after ``.!?`` followed by a space."""
     out: list[str] = []
@@ -241,7 +248,7 @@ def _sentences(text: str) -> list[str]:
             continue
         for piece in re.split(r"(?<=[.!?。…])\s+(?=\S)", line):
             piece = piece.strip().lstrip("-*•> ").strip()
-            if sum(ch.isalnum() for ch in piece) >= 2:
+            if _TWO_ALNUM.search(piece):
                 out.append(piece)
     return out
 
@@ -284,7 +291,7 @@ def extract_fields(messages: Sequence[Message], previous: dict[str, Any] | None)
     """
     previous = previous or {}
     decisions = [str(d) for d in previous.get("decisions") or []]
-    files = [str(f) for f in previous.get("open_files") or []]
+    files: dict[str, None] = dict.fromkeys(str(f) for f in previous.get("open_files") or [])
     task = str(previous.get("current_task") or "")
     for message in messages:
         for block in message.content:
@@ -294,7 +301,8 @@ def extract_fields(messages: Sequence[Message], previous: dict[str, Any] | None)
                     for key in _FILE_KEYS:
                         value = args.get(key)
                         if isinstance(value, str) and value.strip():
-                            files = [f for f in files if f != value.strip()] + [value.strip()]
+                            files.pop(value.strip(), None)
+                            files[value.strip()] = None
         for kind, text in message_parts(message):
             if kind == "tool_use":
                 continue
@@ -303,14 +311,15 @@ def extract_fields(messages: Sequence[Message], previous: dict[str, Any] | None)
                     decisions.append(_short(sentence))
             for ident in sorted(extract_identifiers(text), key=text.find):
                 if _is_file(ident):
-                    files = [f for f in files if f != ident] + [ident]
+                    files.pop(ident, None)
+                    files[ident] = None
         if message.role == "user" and not message.has_tool_result:
             request = next(iter(_sentences(message_body(message))), "")
             if request:
                 task = _short(request)
     return {
         "decisions": _dedupe(decisions)[-MAX_DECISIONS:],
-        "open_files": files[-MAX_OPEN_FILES:],
+        "open_files": list(files)[-MAX_OPEN_FILES:],
         "current_task": task,
     }
 
@@ -392,8 +401,20 @@ def _targets(request: SummaryInput) -> _Targets:
     )
 
 
-def _segment_target(original_chars: int, rate: float) -> int:
-    return max(MIN_SEGMENT_CHARS, int(original_chars * rate))
+def _chars_for_tokens(text: str, tokens: int) -> int:
+    """How many characters of text like ``text`` make ``tokens`` tokens."""
+    counted = get_counter().count(text)
+    per_token = len(text) / counted if counted else 4.0
+    return int(tokens * per_token)
+
+
+def _segment_target(messages: Sequence[Message], rate: float, max_tokens: int) -> tuple[int, int]:
+    """Return ``(original_chars, target_chars)`` of a new segment (seed 001's formula, capped
+    by the segments' token budget)."""
+    bodies = [message_body(m) for m in messages]
+    original = sum(len(b) for b in bodies)
+    cap = _chars_for_tokens("\n".join(bodies), max_tokens)
+    return original, max(MIN_SEGMENT_CHARS, min(int(original * rate), cap))
 
 
 def _trim(text: str, limit: int) -> str:
@@ -457,12 +478,11 @@ def _render_messages(messages: Sequence[Message], pinned: frozenset[int], limit:
 
 def _length_line(request: SummaryInput, targets: _Targets) -> str:
     if request.policy.strategy == "segments":
-        original = sum(len(message_body(m)) for m in request.messages)
-        target = _segment_target(original, targets.rate)
+        original, target = _segment_target(request.messages, targets.rate, targets.max_tokens)
         level = f", {targets.level} level" if targets.level else ""
         return (
             f"Length: about {target:,} characters (the original is {original:,} characters, "
-            f"compression rate {targets.rate:g}{level})."
+            f"compression rate {targets.rate:g}{level}), at most {targets.max_tokens:,} tokens."
         )
     words = max(20, int(targets.max_tokens * 0.75))
     parts = [f"at most {targets.max_tokens:,} tokens (about {words:,} words)"]
@@ -500,14 +520,17 @@ def build_summary_prompt(
     if merge is not None:
         merged = (merge[0].turns[0], merge[-1].turns[1]) if merge else (0, 0)
         chars = sum(s.summary_chars for s in merge)
-        target = max(MIN_SEGMENT_CHARS, int(chars * ROLLUP_RATE))
+        target = _rollup_target(merge, targets.max_tokens)
         sections.append(
             f"Merge these consecutive summaries of {_turns_label(merged)} into one higher-level "
             "summary that keeps what the rest of the conversation may still need."
         )
         sections.append(f"<summaries>\n{segments_text(merge)}\n</summaries>")
         sections.append(_SEGMENT_GUIDE)
-        sections.append(f"Length: about {target:,} characters (the summaries are {chars:,}).")
+        sections.append(
+            f"Length: about {target:,} characters (the summaries are {chars:,}), at most "
+            f"{targets.max_tokens:,} tokens."
+        )
     elif policy.strategy == "segments":
         block = _turn_range(request.messages)
         earlier = list(request.previous.segments) if request.previous is not None else []
@@ -671,24 +694,23 @@ def segments_tokens(segments: Sequence[Segment]) -> int:
     return get_counter().count(segments_text(segments))
 
 
-Merge = Callable[[Sequence[Segment]], Awaitable[tuple[str, Usage | None]]]
+RollUp = Generator[list[Segment], str, list[Segment]]
+"""Yields the oldest segments to merge, receives the merged text, returns the final list."""
 
 
-async def _roll_up(
-    segments: list[Segment], budget: int, merge: Merge
-) -> tuple[list[Segment], Usage | None]:
-    """Merge the oldest segments into higher-level ones until they fit ``budget`` tokens."""
-    usage: Usage | None = None
+def _roll_up(segments: list[Segment], budget: int) -> RollUp:
+    """Merge the oldest segments into higher-level ones until they fit ``budget`` tokens.
+
+    The oldest half (at least two) is merged each round; a lone segment over budget is
+    condensed into a higher level by itself. Stops when a merge makes no progress.
+    """
     for _ in range(MAX_ROLLUPS):
-        if len(segments) < 2 or segments_tokens(segments) <= budget:
+        if not segments or segments_tokens(segments) <= budget:
             break
-        count = max(2, math.ceil(len(segments) / 2))
+        count = 1 if len(segments) == 1 else max(2, math.ceil(len(segments) / 2))
         oldest, rest = segments[:count], segments[count:]
-        text, more = await merge(oldest)
-        usage = _add_usage(usage, more)
-        text = text.strip()
-        before = sum(s.summary_chars for s in oldest)
-        if not text or len(text) >= before:
+        text = (yield oldest).strip()
+        if not text or len(text) >= sum(s.summary_chars for s in oldest):
             break  # no progress: keep what we have rather than loop
         original = sum(s.original_chars for s in oldest)
         merged = Segment(
@@ -700,7 +722,14 @@ async def _roll_up(
             level=max(s.level for s in oldest) + 1,
         )
         segments = [merged, *rest]
-    return segments, usage
+    return segments
+
+
+def _rollup_target(segments: Sequence[Segment], budget: int) -> int:
+    """Characters a merge aims at: half the merged text, and at most half the token budget."""
+    half = int(sum(s.summary_chars for s in segments) * ROLLUP_RATE)
+    cap = _chars_for_tokens("\n".join(s.text for s in segments), max(1, budget // 2))
+    return max(MIN_SEGMENT_CHARS, min(half, cap))
 
 
 def _new_segment(messages: Sequence[Message], text: str, rate: float) -> Segment:
@@ -793,15 +822,18 @@ class ModelSummarizer:
                 text = _trim(text, targets.max_chars)
             return _finish(request, text, (), self.name, usage)
 
-        async def merge(oldest: Sequence[Segment]) -> tuple[str, Usage | None]:
-            m_system, m_user = build_summary_prompt(request, merge=oldest)
-            return await self._call(request, m_system, m_user)
-
         segments = [*_parent_segments(request), _new_segment(request.messages, text, targets.rate)]
-        segments, more = await _roll_up(segments, targets.max_tokens, merge)
-        return _finish(
-            request, segments_text(segments), segments, self.name, _add_usage(usage, more)
-        )
+        plan = _roll_up(segments, targets.max_tokens)
+        try:
+            oldest = next(plan)
+            while True:
+                m_system, m_user = build_summary_prompt(request, merge=oldest)
+                merged, more = await self._call(request, m_system, m_user)
+                usage = _add_usage(usage, more)
+                oldest = plan.send(merged)
+        except StopIteration as done:
+            segments = done.value
+        return _finish(request, segments_text(segments), segments, self.name, usage)
 
 
 # --------------------------------------------------------------------------- offline path
@@ -990,23 +1022,38 @@ class ExtractiveSummarizer:
     """Offline, deterministic summarizer: keeps the most important sentences verbatim.
 
     Sentences are scored with seed 003's importance weights (pinned 1.0, decision or stated
-    preference 0.8, tool result 0.7, identifier / keyword / question 0.5, the parent summary
-    0.6, anything else 0.2), plus up to 0.3 for identifiers, 0.3 for words of the user's
-    instructions, 0.15 for the opening request and up to 0.1 for recency. The best are kept
-    within the same targets the model gets, and printed in conversation order. No network, no
-    randomness: the same input always gives the same output.
+    preference 0.8, tool result 0.7, identifier / keyword / question 0.5), 0.75 for sentences
+    of the parent summary and 0.2 for anything else, plus 0.1 per identifier not yet kept (at
+    most 0.3), 0.3 for words of the user's instructions, 0.15 for the opening request and up to
+    0.1 for recency. The best are kept within the same targets the model gets and printed in
+    conversation order. No network, no randomness: the same input always gives the same output.
     """
 
     name = "extractive"
 
     async def summarize(self, request: SummaryInput) -> SummaryOutput:
-        """Make the new version's content offline.
+        """Make the new version's content offline, in a worker thread (long inputs take a
+        second or two of CPU, which must not stall the event loop).
 
         Args:
             request: The version being made.
 
         Returns:
             The new version's text, segments and fields (``usage`` is ``None``).
+
+        Raises:
+            SummaryError: when there is nothing to summarize.
+        """
+        return await asyncio.to_thread(self.summarize_sync, request)
+
+    def summarize_sync(self, request: SummaryInput) -> SummaryOutput:
+        """The same as :meth:`summarize`, run in the calling thread.
+
+        Args:
+            request: The version being made.
+
+        Returns:
+            The new version's text, segments and fields.
 
         Raises:
             SummaryError: when there is nothing to summarize.
@@ -1022,16 +1069,18 @@ class ExtractiveSummarizer:
             text = _select(candidates, targets.max_chars, budget)
             return _finish(request, text, (), self.name, None)
 
-        original = sum(len(message_body(m)) for m in request.messages)
-        block = _select(_candidates(request, ""), _segment_target(original, targets.rate), None)
-
-        async def merge(oldest: Sequence[Segment]) -> tuple[str, Usage | None]:
-            chars = sum(s.summary_chars for s in oldest)
-            target = max(MIN_SEGMENT_CHARS, int(chars * ROLLUP_RATE))
-            rollup = SummaryInput(policy=request.policy, previous=None, messages=())
-            pool = _candidates(rollup, "\n".join(s.text for s in oldest))
-            return _select(pool, target, None), None
-
+        _, target = _segment_target(request.messages, targets.rate, targets.max_tokens)
+        block = _select(_candidates(request, ""), target, targets.max_tokens)
         segments = [*_parent_segments(request), _new_segment(request.messages, block, targets.rate)]
-        segments, _ = await _roll_up(segments, targets.max_tokens, merge)
+        plan = _roll_up(segments, targets.max_tokens)
+        rollup = SummaryInput(policy=request.policy, previous=None, messages=())
+        try:
+            oldest = next(plan)
+            while True:
+                pool = _candidates(rollup, "\n".join(s.text for s in oldest))
+                oldest = plan.send(
+                    _select(pool, _rollup_target(oldest, targets.max_tokens), targets.max_tokens)
+                )
+        except StopIteration as done:
+            segments = done.value
         return _finish(request, segments_text(segments), segments, self.name, None)
