@@ -243,7 +243,8 @@ class ClaudeClient:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            raise map_error(exc, secrets=[self._api_key]) from exc
+            # No chaining: the SDK's own message may quote the request, headers included.
+            raise map_error(exc, secrets=[self._api_key]) from None
         return int(counted.input_tokens)
 
     async def aclose(self) -> None:
