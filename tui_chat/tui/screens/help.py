@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Vertical
+from textual.containers import Grid, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -37,7 +37,11 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
     return [
         (
             "Everywhere",
-            rows(ChatApp.BINDINGS, (ChatApp.COMMAND_PALETTE_BINDING, "Command palette")),
+            rows(
+                ChatApp.BINDINGS,
+                (ChatApp.COMMAND_PALETTE_BINDING, "Command palette"),
+                ("tab / shift+tab", "Move between panels"),
+            ),
         ),
         ("Chat", rows(MainScreen.BINDINGS)),
         (
@@ -80,11 +84,12 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen > #help {
         width: 96%;
         height: 94%;
-        border: thick $primary;
+        border: round $primary;
         background: $surface;
         padding: 0 1;
     }
     HelpScreen #help-title { text-style: bold; margin-bottom: 1; }
+    HelpScreen VerticalScroll { height: 1fr; }
     HelpScreen Grid {
         grid-size: 3;
         grid-gutter: 1 2;
@@ -105,7 +110,7 @@ class HelpScreen(ModalScreen[None]):
                 id="help-title",
                 markup=False,
             )
-            with Grid():
+            with VerticalScroll(), Grid():
                 for title, entries in binding_sections():
                     yield Static(render_section(title, entries))
 

@@ -125,7 +125,7 @@ class InspectorScreen(ModalScreen[None]):
     InspectorScreen > #inspector {
         width: 92%;
         height: 90%;
-        border: thick $primary;
+        border: round $primary;
         background: $surface;
         padding: 0 1;
     }

@@ -64,19 +64,19 @@ class MainScreen(Screen[None]):
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ChatCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+n", "new_conversation", "New"),
-        Binding("ctrl+b", "toggle_conversations", "Chats"),
-        Binding("ctrl+t", "toggle_timeline", "Timeline"),
-        Binding("ctrl+f", "search", "Search"),
-        Binding("ctrl+g", "compact", "Compact"),
-        Binding("ctrl+o", "context_preview", "Context"),
-        Binding("ctrl+s", "export", "Export", show=False),
-        Binding("ctrl+r", "retry", "Retry", show=False),
-        Binding("escape", "cancel_reply", "Cancel reply"),
-        Binding("f2", "rename_conversation", "Rename", show=False),
-        Binding("f3", "settings", "Settings", show=False),
-        Binding("f4", "inspect_summary", "Inspect summary", show=False),
-        Binding("f5", "focus_messages", "Messages", show=False),
+        Binding("ctrl+n", "new_conversation", "New", tooltip="New conversation"),
+        Binding("ctrl+b", "toggle_conversations", "Chats", tooltip="Show/hide conversations"),
+        Binding("ctrl+t", "toggle_timeline", "Timeline", tooltip="Show/hide summary timeline"),
+        Binding("ctrl+f", "search", "Search", tooltip="Search all conversations"),
+        Binding("ctrl+g", "compact", "Compact", tooltip="Compact now"),
+        Binding("ctrl+o", "context_preview", "Context", tooltip="Context preview (next request)"),
+        Binding("ctrl+s", "export", "Export", show=False, tooltip="Export conversation"),
+        Binding("ctrl+r", "retry", "Retry", show=False, tooltip="Retry the last reply"),
+        Binding("escape", "cancel_reply", "Cancel reply", tooltip="Cancel the streaming reply"),
+        Binding("f2", "rename_conversation", "Rename", show=False, tooltip="Rename conversation"),
+        Binding("f3", "settings", "Settings", show=False, tooltip="Conversation settings"),
+        Binding("f4", "inspect_summary", "Inspect", show=False, tooltip="Inspect summary"),
+        Binding("f5", "focus_messages", "Messages", show=False, tooltip="Select messages"),
     ]
 
     app = getters.app(_app_type)

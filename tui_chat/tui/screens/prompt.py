@@ -18,7 +18,7 @@ ModalScreen { align: center middle; }
     width: 72;
     max-width: 90%;
     height: auto;
-    border: thick $primary;
+    border: round $primary;
     background: $surface;
     padding: 1 2;
 }

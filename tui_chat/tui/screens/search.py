@@ -37,7 +37,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     SearchScreen > #search {
         width: 90%;
         height: 80%;
-        border: thick $primary;
+        border: round $primary;
         background: $surface;
         padding: 0 1;
     }

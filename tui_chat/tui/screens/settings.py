@@ -57,7 +57,7 @@ class SettingsScreen(ModalScreen[bool]):
         width: 84;
         max-width: 95%;
         height: 90%;
-        border: thick $primary;
+        border: round $primary;
         background: $surface;
         padding: 0 1;
     }

@@ -53,7 +53,7 @@ class ChatPane(VerticalScroll, can_focus=True):
         Binding("home,g", "select_first", "First message", show=False),
         Binding("end,G", "select_last", "Last message", show=False),
         Binding("c,y", "copy_message", "Copy"),
-        Binding("p", "app.toggle_pin", "Pin/unpin"),
+        Binding("p", "screen.toggle_pin", "Pin/unpin"),
         Binding("enter,i,escape", "focus_composer", "Compose"),
     ]
 

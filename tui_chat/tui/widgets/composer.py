@@ -23,8 +23,9 @@ class Composer(TextArea):
         height: auto;
         min-height: 3;
         max-height: 12;
-        border: tall $border-blurred;
-        &:focus { border: tall $border; }
+        border: round $border-blurred;
+        padding: 0 1;
+        &:focus { border: round $border; }
     }
     """
 

@@ -22,7 +22,6 @@ class ConversationList(Vertical):
 
     DEFAULT_CSS = """
     ConversationList {
-        dock: left;
         width: 34;
         border-right: vkey $border-blurred;
         background: $surface;

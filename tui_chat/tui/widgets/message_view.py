@@ -35,6 +35,7 @@ class MessageView(Vertical):
         & > .header { height: 1; color: $text-muted; }
         & > .user-text { height: auto; }
         & > Markdown { margin: 0; padding: 0; }
+        & > Markdown > *:last-child { margin-bottom: 0; }
         & > .status { height: auto; color: $text-warning; display: none; }
         & > .status.-error { color: $text-error; }
         & > Horizontal { height: auto; }

@@ -78,22 +78,18 @@ def totals(summaries: list[Summary], active_id: int | None, rate: float | None) 
     if active is not None:
         lines.append(
             Content.assemble(
-                f"in force: {active.covered_messages} msgs, ",
+                f"in force: {active.covered_messages} msgs · ",
                 f"{tokens(active.source_tokens)} → {tokens(active.summary_tokens)} ",
                 (f"−{active.reduction:.0%}", "$text-success"),
-                f" · ids {retention(active)}",
             )
         )
+        lines.append(Content(f"identifiers kept: {retention(active)}"))
     source = sum(s.source_tokens for s in completed)
     summary = sum(s.summary_tokens for s in completed)
     if completed and source:
-        kept = sum(s.identifiers_kept for s in completed)
-        total = sum(s.identifiers_total for s in completed)
-        ids = f" · ids {kept}/{total}" if total else ""
         lines.append(
             Content(
-                f"all versions: {tokens(source)} → {tokens(summary)} "
-                f"(−{1 - summary / source:.0%}){ids}"
+                f"all versions: {tokens(source)} → {tokens(summary)} (−{1 - summary / source:.0%})"
             )
         )
     return Content("\n").join(lines)
@@ -137,7 +133,6 @@ class SummaryTimeline(Vertical):
 
     DEFAULT_CSS = """
     SummaryTimeline {
-        dock: right;
         width: 46;
         border-left: vkey $border-blurred;
         background: $surface;

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("system", "system", "$secondary"),
-    ("anchors", "anchors", "$warning"),
+    ("anchors", "pins", "$warning"),
     ("summary", "summary", "$success"),
     ("recall", "recall", "$accent-lighten-2"),
     ("recent", "recent", "$primary"),
@@ -94,11 +94,11 @@ class TokenGauge(Widget):
         legend: list[Content | tuple[str, str] | str] = []
         for key, name, style in SECTIONS:
             legend.append(("■ ", style))
-            legend.append(f"{name} {tokens(int(breakdown.sections.get(key, 0)))}  ")
+            legend.append(f"{name} {tokens(int(breakdown.sections.get(key, 0)))} ")
         if breakdown.trigger_tokens:
-            legend.append(("┃ ", "bold $text-error"))
-            legend.append(f"compact at {tokens(breakdown.trigger_tokens)}  ")
-        legend.append(f"≈{tokens(breakdown.calibrated_tokens)} calibrated  ")
+            legend.append(("┃", "bold $text-error"))
+            legend.append(f"compact {tokens(breakdown.trigger_tokens)} ")
+        legend.append(f"≈{tokens(breakdown.calibrated_tokens)} cal ")
         legend.append((usd(self.cost), "bold"))
         if self.paused:
             legend.append(("  auto-compaction paused", "bold $text-error"))
