@@ -64,7 +64,7 @@ async def test_dropped_stream_is_stored_incomplete_and_retry_replaces_it(
     assert outcome.error is not None and outcome.error.kind == "incomplete"
     assert outcome.reply.status == "incomplete" and outcome.reply.text
     stored = await service.store.list_messages(conv.id)
-    assert [m.text for m in stored][0] == "tell me a story"
+    assert stored[0].text == "tell me a story"
     retried = await service.retry(conv.id)
     assert retried.error is None and retried.reply.status == "complete"
     body = fake_anthropic.message_requests[-1].body
@@ -153,13 +153,11 @@ async def test_each_preset_compacts_when_and_how_it_says(
     service.subscribe(
         lambda e: finished.append(e.summary.version) if isinstance(e, CompactionFinished) else None
     )
-    turns_done = 0
     first_at: int | None = None
     for i in range(1, 16):
         await chat(service, conv.id, [long_turn(i)])
-        turns_done += 1
         if finished and first_at is None:
-            first_at = turns_done
+            first_at = i
     versions = await service.summaries(conv.id)
     assert versions, f"{preset} never compacted"
     assert all(v.status == "completed" for v in versions)
@@ -259,8 +257,6 @@ async def test_two_engines_never_make_two_versions_for_one_boundary(
         await a.send(conv.id, long_turn(i))
     await a.worker.wait()
     # Both engines race for the same boundary.
-    for version in await a.summaries(conv.id):
-        pass
     await a.activate(conv.id, 0)
     results = await asyncio.gather(
         a.worker.compact(conv.id, trigger="auto"),

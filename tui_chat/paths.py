@@ -6,6 +6,7 @@ the platform's user data and config directories are used. Directories are create
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -20,10 +21,8 @@ def _home() -> Path | None:
 def ensure_private_dir(path: Path) -> Path:
     """Create ``path`` (and parents) if missing and make it private (0700)."""
     path.mkdir(parents=True, exist_ok=True)
-    try:
+    with contextlib.suppress(OSError):  # e.g. a directory owned by someone else
         path.chmod(0o700)
-    except OSError:  # pragma: no cover - e.g. a directory owned by someone else
-        pass
     return path
 
 

@@ -19,7 +19,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -69,7 +69,7 @@ class CompactionWorker:
         *,
         emit: Callable[[EngineEvent], None],
         policy_for: Callable[[Conversation], Policy],
-        projected_tokens: Callable[[Conversation], asyncio.Future[tuple[int, int]]] | None = None,
+        projected_tokens: Callable[[Conversation], Awaitable[tuple[int, int]]] | None = None,
         lease_seconds: float = LEASE_SECONDS,
     ) -> None:
         """Create a worker.
@@ -176,7 +176,7 @@ class CompactionWorker:
             return 0.0
         failed_at = datetime.fromisoformat(newest.completed_at).timestamp()
         wait = BACKOFF_BASE_SECONDS * 2 ** (failures - 1)
-        return max(0.0, failed_at + wait - time.time())
+        return float(max(0.0, failed_at + wait - time.time()))
 
     async def paused(self, conversation_id: str) -> bool:
         """True when auto-compaction is paused after three consecutive failures."""

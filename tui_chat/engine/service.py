@@ -27,7 +27,7 @@ from tui_chat.engine.events import EngineEvent, EventCallback
 from tui_chat.engine.session import ChatSession, SendOutcome
 from tui_chat.engine.transfer import export_json, export_markdown, import_conversation
 from tui_chat.llm.client import ClaudeClient
-from tui_chat.llm.models import ModelInfo, cost_usd, model_info
+from tui_chat.llm.models import ModelInfo, base_model_id, cost_usd, model_info
 from tui_chat.store.repository import NotFound, Store
 
 __all__ = ["ChatService", "CompactionError", "NotFound", "SettingError"]
@@ -122,7 +122,8 @@ class ChatService:
 
     def info_for(self, model: str) -> ModelInfo:
         """A model's window, output limit and prices (config overrides applied)."""
-        return model_info(model, self.config.models.get(model))
+        overrides = self.config.models.get(model) or self.config.models.get(base_model_id(model))
+        return model_info(model, overrides)
 
     async def calibration(self, model: str) -> float:
         """The real/estimated input ratio learned for a model."""

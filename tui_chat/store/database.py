@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from pathlib import Path
@@ -20,10 +21,8 @@ class StoreError(Exception):
 def _private_file(path: Path) -> None:
     """Create ``path`` empty with mode 0600 if it does not exist yet."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
+    with contextlib.suppress(OSError):  # a directory we do not own
         path.parent.chmod(0o700)
-    except OSError:  # pragma: no cover - a directory we do not own
-        pass
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
@@ -33,10 +32,8 @@ def _tighten(path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         candidate = Path(f"{path}{suffix}")
         if candidate.exists():
-            try:
+            with contextlib.suppress(OSError):
                 candidate.chmod(0o600)
-            except OSError:  # pragma: no cover
-                pass
 
 
 async def read_schema_version(db: aiosqlite.Connection, path: Path) -> int:

@@ -8,8 +8,8 @@ failing with ``database is locked``.
 from __future__ import annotations
 
 import asyncio
-import os
 import json
+import os
 import sqlite3
 import time
 import uuid
@@ -197,12 +197,12 @@ class Store:
     async def _one(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
         async with self._db.execute(sql, params) as cursor:
             row = await cursor.fetchone()
-        return row  # type: ignore[no-any-return]
+        return row
 
     async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         async with self._db.execute(sql, params) as cursor:
             rows = await cursor.fetchall()
-        return list(rows)  # type: ignore[arg-type]
+        return list(rows)
 
     # -- conversations -------------------------------------------------------------------
 
