@@ -33,11 +33,11 @@ TURNS: list[tuple[str, str]] = [
         "Use `VARCHAR(32)` with a unique index — SKUs are at most 24 characters today, so 32 "
         "leaves room. In `app/models.py`:\n\n"
         "```python\nsku = db.Column(db.String(32), unique=True, nullable=False, index=True)\n```\n\n"
-        "Generate the revision with `flask db migrate -m \"sku varchar\"` and review it.",
+        'Generate the revision with `flask db migrate -m "sku varchar"` and review it.',
     ),
     (
         "The copy script fails on `stock_movements` with "
-        "`invalid input syntax for type timestamp: \"1710403200\"`.",
+        '`invalid input syntax for type timestamp: "1710403200"`.',
         "SQLite stored those as Unix epochs. Convert while copying: "
         "`to_timestamp(1710403200)` in SQL, or in Python "
         "`datetime.fromtimestamp(value, tz=UTC)`. Patch `scripts/copy_data.py` line 88 to "
@@ -66,7 +66,7 @@ TURNS: list[tuple[str, str]] = [
         "What connection pool settings for gunicorn with 4 workers?",
         "With 4 sync workers use `pool_size=5, max_overflow=5` per worker: at most 40 "
         "connections, under Postgres' default `max_connections=100`. Set "
-        "`SQLALCHEMY_ENGINE_OPTIONS = {\"pool_pre_ping\": True, \"pool_size\": 5}`.",
+        '`SQLALCHEMY_ENGINE_OPTIONS = {"pool_pre_ping": True, "pool_size": 5}`.',
     ),
     (
         "The `/reports/monthly` endpoint got slower: 2.4 s instead of 300 ms.",

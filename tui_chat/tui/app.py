@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tui_chat.config import Config
@@ -75,6 +76,8 @@ class ChatApp(App[None]):
         self._owns_service = service is None
         self._unsubscribe: Callable[[], None] | None = None
         self.bridge: EngineBridge | None = None
+        self._startup_error: str | None = None
+        self._initial_conversation_id: str | None = None
 
     @property
     def service(self) -> ChatService:
@@ -93,40 +96,44 @@ class ChatApp(App[None]):
         return screen
 
     async def on_load(self) -> None:
-        """Open the engine before the first screen is composed."""
-        if self._service is None:
-            from tui_chat.engine.service import ChatService
+        """Open the engine and find the conversation before the first screen is composed."""
+        from tui_chat.engine.service import ChatService, NotFound
 
-            try:
+        try:
+            if self._service is None:
                 self._service = await ChatService.open(self.config, self.db_path)
-            except Exception as exc:  # a newer or unreadable database: say why and leave
-                self.exit(return_code=1, message=f"tui-chat: cannot open the database: {exc}")
+            if self.conversation_ref is not None:
+                conversation = await self._service.resolve(self.conversation_ref)
+            else:
+                infos = await self._service.list_conversations()
+                conversation = (
+                    infos[0].conversation if infos else await self._service.new_conversation()
+                )
+        except NotFound as exc:
+            self._startup_error = f"tui-chat: {exc}"
+        except Exception as exc:  # a newer or unreadable database: say why and leave
+            self._startup_error = f"tui-chat: cannot open the database: {exc}"
+        else:
+            self._initial_conversation_id = conversation.id
+            return
+        self.exit(return_code=1, message=self._startup_error)
 
-    def get_default_screen(self) -> MainScreen:
-        """The main screen."""
+    def get_default_screen(self) -> Screen[None]:
+        """The main screen (a blank one when start-up failed and the app is leaving)."""
+        if self._startup_error is not None:
+            return Screen()
         from tui_chat.tui.screens.main import MainScreen
 
         return MainScreen()
 
     async def on_mount(self) -> None:
-        """Connect engine events to the main screen and open the conversation."""
-        from tui_chat.engine.service import NotFound
-
-        if self._service is None:
+        """Connect engine events to the main screen and show the conversation."""
+        if self._initial_conversation_id is None:
             return
         main = self.main_screen
         self.bridge = EngineBridge(main)
         self._unsubscribe = self.service.subscribe(self.bridge)
-        if self.conversation_ref is not None:
-            try:
-                conversation = await self.service.resolve(self.conversation_ref)
-            except NotFound as exc:
-                self.exit(return_code=1, message=f"tui-chat: {exc}")
-                return
-        else:
-            infos = await self.service.list_conversations()
-            conversation = infos[0].conversation if infos else await self.service.new_conversation()
-        await main.open_conversation(conversation.id)
+        await main.open_conversation(self._initial_conversation_id)
 
     async def on_unmount(self) -> None:
         """Stop listening and close the engine if this app opened it."""

@@ -70,7 +70,10 @@ class MessageView(Vertical):
         else:
             yield Static(inert_content(self.message.text), classes="user-text")
         yield Static(self._status(), classes="status")
-        yield Button("Retry", id="retry", compact=True, variant="warning", action="app.retry_reply")
+        if self.message.role == "assistant":
+            yield Button(
+                "Retry", id="retry", compact=True, variant="warning", action="app.retry_reply"
+            )
 
     def on_mount(self) -> None:
         """Apply the status classes once the children exist."""

@@ -1,0 +1,83 @@
+"""Fixtures for the TUI tests: configs with and without a key, an open engine, app helpers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tests.fake_anthropic import FakeAnthropic
+from tui_chat.config import Config, load_config
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.app import ChatApp
+
+FIXED_NOW = datetime(2026, 3, 14, 10, 30, tzinfo=UTC)
+"""The clock of every test app: ages are measured from here."""
+
+SIZE = (120, 36)
+
+
+def _write_config(home: Path) -> None:
+    # No SDK retries: an error the fake server sends reaches the UI at once.
+    config_dir = home / "config"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "config.toml").write_text("[api]\nmax_retries = 0\ntimeout = 20\n")
+
+
+@pytest.fixture(autouse=True)
+def utc_timezone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Show times in UTC whatever the machine's zone, so snapshots are stable."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def no_key_config(isolated_env: Path) -> Config:
+    """A config without an API key."""
+    _write_config(isolated_env)
+    return load_config()
+
+
+@pytest.fixture
+def key_config(
+    isolated_env: Path, fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> Config:
+    """A config whose key and base URL point at the fake Anthropic server."""
+    _write_config(isolated_env)
+    for name, value in fake_anthropic.env().items():
+        monkeypatch.setenv(name, value)
+    return load_config()
+
+
+@pytest.fixture
+async def service(no_key_config: Config) -> AsyncIterator[ChatService]:
+    """An open engine without a key."""
+    engine = await ChatService.open(no_key_config)
+    yield engine
+    await engine.close()
+
+
+@pytest.fixture
+async def keyed_service(key_config: Config) -> AsyncIterator[ChatService]:
+    """An open engine talking to the fake server."""
+    engine = await ChatService.open(key_config)
+    yield engine
+    await engine.close()
+
+
+def make_app(service: ChatService, ref: str | None = None, **kwargs: object) -> ChatApp:
+    """A test app over an open engine, with a fixed clock and no cursor blink."""
+    return ChatApp(
+        service.config,
+        conversation_ref=ref,
+        service=service,
+        clock=lambda: FIXED_NOW,
+        cursor_blink=False,
+        **kwargs,  # type: ignore[arg-type]
+    )
