@@ -838,17 +838,11 @@ class _Builder:
         sections["recall"] = count(recall_text)
         context_parts = [part for part in (summary_text, anchors_text, recall_text) if part]
         if context_parts:
-            text_parts.append(f"{SINGLE_CONTEXT_HEADER}\n\n" + "\n\n".join(context_parts))
-            first = next(
-                k
-                for k, v in (
-                    ("summary", summary_text),
-                    ("anchors", anchors_text),
-                    ("recall", recall_text),
-                )
-                if v
-            )
-            sections[first] += count(SINGLE_CONTEXT_HEADER)
+            # Seed 000's header; the summary line only when there is a summary.
+            header = SINGLE_CONTEXT_HEADER if summary_text else "[CONVERSATION CONTEXT]"
+            text_parts.append("\n\n".join([header, *context_parts]))
+            first = "summary" if summary_text else "anchors" if anchors_text else "recall"
+            sections[first] += count(header)
         lines = [f"{piece.role.upper()}: {render_content(piece.content)}" for piece in pieces]
         candidate.sent_ids.extend(piece.source.id for piece in pieces if piece.source is not None)
         sections["recent"] = sum(count(line) for line in lines)
