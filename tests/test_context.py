@@ -806,3 +806,18 @@ def test_big_windows_never_drop(inp: ContextInputs) -> None:
     assert built.dropped_message_ids == ()
     assert list(built.anchor_ids) == _expected_memory_anchors(roomy, built)
     assert not any("usable window" in w for w in built.breakdown.warnings)
+
+
+def test_pin_in_a_dropped_turn_moves_to_the_memory_block() -> None:
+    h = History()
+    raw = [m for i in range(8) for m in h.turn(f"q{i} " + "word " * 200, f"a{i}")]
+    pinned = raw[0]
+    per_turn = raw[0].token_count + raw[1].token_count
+    usable = per_turn * 4
+    built = build_request(
+        inputs(raw, "now", window=usable + 1_000, max_output=1_000, anchors=[pin(pinned, "keep")])
+    )
+    assert built.fits and pinned.id in built.dropped_message_ids
+    assert built.anchor_ids == (pinned.id,)
+    assert "keep" in built.request["system"][1]["text"]
+    assert built.breakdown.input_tokens <= built.breakdown.usable
