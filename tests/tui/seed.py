@@ -32,7 +32,9 @@ TURNS: list[tuple[str, str]] = [
         "Our `Item.sku` column is TEXT in SQLite; what type in Postgres?",
         "Use `VARCHAR(32)` with a unique index — SKUs are at most 24 characters today, so 32 "
         "leaves room. In `app/models.py`:\n\n"
-        "```python\nsku = db.Column(db.String(32), unique=True, nullable=False, index=True)\n```\n\n"
+        "```python\n"
+        "sku = db.Column(db.String(32), unique=True, nullable=False, index=True)\n"
+        "```\n\n"
         'Generate the revision with `flask db migrate -m "sku varchar"` and review it.',
     ),
     (
