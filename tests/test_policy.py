@@ -19,7 +19,7 @@ from tui_chat.core.policy import (
     trigger_state,
 )
 from tui_chat.core.presets import PRESETS, Policy
-from tui_chat.core.turns import group_turns, starts_turn
+from tui_chat.core.turns import group_turns, is_complete_turn, starts_turn
 
 
 class Conversation:
@@ -83,30 +83,62 @@ def state(**changes: object) -> TriggerState:
 # --------------------------------------------------------------------------- triggers
 
 
-def test_turns_preset_fires_at_turns_4_7_10_and_folds_blocks_of_three() -> None:
-    """Seed 001: summaries at turns 4, 7, 10 …, each folding the previous three turns."""
+def _turns_run(turns: int, *, check_after_reply: bool) -> tuple[list[int], list[list[int]]]:
+    """Chat ``turns`` turns under the turns preset, compacting whenever the trigger fires.
+
+    Returns the turns at which it fired and, for each turn, the turns the summaries cover
+    when that turn's request is sent.
+    """
     policy = PRESETS["turns"]
     conv = Conversation()
     covered = 0
     fired: list[int] = []
-    folded: list[tuple[int, int]] = []
-    for _ in range(12):
-        conv.ask()
-        # Before the send, with the new user message saved.
+    sent_with: list[list[int]] = []
+
+    def check() -> None:
+        nonlocal covered
         raw = conv.messages[covered:]
         if compaction_due(policy, trigger_state(raw, projected_tokens=0, usable_window=10_000)):
             fired.append(conv.turn)
             count = plan_boundary(policy, raw)
             assert count > 0
-            folded.append((raw[0].turn, raw[count - 1].turn))
             covered += count
+
+    for _ in range(turns):
+        conv.ask()
+        check()  # before the send, with the new user message saved
+        sent_with.append(sorted({m.turn for m in conv.messages[:covered]}))
         conv.answer()
-        # After the reply: the just-completed turn is the current one, never folded.
-        raw = conv.messages[covered:]
-        after = trigger_state(raw, projected_tokens=0, usable_window=10_000)
-        assert compaction_due(policy, after) is None
+        if check_after_reply:
+            check()
+    return fired, sent_with
+
+
+def test_turns_preset_summarises_each_block_of_three_for_turns_4_7_10() -> None:
+    """Seed 001: turn 4 is sent as [Summary(1-3), Turn4], turn 7 with (4-6) added …"""
+    fired, sent_with = _turns_run(10, check_after_reply=True)
+    # Fired once turn 3, 6, 9 had their replies: the summary is ready before the next turn.
+    assert fired == [3, 6, 9]
+    assert sent_with[3] == [1, 2, 3]  # turn 4
+    assert sent_with[6] == [1, 2, 3, 4, 5, 6]  # turn 7
+    assert sent_with[9] == list(range(1, 10))  # turn 10
+    assert sent_with[:3] == [[], [], []]
+    assert sent_with[4] == sent_with[5] == [1, 2, 3]
+
+
+def test_turns_preset_checked_only_before_sends_fires_at_turns_4_7_10() -> None:
+    fired, sent_with = _turns_run(10, check_after_reply=False)
     assert fired == [4, 7, 10]
-    assert folded == [(1, 3), (4, 6), (7, 9)]
+    assert sent_with[3] == [1, 2, 3] and sent_with[6] == list(range(1, 7))
+
+
+def test_turns_preset_folds_one_block_at_a_time() -> None:
+    conv = Conversation()
+    for _ in range(7):
+        conv.turn_with_tools(1)
+    count = plan_boundary(PRESETS["turns"], conv.messages)
+    assert count == 12  # turns 1-3, four messages each
+    assert {m.turn for m in conv.messages[:count]} == {1, 2, 3}
 
 
 def test_turns_trigger_catches_up_after_a_failure() -> None:
@@ -242,7 +274,7 @@ def test_compaction_level_follows_seed_003(used: float, level: str, rate: float)
 # --------------------------------------------------------------------------- boundaries
 
 
-def test_trigger_state_counts_foldable_turns_and_tokens() -> None:
+def test_trigger_state_counts_complete_turns_and_tokens() -> None:
     conv = Conversation()
     conv.turn_with_tools(2, tokens=7)
     conv.turn_with_tools(0, tokens=7)
@@ -251,9 +283,13 @@ def test_trigger_state_counts_foldable_turns_and_tokens() -> None:
         conv.messages, projected_tokens=123, usable_window=1_000, consecutive_failures=1
     )
     assert measured.unsummarized_tokens == 7 * len(conv.messages)
-    assert measured.unsummarized_turns == 2
+    assert measured.unsummarized_turns == 2  # turn 3 waits for its answer
     assert measured.current_turn == 3
     assert (measured.projected_tokens, measured.consecutive_failures) == (123, 1)
+    conv.tool_round("pending")
+    assert trigger_state(conv.messages, projected_tokens=0, usable_window=1).unsummarized_turns == 2
+    conv.answer()
+    assert trigger_state(conv.messages, projected_tokens=0, usable_window=1).unsummarized_turns == 3
     empty = trigger_state([], projected_tokens=0, usable_window=1_000)
     assert (empty.unsummarized_turns, empty.current_turn, empty.unsummarized_tokens) == (0, 0, 0)
 
@@ -280,12 +316,17 @@ def test_threshold_keeps_six_messages() -> None:
     assert plan_boundary(PRESETS["threshold"], conv.messages) == 6
 
 
-def test_nothing_to_fold_in_a_single_turn() -> None:
+def test_a_turn_waiting_for_its_answer_is_never_folded() -> None:
     conv = Conversation()
-    conv.turn_with_tools(3)
+    conv.ask()
+    conv.tool_round("t1")
     for policy in PRESETS.values():
         assert plan_boundary(policy, conv.messages, manual=True) == 0
     assert plan_boundary(PRESETS["window"], []) == 0
+    conv.answer()
+    # Once answered, only a policy that keeps nothing verbatim may fold it (seed 001).
+    folded = {name: plan_boundary(p, conv.messages, manual=True) for name, p in PRESETS.items()}
+    assert folded == {"threshold": 0, "turns": 4, "window": 0, "hybrid": 0, "session": 0}
 
 
 def test_turns_preset_waits_for_a_full_block_unless_manual() -> None:
@@ -372,9 +413,13 @@ def test_plan_boundary_never_splits_a_turn(
     if not turns:
         assert count == 0
         return
-    # The current (last) turn always stays.
-    assert count <= len(messages) - len(turns[-1])
-    if count:
+    last_done = is_complete_turn(turns[-1])
+    keeps_nothing = policy.keep_recent == 0 and policy.keep_recent_tokens is None
+    if not (last_done and keeps_nothing):
+        # A turn waiting for its answer always stays; so does the last turn when anything is
+        # kept verbatim.
+        assert count <= len(messages) - len(turns[-1])
+    if 0 < count < len(messages):
         kept = messages[count:]
         # The first kept message opens a turn: no tool_result without its tool_use.
         assert starts_turn(kept[0].role, kept[0].content)
@@ -388,6 +433,6 @@ def test_plan_boundary_never_splits_a_turn(
             )
         else:
             assert len(kept) >= policy.keep_recent
-        if policy.trigger == "turns" and policy.strategy == "segments" and not manual:
-            folded_turns = [t for t in turns if t[0].id <= messages[count - 1].id]
-            assert len(folded_turns) == policy.every_turns
+    if count and policy.trigger == "turns" and policy.strategy == "segments" and not manual:
+        folded_turns = [t for t in turns if t[0].id <= messages[count - 1].id]
+        assert len(folded_turns) == policy.every_turns

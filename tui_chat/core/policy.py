@@ -7,7 +7,7 @@ conversation, builds a :class:`TriggerState` (usually with :func:`trigger_state`
 :func:`plan_boundary` when the work starts.
 
 Cuts fall only between whole turns, so a ``tool_use`` is never separated from its
-``tool_result``, and the current (newest) turn is never folded.
+``tool_result``, and a turn still waiting for its final answer is never folded.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from tui_chat.core.turns import (
     boundary_for_keep_recent,
     boundary_for_token_budget,
     group_turns,
+    is_complete_turn,
     message_tokens,
 )
 
@@ -52,8 +53,8 @@ class TriggerState:
     unsummarized_tokens: int
     """Tokens of the raw messages after the active version's coverage."""
     unsummarized_turns: int
-    """Turns after the coverage that a compaction could fold: every turn but the current
-    (newest) one. At the start of turn 4 with nothing summarised this is 3."""
+    """Complete turns after the coverage: the last turn counts once its final answer is in.
+    After the reply of turn 3 (or at the start of turn 4) with nothing summarised this is 3."""
     current_turn: int
     """Turn number of the newest message (0 when there is none)."""
     projected_tokens: int
@@ -63,7 +64,8 @@ class TriggerState:
     last_reduction: float | None
     """Reduction (:attr:`Summary.reduction`) of the newest completed version, if any."""
     tokens_at_last_compaction: int | None
-    """``projected_tokens`` when the newest completed version became active, if known."""
+    """The request size the newest completed version was measured against: the projected
+    request when it became active, or failing that its ``source_tokens``."""
     consecutive_failures: int
     """Failed versions in a row since the last completed one."""
 
@@ -79,15 +81,15 @@ def trigger_state(
 ) -> TriggerState:
     """Measure the raw messages after the active coverage into a :class:`TriggerState`.
 
-    Tokens are the stored ``token_count`` of each message (counted only when missing); the
-    foldable turns are all turns but the current one.
+    Tokens are the stored ``token_count`` of each message (counted only when missing); turns
+    are all turns after the coverage but a last one still waiting for its final answer.
 
     Args:
         raw_messages: The messages after the active version's coverage, in order.
         projected_tokens: The next request's estimated input tokens.
         usable_window: The window minus the reply's ``max_tokens``.
         last_reduction: Reduction of the newest completed version.
-        tokens_at_last_compaction: ``projected_tokens`` when that version became active.
+        tokens_at_last_compaction: The request size that version was measured against.
         consecutive_failures: Failed versions in a row.
 
     Returns:
@@ -97,7 +99,7 @@ def trigger_state(
     counter = get_counter()
     return TriggerState(
         unsummarized_tokens=sum(message_tokens(m, counter) for m in raw_messages),
-        unsummarized_turns=max(0, len(turns) - 1),
+        unsummarized_turns=len(turns) - (0 if not turns or is_complete_turn(turns[-1]) else 1),
         current_turn=raw_messages[-1].turn if raw_messages else 0,
         projected_tokens=projected_tokens,
         usable_window=usable_window,
@@ -122,9 +124,10 @@ def compaction_due(policy: Policy, state: TriggerState) -> str | None:
 
     The ``tokens`` trigger fires when the unsummarised tokens exceed ``threshold_tokens``
     (seed 000; seed 004's 800-token recent window). The ``turns`` trigger fires as soon as a
-    full block of ``every_turns`` foldable turns waits, i.e. at turns 4, 7, 10 … for 3 (seed
-    001), and keeps firing while blocks are behind. The ``ratio`` trigger fires when the
-    projected request reaches ``ratio`` of the usable window (seeds 002 and 003).
+    full block of ``every_turns`` complete turns waits: after the reply of turn 3 (or, at the
+    latest, at the start of turn 4), so turns 4, 7, 10 … are sent with the previous block
+    summarised (seed 001); it keeps firing while blocks are behind. The ``ratio`` trigger
+    fires when the projected request reaches ``ratio`` of the usable window (seeds 002 and 003).
 
     Auto-compaction pauses after :data:`MAX_CONSECUTIVE_FAILURES` failures in a row. The thrash
     guard: when the newest version cut less than :data:`MIN_REDUCTION` of its source tokens,
@@ -189,46 +192,50 @@ def emergency_due(policy: Policy, projected_tokens: int, usable_window: int) -> 
 def plan_boundary(policy: Policy, raw_messages: Sequence[Message], *, manual: bool = False) -> int:
     """Choose how many leading raw messages the next version folds in.
 
-    Only whole turns are folded and the current (newest) turn never is. The verbatim tail is
-    ``keep_recent`` messages rounded out to whole turns, or ``keep_recent_tokens`` when set
-    (seed 004). With the ``turns`` trigger and the ``segments`` strategy (seed 001) one block
-    of exactly ``every_turns`` turns is folded per version: at turn 4 turns 1-3, at turn 7
-    turns 4-6; a manual compaction may fold a shorter block.
+    Only whole turns are folded, and a turn still waiting for its final answer never is. The
+    verbatim tail is ``keep_recent`` messages rounded out to whole turns (which always keeps the
+    last turn), or the ``keep_recent_tokens`` recent window (seed 004). With ``keep_recent`` 0
+    a finished last turn may be folded too: seed 001 summarises turns 1-3 once turn 3 is answered,
+    so turn 4 is sent as ``[Summary(1-3), Turn4]``. With the ``turns`` trigger and the
+    ``segments`` strategy one block of exactly ``every_turns`` turns is folded per version
+    (turns 1-3, then 4-6 …); a manual compaction may fold a shorter block.
 
     Args:
         policy: The conversation's policy.
         raw_messages: The messages after the active version's coverage, in order.
-        manual: True for a user-requested compaction (folds what it can).
+        manual: True for a user-requested (or emergency) compaction: folds what it can.
 
     Returns:
         The number of leading messages to fold; 0 when there is nothing to do.
     """
     turns = group_turns(raw_messages)
-    if len(turns) < 2:
+    if not turns:
         return 0
-    # Never the current turn.
-    limit = len(raw_messages) - len(turns[-1])
+    last_done = is_complete_turn(turns[-1])
     if policy.keep_recent_tokens is not None:
-        keep = boundary_for_token_budget(raw_messages, get_counter(), policy.keep_recent_tokens)
+        limit = boundary_for_token_budget(raw_messages, get_counter(), policy.keep_recent_tokens)
+    elif policy.keep_recent <= 0 and last_done:
+        limit = len(raw_messages)
     else:
-        keep = boundary_for_keep_recent(raw_messages, policy.keep_recent)
-    limit = min(limit, keep)
-    if limit <= 0:
-        return 0
-    if policy.trigger == "turns" and policy.strategy == "segments":
-        every = max(1, policy.every_turns)
-        size = sum(len(turn) for turn in turns[:every])
-        if len(turns) - 1 >= every and size <= limit:
-            return size
-        if not manual:
-            return 0
-    # Round down to a turn edge in case a helper returned a cut inside a turn.
+        limit = boundary_for_keep_recent(raw_messages, policy.keep_recent)
+    if not last_done:
+        limit = min(limit, len(raw_messages) - len(turns[-1]))
+    # Whole turns only, whatever the helpers returned.
+    foldable: list[int] = []
     edge = 0
     for turn in turns:
         if edge + len(turn) > limit:
             break
         edge += len(turn)
-    return edge
+        foldable.append(edge)
+    if not foldable:
+        return 0
+    if policy.trigger == "turns" and policy.strategy == "segments":
+        every = max(1, policy.every_turns)
+        if len(foldable) >= every:
+            return foldable[every - 1]
+        return foldable[-1] if manual else 0
+    return foldable[-1]
 
 
 def compaction_level(used_ratio: float) -> tuple[str, float]:
