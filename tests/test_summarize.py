@@ -684,3 +684,33 @@ def test_a_lone_segment_over_budget_is_condensed() -> None:
     offline = run(ExtractiveSummarizer().summarize(replace(request, messages=ENGLISH * 20)))
     assert segments_tokens(offline.segments) <= 40
     assert offline.text.strip()
+
+
+def test_message_body_renders_tools_and_leaves_thinking_out() -> None:
+    message = msg(
+        1,
+        "assistant",
+        "",
+        1,
+        [
+            {"type": "thinking", "thinking": "SECRET-REASONING"},
+            {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"q": "3.13"}},
+            {
+                "type": "web_search_tool_result",
+                "tool_use_id": "s1",
+                "content": [
+                    {"type": "web_search_result", "title": "What's new", "url": "https://d.org/3"}
+                ],
+            },
+            {"type": "tool_result", "tool_use_id": "x", "content": "boom", "is_error": True},
+            {"type": "text", "text": "Done."},
+        ],
+    )
+    assert message_body(message) == (
+        '[tool call web_search] {"q": "3.13"}\n'
+        "[tool result] What's new (https://d.org/3)\n"
+        "[tool error] boom\n"
+        "Done."
+    )
+    fallback = msg(2, "user", "plain stored text", 1, [])
+    assert message_body(fallback) == "plain stored text"

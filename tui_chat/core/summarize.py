@@ -111,6 +111,15 @@ class SummaryOutput:
 # --------------------------------------------------------------------------- message text
 
 
+def _inner_text(block: dict[str, Any]) -> str:
+    """Text of one block nested in a tool result (text, a search hit, or its type)."""
+    if block.get("type") == "text":
+        return str(block.get("text") or "")
+    if block.get("url"):
+        return f"{block.get('title') or ''} ({block['url']})".strip()
+    return f"[{block.get('type')}]"
+
+
 def _block_text(block: dict[str, Any]) -> tuple[str, str]:
     """Return ``(kind, text)`` for one content block; kind is text, tool_use or tool_result."""
     kind = str(block.get("type", ""))
@@ -122,11 +131,7 @@ def _block_text(block: dict[str, Any]) -> tuple[str, str]:
     if kind == "tool_result" or kind.endswith("_tool_result"):
         inner = block.get("content")
         if isinstance(inner, list):
-            body = "\n".join(
-                str(b.get("text") or "") if b.get("type") == "text" else f"[{b.get('type')}]"
-                for b in inner
-                if isinstance(b, dict)
-            )
+            body = "\n".join(_inner_text(b) for b in inner if isinstance(b, dict))
         else:
             body = "" if inner is None else str(inner)
         label = "tool error" if block.get("is_error") else "tool result"
