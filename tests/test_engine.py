@@ -168,7 +168,10 @@ async def test_each_preset_compacts_when_and_how_it_says(
         # Compaction runs after the reply of turn 3 is in (the summary is in place for turn 4),
         # one segment per 3-turn block.
         assert first_at == 3
-        assert [list(s.turns) for s in newest.segments][:2] == [[1, 3], [4, 6]]
+        first, second = versions[-1], versions[-2]
+        assert [list(s.turns) for s in first.segments] == [[1, 3]]
+        assert [list(s.turns) for s in second.segments] == [[1, 3], [4, 6]]
+        assert second.parent_id == first.id
     if preset == "threshold":
         # Nothing before more than 8,000 unsummarised tokens existed.
         first = versions[-1]

@@ -33,6 +33,7 @@ from tui_chat.core.summarize import (
     SummaryError,
     SummaryInput,
     SummaryOutput,
+    message_body,
 )
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.turns import group_turns
@@ -273,7 +274,7 @@ class CompactionWorker:
             output = await self._summarize(
                 conversation, policy, parent, messages, row.instructions, pinned, used_ratio
             )
-            source_texts = [m.text for m in messages]
+            source_texts = [message_body(m) for m in messages]
             if parent is not None:
                 source_texts.insert(0, parent.text)
             kept, total = retention(source_texts, output.text)
