@@ -1,0 +1,152 @@
+"""Rows, targets and timing helpers shared by every benchmark group.
+
+A group module exposes ``run(options) -> list[Row]``; ``benchmarks/run.py`` runs each group
+in its own process and prints the rows as one table. Benchmarks print figures: nothing here
+ever fails on a missed target.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository root (holds ``tui_chat/``, ``tests/`` and ``benchmarks/``)."""
+
+LOCOMO_DIR = ROOT.parent / "shared" / "data" / "locomo"
+"""The LoCoMo conversations (``../shared/data/locomo`` from the project's root)."""
+
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a group run may use."""
+
+    quick: bool
+    """Smaller sizes so that every group together finishes in under two minutes."""
+    data_dir: Path
+    """Where generated data (the scale database) lives for this run."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One printed figure."""
+
+    group: str
+    figure: str
+    value: float | None
+    unit: str
+    target: str | None = None
+    """``"<= 10"`` or ``">= 75"`` (in ``unit``), or ``None`` for an informational figure."""
+    met: bool | None = None
+    """Whether ``value`` meets ``target`` (``None`` without a target or a value)."""
+    ratio: float | None = None
+    """Ratio to the baseline measured in the same run, where one exists (table only)."""
+    note: str = ""
+    """Why a figure is missing, or what it was measured on (table only)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON row: exactly ``group, figure, value, unit, target, met``."""
+        data = asdict(self)
+        return {key: data[key] for key in ("group", "figure", "value", "unit", "target", "met")}
+
+
+def row(
+    group: str,
+    figure: str,
+    value: float | None,
+    unit: str,
+    *,
+    le: float | None = None,
+    ge: float | None = None,
+    ratio: float | None = None,
+    note: str = "",
+) -> Row:
+    """Build a row, judging ``value`` against an upper (``le``) or lower (``ge``) target."""
+    target: str | None = None
+    met: bool | None = None
+    if le is not None:
+        target = f"<= {le:g}"
+        met = None if value is None else value <= le
+    elif ge is not None:
+        target = f">= {ge:g}"
+        met = None if value is None else value >= ge
+    if value is not None:
+        value = round(float(value), 4 if abs(value) < 1 else 2)
+    if ratio is not None:
+        ratio = round(ratio, 3)
+    return Row(group, figure, value, unit, target, met, ratio, note)
+
+
+def missing(group: str, figure: str, unit: str, why: str, *, le: float | None = None) -> Row:
+    """A figure that could not be measured, with the reason (never a made-up value)."""
+    target = f"<= {le:g}" if le is not None else None
+    return Row(group, figure, None, unit, target, None, None, why)
+
+
+def percentile(samples: Sequence[float], p: float) -> float:
+    """The ``p``-th percentile (0–100) by the nearest-rank method."""
+    if not samples:
+        return math.nan
+    ordered = sorted(samples)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def p50(samples: Sequence[float]) -> float:
+    """The median."""
+    return statistics.median(samples) if samples else math.nan
+
+
+async def time_async(
+    call: Callable[[], Awaitable[object]], runs: int, warmup: int = 3
+) -> list[float]:
+    """Wall times of ``runs`` awaited calls in milliseconds (after ``warmup`` untimed ones)."""
+    for _ in range(warmup):
+        await call()
+    samples: list[float] = []
+    gc.collect()
+    for _ in range(runs):
+        start = time.perf_counter()
+        await call()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def time_sync(call: Callable[[], object], runs: int, warmup: int = 3) -> list[float]:
+    """Wall times of ``runs`` calls in milliseconds (after ``warmup`` untimed ones)."""
+    for _ in range(warmup):
+        call()
+    samples: list[float] = []
+    gc.collect()
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far, in MB.
+
+    On Linux ``VmHWM`` is read: ``ru_maxrss`` carries the parent's peak over ``fork`` +
+    ``exec``, which would charge the benchmark driver's memory to the measured process.
+    """
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1024 if sys.platform != "darwin" else peak / 2**20

@@ -1,0 +1,171 @@
+"""Run the tui-chat benchmarks and print one table of figures against their targets.
+
+Usage::
+
+    python benchmarks/run.py [--quick] [--json FILE] [--only GROUP[,GROUP…]] [--data DIR]
+
+Every group runs in a process of its own (one interpreter per group: imports, caches and peak
+memory never leak from one group into another). Data is generated deterministically, with no
+network; the scale database is cached in ``--data`` (default ``benchmarks/.data``) and rebuilt
+when the generator or the schema changes. Targets are reported, never enforced: the exit code
+is 0 unless a group could not run at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import ROOT, Options, Row
+
+GROUPS: tuple[str, ...] = ("tokens", "scale", "quality", "cost", "tui")
+"""Group modules (``benchmarks/<name>.py``), in the order they run."""
+
+GROUP_TIMEOUT = {"quick": 600, "full": 3600}
+
+
+def run_group(name: str, options: Options) -> list[Row]:
+    """Run one group in this process (the child side of :func:`spawn`)."""
+    import importlib
+
+    module = importlib.import_module(f"benchmarks.{name}")
+    rows: list[Row] = module.run(options)
+    return rows
+
+
+def spawn(name: str, options: Options) -> tuple[list[Row], float]:
+    """Run one group in a fresh interpreter; returns its rows and wall time."""
+    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as out:
+        out_path = Path(out.name)
+    command = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "run.py"),
+        "--group",
+        name,
+        "--rows-out",
+        str(out_path),
+        "--data",
+        str(options.data_dir),
+    ]
+    if options.quick:
+        command.append("--quick")
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(
+            command,
+            cwd=ROOT,
+            timeout=GROUP_TIMEOUT["quick" if options.quick else "full"],
+            capture_output=True,
+            text=True,
+        )
+        failure = None if done.returncode == 0 else (done.stderr.strip() or "no output")
+        if failure is None:
+            rows = [Row(**item) for item in json.loads(out_path.read_text())]
+    except subprocess.TimeoutExpired:
+        failure = "timed out"
+    finally:
+        out_path.unlink(missing_ok=True)
+    elapsed = time.perf_counter() - started
+    if failure is not None:
+        print(f"[{name}] failed:\n{failure[-3000:]}", file=sys.stderr)
+        return [Row(name, "group failed to run", None, "", note=failure.splitlines()[-1])], elapsed
+    return rows, elapsed
+
+
+def _value(value: float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}" if abs(value) >= 0.1 else f"{value:.3f}"
+
+
+def table(rows: list[Row], markdown: bool = False) -> str:
+    """The rows as an aligned text table (or a Markdown table)."""
+    header = ["group", "figure", "value", "unit", "target", "met", "vs baseline", "note"]
+    body = [
+        [
+            r.group,
+            r.figure,
+            _value(r.value),
+            r.unit,
+            r.target or "",
+            "" if r.met is None else ("yes" if r.met else "NO"),
+            "" if r.ratio is None else f"{r.ratio:.2f}x",
+            r.note,
+        ]
+        for r in rows
+    ]
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in line) + " |" for line in body]
+        return "\n".join(lines)
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header) - 1)]
+    out = []
+    for line in [header, *body]:
+        cells = [line[i].ljust(widths[i]) for i in range(len(widths))]
+        out.append("  ".join(cells) + "  " + line[-1])
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, under two minutes")
+    parser.add_argument("--json", type=Path, help="also write the rows to this JSON file")
+    parser.add_argument("--markdown", type=Path, help="also write the table as Markdown")
+    parser.add_argument("--only", help="comma-separated groups to run: " + ", ".join(GROUPS))
+    parser.add_argument("--data", type=Path, default=ROOT / "benchmarks" / ".data")
+    parser.add_argument("--group", help=argparse.SUPPRESS)
+    parser.add_argument("--rows-out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.data.mkdir(parents=True, exist_ok=True)
+    options = Options(quick=args.quick, data_dir=args.data.resolve())
+
+    if args.group:  # child process: one group
+        rows = run_group(args.group, options)
+        args.rows_out.write_text(json.dumps([r.__dict__ for r in rows]))
+        return 0
+
+    groups = list(GROUPS)
+    if args.only:
+        wanted = [g.strip() for g in args.only.split(",") if g.strip()]
+        unknown = [g for g in wanted if g not in GROUPS]
+        if unknown:
+            parser.error(f"unknown group(s): {', '.join(unknown)}")
+        groups = [g for g in GROUPS if g in wanted]
+    started = time.perf_counter()
+    all_rows: list[Row] = []
+    failed = 0
+    for name in groups:
+        print(f"running {name} …", file=sys.stderr, flush=True)
+        rows, elapsed = spawn(name, options)
+        failed += any(r.figure == "group failed to run" for r in rows)
+        print(f"  {name}: {elapsed:.1f} s", file=sys.stderr, flush=True)
+        all_rows += rows
+    total = time.perf_counter() - started
+    mode = "quick" if options.quick else "full"
+    print(table(all_rows))
+    met = sum(1 for r in all_rows if r.met is True)
+    judged = sum(1 for r in all_rows if r.met is not None)
+    print(f"\n{mode} run: {met}/{judged} targets met, {total:.0f} s in all")
+    if args.json:
+        args.json.write_text(json.dumps([r.to_json() for r in all_rows], indent=2) + "\n")
+    if args.markdown:
+        args.markdown.write_text(table(all_rows, markdown=True) + "\n")
+    return 1 if failed == len(groups) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,274 @@
+"""Scale: request build, send overhead, search, conversation list and memory on a big database.
+
+The database (``datagen``) holds 1,000 conversations and 200,000 messages (``--quick``: 200
+and 30,000); the big conversation holds 100,000 (20,000) messages under an active summary that
+leaves its newest 1,000 unsummarised, as the app leaves a long conversation; the baseline
+conversation holds 1,000 messages and no summary. Both therefore send about the same raw
+tail: the ratio shows what 99,000 more messages of history cost (the summary lookup and the
+recall search over the compacted prefix).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import ROOT, Options, Row, missing, p50, percentile, row, time_async
+from benchmarks.datagen import FULL, QUICK, ScaleDb, TextMaker, scale_db
+
+GROUP = "scale"
+DRAFTS = 24
+
+
+def drafts(count: int = DRAFTS, seed: int = 7) -> list[str]:
+    """Deterministic user messages to build requests for (each one a different recall query)."""
+    maker = TextMaker(random.Random(seed))
+    return [maker.user_text() for _ in range(count)]
+
+
+def _config(db: Path, **overrides: Any) -> Any:
+    from tui_chat.config import Config
+
+    values: dict[str, Any] = {"db_path": db, "api_key": None}
+    values.update(overrides)
+    return Config(**values)
+
+
+async def _build_figures(data: ScaleDb, runs: int, db: Path) -> list[Row]:
+    from tui_chat.engine.service import ChatService
+
+    service = await ChatService.open(_config(db), db)
+    texts = drafts()
+    rows: list[Row] = []
+    try:
+        results: dict[str, float] = {}
+        for label, cid in (("1k", data.medium_id), ("big", data.big_id)):
+            index = 0
+
+            async def build(cid: str = cid) -> None:
+                nonlocal index
+                index += 1
+                await service.context(cid, texts[index % len(texts)])
+
+            results[label] = p50(await time_async(build, runs))
+        big = data.spec.big
+        ratio = results["big"] / results["1k"]
+        rows.append(
+            row(
+                GROUP,
+                f"request build p50, {data.spec.medium:,}-message conversation (baseline)",
+                results["1k"],
+                "ms",
+                le=10,
+            )
+        )
+        rows.append(
+            row(
+                GROUP,
+                f"request build p50, {big:,}-message conversation",
+                results["big"],
+                "ms",
+                le=10,
+                ratio=ratio,
+            )
+        )
+        rows.append(row(GROUP, f"request build ratio {big:,} / 1,000", ratio, "x", le=1.5))
+        # The same conversation with its summary rolled back: nothing compacted, so the
+        # builder reads the newest messages up to twice the usable window (1M-token model).
+        await service.activate(data.big_id, 0)
+        built = await service.context(data.big_id, texts[0])
+        samples = await time_async(lambda: service.context(data.big_id, texts[1]), 5, warmup=1)
+        rows.append(
+            row(
+                GROUP,
+                f"request build p50, {big:,} messages, no summary (info)",
+                p50(samples),
+                "ms",
+                note=f"{len(built.sent_message_ids):,} messages sent, "
+                f"{built.breakdown.input_tokens:,} tokens: cost follows the window",
+            )
+        )
+        await service.activate(data.big_id, 1)
+
+        queries = [" ".join(t.split()[:2]) for t in texts]
+        index = 0
+
+        async def search() -> None:
+            nonlocal index
+            index += 1
+            await service.search(queries[index % len(queries)])
+
+        samples = await time_async(search, runs)
+        rows.append(
+            row(
+                GROUP,
+                f"FTS search p50 over {data.spec.messages:,} messages",
+                p50(samples),
+                "ms",
+                le=50,
+            )
+        )
+        samples = await time_async(service.list_conversations, max(5, runs // 2))
+        rows.append(
+            row(
+                GROUP,
+                f"conversation list p50 ({data.spec.conversations:,} conversations)",
+                p50(samples),
+                "ms",
+                le=50,
+            )
+        )
+    finally:
+        await service.close()
+    return rows
+
+
+def _start_server() -> tuple[subprocess.Popen[str], str]:
+    """The fake API in its own process (no GIL shared with the measured client)."""
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "fake_anthropic.py"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    url = server.stdout.readline().strip()
+    if not url.startswith("http"):
+        server.kill()
+        raise RuntimeError("the fake API server did not start")
+    return server, url
+
+
+async def _send_figures(data: ScaleDb, runs: int, db: Path) -> list[Row]:
+    """Submit → request on the wire, against a zero-latency local server."""
+    from tui_chat.engine.service import ChatService
+
+    server, url = _start_server()
+    rows: list[Row] = []
+    service = await ChatService.open(
+        _config(db, api_key="sk-ant-bench-0000", base_url=url, max_retries=0), db
+    )
+    try:
+        texts = drafts(seed=11)
+        for label, cid in (("1k", data.medium_id), ("big", data.big_id)):
+            wire: list[float] = []
+
+            def on_request(_request: Any, wire: list[float] = wire) -> None:
+                wire.append(time.perf_counter())
+
+            async def hook(request: Any, on_request: Any = on_request) -> None:
+                on_request(request)
+
+            await service.send(cid, "warm up the connection")
+            await service.finish_background()
+            http = service.client._sdk()._client  # the SDK's httpx client
+            http.event_hooks = {"request": [hook], "response": []}
+            samples: list[float] = []
+            for i in range(runs):
+                wire.clear()
+                start = time.perf_counter()
+                outcome = await service.send(cid, texts[i % len(texts)])
+                if outcome.error is not None or not wire:
+                    raise RuntimeError(f"send failed: {outcome.error}")
+                samples.append((wire[0] - start) * 1000)
+                await service.finish_background()
+            name = "1,000" if label == "1k" else f"{data.spec.big:,}"
+            rows.append(
+                row(
+                    GROUP,
+                    f"send overhead p50, submit to request on the wire ({name} messages)",
+                    p50(samples),
+                    "ms",
+                    le=20,
+                    note=f"p95 {percentile(samples, 95):.1f} ms",
+                )
+            )
+    finally:
+        await service.close()
+        server.terminate()
+        server.wait(timeout=10)
+    return rows
+
+
+async def _load(db: Path, cid: str) -> dict[str, Any]:
+    """Open the database and load the big conversation as the app does; report peak RSS."""
+    from benchmarks.common import peak_rss_mb
+    from tui_chat.engine.service import ChatService
+
+    before = peak_rss_mb()
+    service = await ChatService.open(_config(db), db)
+    try:
+        await service.list_conversations()
+        conversation = await service.resolve(cid)
+        await service.messages(conversation.id, limit=200)
+        await service.context(conversation.id, "what did we decide about the index?")
+        await service.gauge(conversation.id, "what did we decide")
+        await service.summaries(conversation.id)
+        await service.search("index latency")
+    finally:
+        await service.close()
+    return {"peak_rss_mb": peak_rss_mb(), "before_mb": before}
+
+
+def _rss_figure(data: ScaleDb) -> Row:
+    figure = "peak RSS, big database open and the big conversation loaded"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.scale", "rss", str(data.path), data.big_id],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0:
+        return missing(GROUP, figure, "MB", f"failed: {done.stderr.strip()[-200:]}", le=250)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return row(
+        GROUP,
+        figure,
+        result["peak_rss_mb"],
+        "MB",
+        le=250,
+        note=f"interpreter and imports alone: {result['before_mb']:.0f} MB",
+    )
+
+
+def run(options: Options) -> list[Row]:
+    """Every scale figure."""
+    spec = QUICK if options.quick else FULL
+    started = time.perf_counter()
+    data = scale_db(options.data_dir, spec)
+    made = time.perf_counter() - started
+    rows = [
+        row(
+            GROUP,
+            f"generate {spec.conversations:,} conversations / {spec.messages:,} messages (info)",
+            made,
+            "s",
+            note="bulk SQL inserts with the app's schema and FTS triggers (0 = cached)",
+        )
+    ]
+    runs = 30 if options.quick else 100
+    work = options.data_dir / f"work-{os.getpid()}"
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        # Sends and rollbacks write: they run on a copy, the cached database stays as made.
+        db = work / "scale.db"
+        shutil.copyfile(data.path, db)
+        rows += asyncio.run(_build_figures(data, runs, db))
+        rows += asyncio.run(_send_figures(data, 15 if options.quick else 40, db))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    rows.append(_rss_figure(data))
+    return rows
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "rss":
+        print(json.dumps(asyncio.run(_load(Path(sys.argv[2]), sys.argv[3]))))
