@@ -64,7 +64,7 @@ class Policy:
     """``auto`` (Claude when a key is set, else offline), ``extractive``, or a model id."""
     summarizer_model: str = "claude-haiku-4-5"
     """Model used by the Claude summarizer when ``summarizer`` is ``auto``."""
-    summarizer_max_tokens: int = 1_024
+    summarizer_max_tokens: int = 2_048
     """``max_tokens`` of a summary call."""
     summarizer_timeout: float = 60.0
     """Seconds before a summary call is abandoned."""
@@ -148,6 +148,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "summarizer",
     "context_window",
     "recall",
+    "single_user_message",
 )
 """Per-conversation keys settable with ``tui-chat set CONV KEY VALUE`` besides model/system."""
 
