@@ -43,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("text", metavar="TEXT", help="the message, or - to read standard input")
 
+    p = sub.add_parser("retry", help="ask again for the reply to the last message")
+    p.add_argument("conv", metavar="CONV", nargs="?", default="last")
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("list", help="list conversations")
     p.add_argument("--all", action="store_true", help="include archived conversations")
     p.add_argument("--json", action="store_true")
@@ -187,8 +191,6 @@ def summary_json(summary: Any, active_id: int | None, versions: dict[int, int]) 
 
 
 async def _send(service: Any, args: argparse.Namespace) -> int:
-    from tui_chat.engine.events import ReplyDelta
-
     text = sys.stdin.read() if args.text == "-" else args.text
     if not text.strip():
         raise CliError("the message is empty; nothing was sent")
@@ -202,6 +204,30 @@ async def _send(service: Any, args: argparse.Namespace) -> int:
                 raise
             conversation = await service.new_conversation(model=args.model, system=args.system)
 
+    return await _reply(
+        service,
+        conversation.id,
+        args,
+        lambda on_event: service.send(conversation.id, text, on_event),
+    )
+
+
+async def _retry(service: Any, args: argparse.Namespace) -> int:
+    conversation = await service.resolve(args.conv)
+    return await _reply(
+        service, conversation.id, args, lambda on_event: service.retry(conversation.id, on_event)
+    )
+
+
+async def _reply(
+    service: Any,
+    conversation_id: str,
+    args: argparse.Namespace,
+    start: Callable[[Callable[[Any], None]], Awaitable[Any]],
+) -> int:
+    """Stream (or print as JSON) a reply that ``start`` asks for, then report its error."""
+    from tui_chat.engine.events import ReplyDelta
+
     streamed = not args.json
 
     def on_event(event: Any) -> None:
@@ -209,7 +235,7 @@ async def _send(service: Any, args: argparse.Namespace) -> int:
             sys.stdout.write(inert(event.text))
             sys.stdout.flush()
 
-    outcome = await service.send(conversation.id, text, on_event)
+    outcome = await start(on_event)
     if streamed:
         sys.stdout.write("\n")
         sys.stdout.flush()
@@ -217,8 +243,8 @@ async def _send(service: Any, args: argparse.Namespace) -> int:
         pinned: set[int] = set()
         _json_out(
             {
-                "conversation_id": conversation.id,
-                "user": message_json(outcome.user, pinned),
+                "conversation_id": conversation_id,
+                "user": message_json(outcome.user, pinned) if outcome.user else None,
                 "reply": message_json(outcome.reply, pinned),
                 "error": None
                 if outcome.error is None
@@ -234,8 +260,9 @@ async def _send(service: Any, args: argparse.Namespace) -> int:
     if outcome.error is not None:
         raise CliError(
             f"{outcome.error.message} — {outcome.error.hint} "
-            f"(your message is saved in conversation {conversation.id}; "
-            f"reply status: {outcome.reply.status})"
+            f"(your message is saved in conversation {conversation_id}; "
+            f"reply status: {outcome.reply.status}; `tui-chat retry {conversation_id}` "
+            "asks again)"
         )
     return 0
 
@@ -495,6 +522,7 @@ async def _backup(service: Any, args: argparse.Namespace) -> int:
 
 HANDLERS: dict[str, Handler] = {
     "send": _send,
+    "retry": _retry,
     "list": _list,
     "show": _show,
     "search": _search,
