@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
 
 from tui_chat.core.context import BuiltRequest, ContextInputs, build_request
 from tui_chat.core.models import ContentBlock, Conversation, Message, Summary
@@ -16,10 +19,17 @@ from tui_chat.core.presets import Policy
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.turns import starts_turn
 from tui_chat.llm.models import ModelInfo
+from tui_chat.store import fts
 from tui_chat.store.repository import Store
 
 PAGE = 256
-RECALL_CANDIDATES = 12
+RECALL_HITS = 24
+"""Messages of the compacted prefix found by search; each brings the message after it."""
+COMMON_DOCS = 2_000
+"""A recall word found in at least this many messages is too common to search by: it would
+rank thousands of rows (cost growing with the history) and says little about relevance."""
+RECENT_SPAN = 20_000
+"""When every word is common, recall searches only this many of the newest message ids."""
 DEFAULT_REPLY_TOKENS = 16_384
 """``max_tokens`` of a reply unless the policy's ``max_output`` says otherwise: the model's
 full output limit (64k–128k) would shrink the usable window for no benefit in a chat."""
@@ -90,6 +100,75 @@ async def raw_tail(store: Store, conversation_id: str, after_id: int, budget: in
     return collected
 
 
+async def _doc_counts(db: aiosqlite.Connection, phrases: Sequence[str]) -> list[int]:
+    """How many messages (of any conversation) each phrase matches, capped at COMMON_DOCS."""
+    sql = " UNION ALL ".join(
+        f"SELECT {i}, (SELECT count(*) FROM (SELECT rowid FROM messages_fts "
+        "WHERE messages_fts MATCH ? LIMIT ?))"
+        for i in range(len(phrases))
+    )
+    params: list[Any] = []
+    for phrase in phrases:
+        params += [phrase, COMMON_DOCS]
+    async with db.execute(sql, params) as cursor:
+        rows = await cursor.fetchall()
+    counts = [0] * len(phrases)
+    for index, count in rows:
+        counts[int(index)] = int(count)
+    return counts
+
+
+async def recall(store: Store, conversation_id: str, query: str, coverage: int) -> list[Message]:
+    """Excerpt candidates from the compacted prefix (ids up to ``coverage``), best first.
+
+    The words of ``query`` are searched by stem (:func:`fts.recall_phrase`) and ranked by
+    BM25. Words that hundreds of messages share are left out when rarer ones remain, so the
+    search costs about the same for a 1,000- and a 100,000-message history; when every word is
+    common only the newest :data:`RECENT_SPAN` ids are searched. Each hit is followed by the
+    message after it in the conversation — the reply to a recalled question, the follow-up to
+    a recalled answer — because a conversation keeps what was said in exchanges: the words of
+    a question often sit in one message and the fact in the next.
+
+    Args:
+        store: The open store.
+        conversation_id: The conversation.
+        query: The new user message.
+        coverage: The active summary's ``covers_to_message_id``.
+
+    Returns:
+        Messages to offer as excerpts, best first (the builder takes what fits its budget).
+    """
+    phrases = [fts.recall_phrase(w) for w in fts.recall_terms(query)]
+    if not phrases:
+        return []
+    db = store.connection
+    counts = await _doc_counts(db, phrases)
+    rare = [p for p, n in zip(phrases, counts, strict=True) if 0 < n < COMMON_DOCS]
+    common = [p for p, n in zip(phrases, counts, strict=True) if n >= COMMON_DOCS]
+    lowest = 0
+    if not rare:
+        if not common:
+            return []
+        rare, lowest = common, max(0, coverage - RECENT_SPAN)
+    sql = (
+        "SELECT m.id, (SELECT min(n.id) FROM messages n "
+        "  WHERE n.conversation_id = m.conversation_id AND n.id > m.id AND n.id <= ?) "
+        "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
+        "WHERE messages_fts MATCH ? AND messages_fts.rowid <= ? AND messages_fts.rowid > ? "
+        "AND m.conversation_id = ? ORDER BY bm25(messages_fts) LIMIT ?"
+    )
+    params = (coverage, " OR ".join(rare), coverage, lowest, conversation_id, RECALL_HITS)
+    async with db.execute(sql, params) as cursor:
+        rows = await cursor.fetchall()
+    order: dict[int, None] = {}
+    for hit, following in rows:
+        order.setdefault(int(hit), None)
+        if following is not None:
+            order.setdefault(int(following), None)
+    by_id = {m.id: m for m in await store.get_messages(list(order))}
+    return [by_id[i] for i in order if i in by_id]
+
+
 async def assemble(
     store: Store,
     conversation: Conversation,
@@ -136,15 +215,7 @@ async def assemble(
     anchors = await store.anchors(conversation.id)
     recalled: list[Message] = []
     if policy.recall and coverage and query:
-        hits = await store.search(
-            query,
-            conversation_id=conversation.id,
-            up_to_id=coverage,
-            any_word=True,
-            limit=RECALL_CANDIDATES,
-        )
-        by_id = {m.id: m for m in await store.get_messages([h.message_id for h in hits])}
-        recalled = [by_id[h.message_id] for h in hits if h.message_id in by_id]
+        recalled = await recall(store, conversation.id, query, coverage)
     return build_request(
         ContextInputs(
             model=conversation.model,

@@ -100,10 +100,91 @@ def match_all(text: str) -> str | None:
     return " ".join(quoted)
 
 
-def match_any(text: str, limit: int = 24) -> str | None:
-    """An FTS5 query matching rows with any of the distinctive words of ``text`` (for recall).
+_SUFFIXES: tuple[str, ...] = (
+    "ational",
+    "ations",
+    "ation",
+    "ements",
+    "ement",
+    "ments",
+    "ment",
+    "ingly",
+    "ings",
+    "ing",
+    "ness",
+    "fully",
+    "ful",
+    "ions",
+    "ion",
+    "ers",
+    "er",
+    "edly",
+    "ed",
+    "ly",
+    "es",
+    "s",
+    "e",
+)
+"""English endings stripped (first match wins) to turn a word into a search prefix."""
 
-    Stopwords and one-letter words are left out; at most ``limit`` distinct words are used.
+MIN_STEM = 4
+"""Shortest prefix searched as ``stem*``: shorter ones match too many unrelated words."""
+
+
+def stem_prefix(word: str) -> str | None:
+    """A prefix that matches the inflected and derived forms of an English word.
+
+    ``visited`` → ``visit`` (visit, visits, visiting), ``dance``/``dancing`` → ``danc``,
+    ``promotions`` → ``promot``. The index is not stemmed, so recall searches ``stem*``
+    instead. Returns ``None`` when the word should be matched exactly (short, non-ASCII,
+    digits, or nothing to strip).
+
+    Args:
+        word: A lower-cased word.
+
+    Returns:
+        The prefix, or ``None``.
+    """
+    if not word.isascii() or not word.isalpha() or len(word) < MIN_STEM:
+        return None
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM:
+            stem = word[: -len(suffix)]
+            # "stopped" -> "stop", "running" -> "run…": undo a doubled final consonant.
+            if len(stem) > MIN_STEM and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+                stem = stem[:-1]
+            return stem
+    return word
+
+
+def recall_phrase(word: str) -> str:
+    """The FTS5 expression recall uses for one word: its stem as a prefix (``"visit"*``),
+    both forms of a ``-y``/``-ies`` noun (``"city" OR "cities"``), or the exact word.
+
+    Args:
+        word: A lower-cased word from :func:`recall_terms`.
+
+    Returns:
+        A self-contained FTS5 expression (safe: only letters and digits inside quotes).
+    """
+    if word.endswith("ies") and len(word) > MIN_STEM:
+        return f'"{word[:-3]}y" OR "{word}"'
+    if word.endswith("y") and len(word) > MIN_STEM:
+        return f'"{word}" OR "{word[:-1]}ies"'
+    stem = stem_prefix(word)
+    return f'"{stem}"*' if stem else f'"{word}"'
+
+
+def recall_terms(text: str, limit: int = 24) -> list[str]:
+    """The distinctive words of ``text`` used for recall: no stopwords or one-letter words,
+    each once, at most ``limit``.
+
+    Args:
+        text: The new user message.
+        limit: Most words kept.
+
+    Returns:
+        Lower-cased words in order of appearance.
     """
     seen: dict[str, None] = {}
     for w in words(text):
@@ -112,6 +193,15 @@ def match_any(text: str, limit: int = 24) -> str | None:
         seen.setdefault(w, None)
         if len(seen) >= limit:
             break
-    if not seen:
-        return None
-    return " OR ".join(f'"{w}"' for w in seen)
+    return list(seen)
+
+
+def match_any(text: str, limit: int = 24) -> str | None:
+    """An FTS5 query matching rows with any of the distinctive words of ``text`` (for recall).
+
+    Stopwords and one-letter words are left out; at most ``limit`` distinct words are used.
+    English words are searched by their stem as a prefix (``visited`` finds "visit",
+    "visiting"), so a question finds the message that said it in another form.
+    """
+    phrases = [recall_phrase(w) for w in recall_terms(text, limit)]
+    return " OR ".join(phrases) if phrases else None
