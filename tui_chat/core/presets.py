@@ -52,8 +52,9 @@ class Policy:
     """Bring relevant excerpts of the compacted prefix back into the request."""
     recall_budget_tokens: int = 1_500
     """Tokens recalled excerpts may take."""
-    recall_max_excerpts: int = 5
-    """At most this many recalled excerpts."""
+    recall_max_excerpts: int = 32
+    """At most this many recalled excerpts. The token budget usually binds first; each
+    recalled message comes with the one after it, so 32 is about 16 exchanges."""
     message_char_limit: int | None = None
     """Cut each raw message to this many characters in the request (seed 000: 2,000)."""
     prompt_char_limit: int | None = None
