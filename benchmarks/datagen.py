@@ -48,12 +48,13 @@ function class module import error value return string number list dict file pat
 setting test bench latency memory thread process async await worker event widget screen
 terminal render markdown layout style button input output budget limit threshold ratio turn
 segment preset policy session user assistant system history record store schema migration
-""".split()
+""".split()  # noqa: SIM905 (a word list reads better as text)
 
-SYLLABLES = (
+_SYLLABLE_TEXT = (
     "ka ri to mo na se lu vi pe do ra ne ko si ta mi be lo fa gu ze ho ju wa ye qui tor "
     "vel mar ban cor dil fen gar hul jin kel lom nar pol rin sul tam vor wen yal zor"
-).split()
+)
+SYLLABLES = tuple(_SYLLABLE_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,8 @@ class ScaleSpec:
     @property
     def key(self) -> str:
         """A file-name fragment naming these sizes and the generator version."""
-        raw = f"v{GENERATOR_VERSION}.{LATEST_VERSION}-{self.conversations}-{self.messages}-{self.big}"
-        return f"{raw}-{self.medium}-{self.big_tail}"
+        sizes = f"{self.conversations}-{self.messages}-{self.big}-{self.medium}-{self.big_tail}"
+        return f"v{GENERATOR_VERSION}.{LATEST_VERSION}-{sizes}"
 
 
 FULL = ScaleSpec()
@@ -189,7 +190,7 @@ def generate_scale_db(path: Path, spec: ScaleSpec = FULL, seed: int = SEED) -> S
     ids = [_conversation_id(i) for i in range(len(sizes))]
     start = datetime(2025, 1, 1, tzinfo=UTC)
     # The big conversation is the most recently updated one (the app opens it at start).
-    order = list(range(1, len(sizes))) + [0]
+    order = [*range(1, len(sizes)), 0]
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA synchronous = OFF")
     db.execute("BEGIN")
