@@ -225,6 +225,15 @@ class CompactionWorker:
         """
         conversation = await self.store.get_conversation(conversation_id)
         policy = self.policy_for(conversation)
+        # A version orphaned by a dead worker (expired lease) would block every new one:
+        # finish it first, from the boundary it recorded.
+        resumed: Summary | None = None
+        taken = await self.store.take_over_expired(
+            conversation_id, owner=self.owner, lease_seconds=self.lease_seconds
+        )
+        if taken is not None:
+            with contextlib.suppress(CompactionError):
+                resumed = await self._work(conversation, taken)
         if regenerate is not None:
             parent = (
                 await self.store.get_summary(regenerate.parent_id) if regenerate.parent_id else None
@@ -236,6 +245,8 @@ class CompactionWorker:
             raw = await self.store.list_messages(conversation_id, after_id=after)
             count = plan_boundary(policy, raw, manual=trigger in ("manual", "emergency"))
             if count <= 0:
+                if resumed is not None:
+                    return resumed
                 raise CompactionError("nothing to compact yet: too few complete turns")
             covers_to = raw[count - 1].id
         try:
