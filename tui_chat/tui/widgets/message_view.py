@@ -28,14 +28,13 @@ class MessageView(Vertical):
     MessageView {
         height: auto;
         padding: 0 1;
-        margin: 0 0 1 0;
         border-left: outer $secondary;
-        &.-user { border-left: outer $primary; background: $boost; }
+        /* Markdown blocks end with a blank line of margin; plain user text needs one. */
+        &.-user { border-left: outer $primary; background: $boost; margin-bottom: 1; }
         &.-selected { border-left: outer $warning; background: $warning 10%; }
         & > .header { height: 1; color: $text-muted; }
         & > .user-text { height: auto; }
         & > Markdown { margin: 0; padding: 0; }
-        & > Markdown > *:last-child { margin-bottom: 0; }
         & > .status { height: auto; color: $text-warning; display: none; }
         & > .status.-error { color: $text-error; }
         & > Horizontal { height: auto; }
