@@ -1,4 +1,4 @@
-"""Pilot tests of compaction in the UI: timeline, notifications, inspector, roll back, regenerate."""
+"""Pilot tests of compaction in the UI: timeline, notifications, inspector, rollback."""
 
 from __future__ import annotations
 
