@@ -168,9 +168,7 @@ async def test_activate_in_the_inspector_and_roll_back_from_the_palette(
         assert screen.gauge.breakdown.sections["summary"] == 0
 
 
-async def test_roll_back_goes_to_the_previous_version(
-    service: ChatService, tmp_path: Path
-) -> None:
+async def test_roll_back_goes_to_the_previous_version(service: ChatService, tmp_path: Path) -> None:
     conversation = await seed_demo(service, tmp_path)
     by_version = {s.version: s for s in await service.summaries(conversation.id)}
     app = make_app(service, conversation.id)
@@ -221,8 +219,7 @@ async def test_palette_offers_exactly_the_design_commands(service: ChatService) 
         assert isinstance(palette, CommandPalette)
         await until(pilot, lambda: palette.query_one(CommandList).option_count >= 16)
         listed = {
-            str(option.prompt).split("\n")[0]
-            for option in palette.query_one(CommandList).options
+            str(option.prompt).split("\n")[0] for option in palette.query_one(CommandList).options
         }
         assert set(DESIGN_NAMES) <= {line.strip() for line in listed} | listed
 

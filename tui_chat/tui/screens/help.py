@@ -31,7 +31,11 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
     from tui_chat.tui.widgets.conversation_list import ConversationList
 
     def rows(bindings: list[BindingType], *extra: tuple[str, str]) -> list[tuple[str, str]]:
-        found = [(_keys(b), b.description or b.action) for b in bindings if isinstance(b, Binding)]
+        found = [
+            (_keys(b), b.tooltip or b.description or b.action)
+            for b in bindings
+            if isinstance(b, Binding)
+        ]
         return found + list(extra)
 
     return [
