@@ -16,7 +16,7 @@ import json
 import re
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 __all__ = ["KINDS", "ChatError", "ErrorKind", "map_error", "scrub"]
 
@@ -36,21 +36,7 @@ ErrorKind = Literal[
     "incomplete",
 ]
 
-KINDS: Final[tuple[str, ...]] = (
-    "no_key",
-    "auth",
-    "permission",
-    "not_found",
-    "too_large",
-    "rate_limit",
-    "server",
-    "overloaded",
-    "timeout",
-    "connection",
-    "stream_error",
-    "bad_request",
-    "incomplete",
-)
+KINDS: Final[tuple[str, ...]] = get_args(ErrorKind)
 
 _RETRYABLE: Final = frozenset(
     {"rate_limit", "server", "overloaded", "timeout", "connection", "stream_error", "incomplete"}
