@@ -1,0 +1,127 @@
+"""Snapshot tests at 120x36: main screen, timeline, inspector, context preview, help, no key.
+
+Deterministic: messages are imported with fixed times, the store's clock is pinned while the
+summaries are made, the app's clock is fixed, times are shown in UTC and the cursor does not
+blink. Update with ``pytest tests/tui/test_snapshots.py --snapshot-update`` and review the SVGs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.tui.conftest import FIXED_NOW, SIZE, _write_config
+from tests.tui.helpers import until
+from tests.tui.seed import START, seed_demo
+from tui_chat.config import Config, load_config
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.app import ChatApp
+from tui_chat.tui.widgets.composer import Composer
+
+SnapCompare = Callable[..., bool]
+
+
+def _seed(config: Config, folder: Path) -> None:
+    async def run() -> None:
+        service = await ChatService.open(config)
+        try:
+            await seed_demo(service, folder)
+        finally:
+            await service.close()
+
+    asyncio.run(run())
+
+
+def _pin_store_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    ticks = itertools.count()
+
+    def fixed_now() -> str:
+        moment = START + timedelta(hours=1, seconds=next(ticks))
+        return moment.isoformat(timespec="microseconds")
+
+    monkeypatch.setattr("tui_chat.store.repository.utc_now", fixed_now)
+
+
+@pytest.fixture
+def demo_config(
+    isolated_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Config:
+    """A demo database (summarised offline) and a config with a key that is never used."""
+    _write_config(isolated_env)
+    _pin_store_clock(monkeypatch)
+    _seed(load_config(), tmp_path)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-snapshot-never-sent")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    return load_config()
+
+
+@pytest.fixture
+def no_key_demo_config(
+    isolated_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Config:
+    """A demo database and a config without a key."""
+    _write_config(isolated_env)
+    _pin_store_clock(monkeypatch)
+    config = load_config()
+    _seed(config, tmp_path)
+    return config
+
+
+def _app(config: Config) -> ChatApp:
+    return ChatApp(config, clock=lambda: FIXED_NOW, cursor_blink=False)
+
+
+async def _ready(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, ChatApp)
+    await until(pilot, lambda: app.main_screen.gauge.breakdown is not None)
+    await pilot.pause()
+
+
+def _typing(text: str) -> Callable[[Pilot[Any]], Any]:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _ready(pilot)
+        pilot.app.query_one(Composer).load_text(text)
+        await pilot.pause()
+
+    return run_before
+
+
+def test_main_screen(snap_compare: SnapCompare, demo_config: Config) -> None:
+    assert snap_compare(_app(demo_config), terminal_size=SIZE, run_before=_ready)
+
+
+def test_timeline_open(snap_compare: SnapCompare, demo_config: Config) -> None:
+    assert snap_compare(
+        _app(demo_config), press=["ctrl+t"], terminal_size=SIZE, run_before=_ready
+    )
+
+
+def test_summary_inspector(snap_compare: SnapCompare, demo_config: Config) -> None:
+    assert snap_compare(
+        _app(demo_config), press=["ctrl+t", "enter"], terminal_size=SIZE, run_before=_ready
+    )
+
+
+def test_context_preview(snap_compare: SnapCompare, demo_config: Config) -> None:
+    assert snap_compare(
+        _app(demo_config),
+        press=["ctrl+o"],
+        terminal_size=SIZE,
+        run_before=_typing("what was the rollback plan?"),
+    )
+
+
+def test_help(snap_compare: SnapCompare, demo_config: Config) -> None:
+    assert snap_compare(_app(demo_config), press=["f1"], terminal_size=SIZE, run_before=_ready)
+
+
+def test_no_key(snap_compare: SnapCompare, no_key_demo_config: Config) -> None:
+    assert snap_compare(_app(no_key_demo_config), terminal_size=SIZE, run_before=_ready)
