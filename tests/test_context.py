@@ -192,7 +192,7 @@ def test_inputs_are_not_mutated() -> None:
     assert new == [text("next")]
 
 
-def test_memory_block_carries_the_breakpoint_and_recall_comes_after() -> None:
+def test_memory_block_carries_the_breakpoint_and_recall_rides_in_the_new_message() -> None:
     h = History()
     old = h.turn("we use SQLite with WAL", "noted")
     raw = h.turn("and the schema?", "three tables")
@@ -205,7 +205,7 @@ def test_memory_block_carries_the_breakpoint_and_recall_comes_after() -> None:
         )
     )
     system = built.request["system"]
-    assert len(system) == 3
+    assert len(system) == 2
     assert "cache_control" not in system[0]
     memory = system[1]
     assert memory["cache_control"] == {"type": "ephemeral"}
@@ -216,8 +216,13 @@ def test_memory_block_carries_the_breakpoint_and_recall_comes_after() -> None:
     assert memory["text"] == memory_text(
         summary(old[-1].id, version=3), [pin(old[0], "storage decision")]
     )
-    assert "cache_control" not in system[2]
-    assert "noted" in system[2]["text"] and f"#{old[1].id}" in system[2]["text"]
+    # The excerpts open the new message, after the cached history: they change per request.
+    messages = built.request["messages"]
+    excerpts, own = messages[-1]["content"]
+    assert "noted" in excerpts["text"] and f"#{old[1].id}" in excerpts["text"]
+    assert own["text"] == "what next?"
+    assert "cache_control" not in excerpts and "cache_control" not in own
+    assert messages[-2]["content"][-1]["cache_control"] == {"type": "ephemeral"}
     assert built.anchor_ids == (old[0].id,)
     assert built.recalled_ids == (old[1].id,)
     assert built.sent_message_ids == tuple(m.id for m in raw)
@@ -307,7 +312,7 @@ def test_huge_recalled_message_is_cut_to_the_budget() -> None:
     built = build_request(inputs(raw, summary_=summary(huge.id), recalled=[huge]))
     assert built.recalled_ids == (huge.id,)
     assert built.breakdown.sections["recall"] <= WINDOW.recall_budget_tokens
-    assert built.request["system"][-1]["text"].endswith("[…]")
+    assert built.request["messages"][-1]["content"][0]["text"].endswith("[…]")
 
 
 # -- raw message hygiene ----------------------------------------------------------------------

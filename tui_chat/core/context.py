@@ -9,14 +9,17 @@ Layout of a request::
 
     system   = [base system prompt]
                [memory: summary + pinned messages older than the raw window]  <- cache breakpoint
-               [recalled excerpts]                      (changes per request, after the breakpoint)
-    messages = raw turns after the summary's coverage + the new user message
-                                                        <- cache breakpoint on the last block
+    messages = raw turns after the summary's coverage    <- cache breakpoint on the last block
+               + the new user message: [recalled excerpts] [its own content]
 
 The memory block only changes when a compaction or a pin changes it, so between compactions the
-whole prefix is read from the prompt cache. With ``single_user_message`` (seed 000) everything
-goes into one user message with ``[CONVERSATION CONTEXT]``, ``[RECENT MESSAGES]`` and
-``[CURRENT MESSAGE]`` sections instead.
+whole prefix is read from the prompt cache. Recalled excerpts change with every message, so they
+travel inside the new message, after the cached prefix: anywhere earlier (in ``system``) they
+would invalidate the cached history on every turn. Without excerpts the breakpoint sits on the
+new message itself, which the next request sends again unchanged.
+
+With ``single_user_message`` (seed 000) everything goes into one user message with
+``[CONVERSATION CONTEXT]``, ``[RECENT MESSAGES]`` and ``[CURRENT MESSAGE]`` sections instead.
 
 Guarantees: the first message is a user message, roles alternate, every ``tool_use`` is
 answered by a ``tool_result`` in the next message (anything else is sent as plain text),
@@ -597,6 +600,8 @@ class _Candidate:
     recalled_ids: list[int]
     over_budget_anchors: int
     cut_messages: int
+    recall_in_last: bool = False
+    """The recalled excerpts open the last message (the cache breakpoint goes before it)."""
 
     @property
     def total(self) -> int:
@@ -772,7 +777,7 @@ class _Builder:
             self._compose_messages(candidate, pieces, memory, recall_text)
         return candidate
 
-    def _system_blocks(self, memory: str, recall_text: str) -> list[ContentBlock]:
+    def _system_blocks(self, memory: str, recall_text: str = "") -> list[ContentBlock]:
         blocks: list[ContentBlock] = []
         base = self.inputs.system_prompt.strip()
         if base:
@@ -789,7 +794,7 @@ class _Builder:
     def _compose_messages(
         self, candidate: _Candidate, pieces: list[_Piece], memory: str, recall_text: str
     ) -> None:
-        candidate.system = self._system_blocks(memory, recall_text)
+        candidate.system = self._system_blocks(memory)
         all_pieces = [*pieces, self.new_piece] if self.new_piece is not None else list(pieces)
         if all_pieces and all_pieces[0].role == "assistant":
             text = CONTINUED_TEXT
@@ -811,6 +816,20 @@ class _Builder:
                 if piece.source is not None:
                     candidate.sent_ids.append(piece.source.id)
             candidate.messages.append({"role": group[0].role, "content": _message_content(group)})
+        if not recall_text:
+            return
+        last = candidate.messages[-1] if candidate.messages else None
+        if last is None or last["role"] != "user":
+            # A preview ending on a reply: nothing is sent, the excerpts stay in the system.
+            candidate.system = self._system_blocks(memory, recall_text)
+            return
+        content = list(last["content"])
+        at = next(
+            (i for i, b in enumerate(content) if b.get("type") != "tool_result"), len(content)
+        )
+        content.insert(at, {"type": "text", "text": recall_text})
+        candidate.messages[-1] = {"role": "user", "content": content}
+        candidate.recall_in_last = True
 
     def _compose_single(
         self,
@@ -962,11 +981,14 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
     candidate, shed = builder.build()
     fits = builder.fits(candidate.total)
     messages = candidate.messages
-    if messages:
-        last = messages[-1]
+    # The breakpoint ends the part the next request repeats: the whole request, or the
+    # history before the new message when that message carries this request's excerpts.
+    marked = len(messages) - (2 if candidate.recall_in_last else 1)
+    if marked >= 0:
+        last = messages[marked]
         content = list(last["content"])
         content[-1] = {**content[-1], "cache_control": {"type": "ephemeral"}}
-        messages[-1] = {"role": last["role"], "content": content}
+        messages[marked] = {"role": last["role"], "content": content}
     request: dict[str, Any] = {"model": inputs.model}
     if candidate.system:
         request["system"] = candidate.system
