@@ -102,6 +102,13 @@ MIGRATIONS: tuple[str, ...] = (
         INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
     END;
     """,
+    # 2: one index that answers per-conversation counts and token sums (the conversation list,
+    # the tokens after a summary's coverage) from the index alone, without reading the rows.
+    # Its (conversation_id, id) prefix serves every range scan the old index served.
+    """
+    CREATE INDEX messages_conversation_tokens ON messages(conversation_id, id, token_count);
+    DROP INDEX messages_conversation;
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
