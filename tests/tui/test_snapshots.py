@@ -50,9 +50,7 @@ def _pin_store_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def demo_config(
-    isolated_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Config:
+def demo_config(isolated_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
     """A demo database (summarised offline) and a config with a key that is never used."""
     _write_config(isolated_env)
     _pin_store_clock(monkeypatch)
@@ -99,9 +97,7 @@ def test_main_screen(snap_compare: SnapCompare, demo_config: Config) -> None:
 
 
 def test_timeline_open(snap_compare: SnapCompare, demo_config: Config) -> None:
-    assert snap_compare(
-        _app(demo_config), press=["ctrl+t"], terminal_size=SIZE, run_before=_ready
-    )
+    assert snap_compare(_app(demo_config), press=["ctrl+t"], terminal_size=SIZE, run_before=_ready)
 
 
 def test_summary_inspector(snap_compare: SnapCompare, demo_config: Config) -> None:

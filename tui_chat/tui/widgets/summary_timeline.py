@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -164,6 +165,8 @@ class SummaryTimeline(Vertical):
         self._clock = clock
         self.summaries: list[Summary] = []
         self.active_id: int | None = None
+        # Events and finished workers both refresh the list; one rebuild at a time.
+        self._rebuild = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
         """Title, totals, the list of versions."""
@@ -187,6 +190,12 @@ class SummaryTimeline(Vertical):
         self, summaries: list[Summary], active_id: int | None, rate: float | None = None
     ) -> None:
         """Show these versions (newest first); keeps the cursor on the same version."""
+        async with self._rebuild:
+            await self._set_summaries(summaries, active_id, rate)
+
+    async def _set_summaries(
+        self, summaries: list[Summary], active_id: int | None, rate: float | None
+    ) -> None:
         keep = self.highlighted
         self.summaries = summaries
         self.active_id = active_id
