@@ -15,6 +15,7 @@ from tui_chat.tui.commands import PALETTE
 from tui_chat.tui.screens.inspector import InspectorScreen
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.widgets.composer import Composer
+from tui_chat.tui.widgets.spinner import Spinner
 from tui_chat.tui.widgets.summary_timeline import SummaryCard, SummaryTimeline
 
 DESIGN_NAMES = [
@@ -97,6 +98,24 @@ async def test_background_compaction_after_a_reply_is_shown(
         assert any("Summary v1" in n for n in shown)
         summaries = await keyed_service.summaries(conversation.id)
         assert summaries[-1].trigger == "auto"
+
+
+async def test_a_compaction_in_progress_shows_a_spinner(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    conversation = await seed_demo(keyed_service, tmp_path, summaries=False)
+    fake_anthropic.push_summary(delay=1.0)
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("ctrl+t", "ctrl+g")
+        await until(pilot, lambda: bool(screen.timeline.query(Spinner)))
+        card = _cards(screen.timeline)[0]
+        assert card.summary.status == "in_progress"
+        assert "compacting" in str(card.query_one(Static).visual)
+        await settle(pilot)
+        await until(pilot, lambda: not screen.timeline.query(Spinner))
+        assert [c.summary.status for c in _cards(screen.timeline)] == ["completed"]
 
 
 async def test_a_failed_compaction_is_shown_with_its_reason(

@@ -78,6 +78,12 @@ class MessageView(Vertical):
         """Apply the status classes once the children exist."""
         self._apply_status()
 
+    async def on_unmount(self) -> None:
+        """A pruned or replaced view stops its stream (the reply itself goes on being saved)."""
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+
     def _header(self) -> Content:
         role = "You" if self.message.role == "user" else "Claude"
         parts: list[Content | tuple[str, str] | str] = [
