@@ -175,17 +175,20 @@ class ChatApp(App[None]):
         """Regenerate a summary version with optional instructions."""
         return await self.service.regenerate(conversation_id, version, instructions)
 
-    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Show failures of any worker; refresh the screen when a reply or compaction ends."""
-        worker = event.worker
-        if event.state == WorkerState.ERROR:
-            error = worker.error
+    def report_worker_failure(self, worker: Worker[object]) -> None:
+        """Show a failed worker's error (screens forward their workers' failures here)."""
+        if worker.state == WorkerState.ERROR:
             self.notify(
-                f"{worker.name or 'task'} failed: {error}",
+                f"{worker.name or 'task'} failed: {worker.error}",
                 title="Error",
                 severity="error",
                 markup=False,
             )
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place worker failures become visible; refresh after replies and compaction."""
+        worker = event.worker
+        self.report_worker_failure(worker)
         if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
         if worker.group == "reply":

@@ -12,6 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.worker import Worker
 
 from tui_chat.core.models import Summary
 from tui_chat.tui.text import clock_time, inert_content, tokens
@@ -169,6 +170,10 @@ class InspectorScreen(ModalScreen[None]):
                 with TabPane("Diff vs parent", id="diff"), VerticalScroll():
                     yield Static(diff(self.parent_summary, self.summary), id="summary-diff")
         yield Footer()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Worker messages do not bubble: hand failures to the app's one handler."""
+        self.app.report_worker_failure(event.worker)
 
     def action_show_tab(self, tab: str) -> None:
         """Switch tab."""

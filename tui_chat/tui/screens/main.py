@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static, TextArea
+from textual.worker import Worker
 
 from tui_chat.core.models import Conversation, Message, Summary
 from tui_chat.engine.events import (
@@ -114,6 +115,10 @@ class MainScreen(Screen[None]):
         self.conversations.display = False
         self.timeline.display = False
         self.composer.focus()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Worker messages do not bubble: hand failures to the app's one handler."""
+        self.app.report_worker_failure(event.worker)
 
     # -- loading ---------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
 from tui_chat.core.models import SearchHit
 from tui_chat.tui.text import clock_time, inert_content, one_line
@@ -65,6 +66,10 @@ class SearchScreen(ModalScreen[SearchHit | None]):
             yield Input(placeholder="words to find…", id="search-input")
             yield Static("", id="search-status")
             yield OptionList(id="search-results")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Worker messages do not bubble: hand failures to the app's one handler."""
+        self.app.report_worker_failure(event.worker)
 
     @on(Input.Changed, "#search-input")
     def _changed(self) -> None:

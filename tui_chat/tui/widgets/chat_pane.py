@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
+from textual.worker import Worker
 
 from tui_chat.core.models import Message
 from tui_chat.tui.widgets.message_view import MessageView
@@ -81,6 +82,10 @@ class ChatPane(VerticalScroll, can_focus=True):
         self.has_newer = False
         self._loading = False
         self._pinned: set[int] = set()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Worker messages do not bubble: hand failures to the app's one handler."""
+        self.app.report_worker_failure(event.worker)
 
     # -- the window -------------------------------------------------------------------------
 
