@@ -92,7 +92,9 @@ def match_all(text: str) -> str | None:
 
     Returns ``None`` when the text has no searchable word.
     """
-    found = words(text)
+    # Not lower-cased here: FTS5 folds case itself, with the same tables for the query and the
+    # rows; Python's newer tables fold some letters (e.g. Vithkuqi) that it would not.
+    found = _WORD.findall(text.replace("\x00", " "))
     if not found:
         return None
     quoted = [f'"{w}"' for w in found]
