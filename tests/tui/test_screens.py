@@ -104,6 +104,11 @@ async def test_search_jumps_to_the_hit(service: ChatService, tmp_path: Path) -> 
         await pilot.press("enter")
         await until(pilot, lambda: bool(search.hits))
         assert search.hits[0].message_id == target.id
+        from tui_chat.tui.screens.search import highlight
+
+        marked = highlight("reset [setval] and [x]")
+        assert marked.plain == "reset setval and x"
+        assert [marked.plain[span.start : span.end] for span in marked.spans] == ["setval", "x"]
         results = search.query_one(OptionList)
         assert app.focused is results
         await pilot.press("enter")
@@ -132,6 +137,9 @@ async def test_context_preview_shows_the_exact_next_request(
         assert json.loads(preview.request_json) == expected.request
         assert expected.request["messages"][-1]["content"][-1]["text"] == draft
         assert expected.breakdown.sections["recall"] > 0
+        shown = str(preview.query_one("#request-readable", Static).visual)
+        assert shown.rstrip().endswith(draft)
+        assert "── system block 1" in shown and "· user" in shown
         table = str(preview.query_one("#preview-breakdown Static", Static).visual)
         assert f"{expected.breakdown.input_tokens:,}" in table
         assert "recall" in table

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.syntax import Syntax
 from textual.app import ComposeResult
@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from tui_chat.tui.text import inert, inert_content, tokens
 from tui_chat.tui.widgets.token_gauge import SECTIONS
@@ -52,6 +52,52 @@ def breakdown_table(breakdown: Breakdown) -> Content:
     return Content("\n").join(lines)
 
 
+def _block_text(block: Any) -> str:
+    if not isinstance(block, dict):
+        return str(block)
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "tool_use":
+        return f"[tool_use {block.get('name', '')}] {json.dumps(block.get('input', {}))}"
+    if kind == "tool_result":
+        inner = block.get("content", "")
+        if isinstance(inner, list):
+            return "\n".join(_block_text(b) for b in inner)
+        return f"[tool_result] {inner}"
+    return json.dumps(block, ensure_ascii=False)
+
+
+def _cache_mark(blocks: list[Any]) -> str:
+    marked = any(isinstance(b, dict) and "cache_control" in b for b in blocks)
+    return " · cache breakpoint" if marked else ""
+
+
+def readable(request: dict[str, Any]) -> Content:
+    """The request as a reader sees it: system blocks, then each message, real line breaks."""
+    parts: list[Content] = []
+    system = request.get("system") or []
+    if isinstance(system, str):
+        system = [{"type": "text", "text": system}]
+    for index, block in enumerate(system, start=1):
+        cached = (
+            " · cache breakpoint" if isinstance(block, dict) and "cache_control" in block else ""
+        )
+        parts.append(Content.styled(f"── system block {index}{cached}", "bold $text-accent"))
+        parts.append(inert_content(_block_text(block)))
+        parts.append(Content(""))
+    for index, message in enumerate(request.get("messages", []), start=1):
+        role = str(message.get("role", "?"))
+        content = message.get("content", [])
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        style = "bold $text-primary" if role == "user" else "bold $text-secondary"
+        parts.append(Content.styled(f"── message {index} · {role}{_cache_mark(blocks)}", style))
+        for block in blocks:
+            parts.append(inert_content(_block_text(block)))
+        parts.append(Content(""))
+    return Content("\n").join(parts)
+
+
 class ContextPreviewScreen(Screen[None]):
     """Full screen: breakdown on the left, the pretty-printed JSON request on the right.
 
@@ -66,12 +112,15 @@ class ContextPreviewScreen(Screen[None]):
         padding: 1;
         border-right: vkey $border;
     }
-    ContextPreviewScreen #preview-json { width: 1fr; padding: 0 1; }
+    ContextPreviewScreen #preview-tabs { width: 1fr; }
+    ContextPreviewScreen TabPane { padding: 0 1; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close"),
         Binding("c", "copy", "Copy JSON"),
+        Binding("r", "show_tab('readable')", "Readable"),
+        Binding("j", "show_tab('json')", "JSON"),
     ]
 
     def __init__(self, built: BuiltRequest) -> None:
@@ -85,18 +134,25 @@ class ContextPreviewScreen(Screen[None]):
         with Horizontal(id="preview-body"):
             with VerticalScroll(id="preview-breakdown"):
                 yield Static(breakdown_table(self.built.breakdown))
-            with VerticalScroll(id="preview-json"):
-                yield Static(
-                    Syntax(self.request_json, "json", theme="ansi_dark", word_wrap=True),
-                    id="request-json",
-                )
+            with TabbedContent(id="preview-tabs", initial="readable"):
+                with TabPane("Readable", id="readable"), VerticalScroll():
+                    yield Static(readable(self.built.request), id="request-readable")
+                with TabPane("JSON", id="json"), VerticalScroll(id="preview-json"):
+                    yield Static(
+                        Syntax(self.request_json, "json", theme="ansi_dark", word_wrap=True),
+                        id="request-json",
+                    )
         yield Footer()
 
     def on_mount(self) -> None:
         """Title the screen."""
         self.title = "Context preview"
         self.sub_title = "the exact next request"
-        self.query_one("#preview-json").focus()
+        self.query_one("#readable VerticalScroll").focus()
+
+    def action_show_tab(self, tab: str) -> None:
+        """Switch between the readable view and the raw JSON."""
+        self.query_one(TabbedContent).active = tab
 
     def action_copy(self) -> None:
         """Copy the request JSON to the clipboard."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import getters, on, work
@@ -28,6 +29,21 @@ def _app_type() -> type[ChatApp]:
     from tui_chat.tui.app import ChatApp
 
     return ChatApp
+
+
+_MATCH = re.compile(r"\[([^\[\]]{1,80})\]")
+
+
+def highlight(snippet: str) -> Content:
+    """A search snippet with the matched words (``[word]`` from FTS5) highlighted."""
+    parts: list[Content] = []
+    last = 0
+    for match in _MATCH.finditer(snippet):
+        parts.append(inert_content(snippet[last : match.start()]))
+        parts.append(inert_content(match.group(1), "bold reverse $text-accent"))
+        last = match.end()
+    parts.append(inert_content(snippet[last:]))
+    return Content.assemble(*parts)
 
 
 class SearchScreen(ModalScreen[SearchHit | None]):
@@ -112,7 +128,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
                     inert_content(one_line(hit.conversation_title, 50), "bold"),
                     (f"  #{hit.message_id} · {who} · {clock_time(hit.created_at)}", "$text-muted"),
                 ),
-                inert_content("  " + one_line(hit.snippet, 200)),
+                Content("  ") + highlight(one_line(hit.snippet, 200)),
             ]
         )
 
