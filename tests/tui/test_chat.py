@@ -175,6 +175,12 @@ async def test_an_api_error_is_shown_with_what_to_do_and_retry_works(
         view = chat(app).views[-1]
         assert view.has_class("-failed")
         assert any("overloaded" in n.lower() for n in notifications(app))
+        # After a restart the stored reason is still shown.
+        await chat(app).show(conv_id)
+        await pilot.pause()
+        reopened = chat(app).views[-1].query_one(".status", Static)
+        assert "The reply failed (overloaded)" in str(reopened.visual)
+        view = chat(app).views[-1]
         await pilot.click(view.query_one("#retry"))
         await settle(pilot)
         assert (await keyed_service.messages(conv_id))[-1].status == "complete"

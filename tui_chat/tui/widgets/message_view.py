@@ -108,7 +108,11 @@ class MessageView(Vertical):
             reason = self.error_text or "The reply was cut off before it finished."
             return inert_content(f"{reason} Press ctrl+r to retry.")
         if self.message.status == "error":
-            reason = self.error_text or "The reply failed."
+            kind = (self.message.stop_reason or "").removeprefix("error:").replace("_", " ")
+            known = (
+                f"The reply failed ({kind})." if kind and kind != "None" else "The reply failed."
+            )
+            reason = self.error_text or known
             return inert_content(f"{reason} Press ctrl+r to retry.")
         return Content("")
 
