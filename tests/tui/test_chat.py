@@ -273,6 +273,29 @@ async def test_gauge_counts_the_draft_while_typing(service: ChatService) -> None
         assert f"draft {expected}" in rendered
 
 
+async def test_gauge_counts_excerpts_recalled_for_the_draft(
+    service: ChatService, tmp_path: Path
+) -> None:
+    from tests.tui.seed import seed_demo
+
+    demo = await seed_demo(service, tmp_path)
+    app = make_app(service, demo.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.gauge.breakdown is not None
+        assert screen.gauge.breakdown.sections["recall"] == 0
+        draft = "what was the rollback plan?"
+        await pilot.press(*draft)
+        expected = (await service.context(demo.id, draft)).breakdown.sections["recall"]
+        assert expected > 0
+
+        def recalled() -> bool:
+            breakdown = screen.gauge.breakdown
+            return breakdown is not None and breakdown.sections["recall"] == expected
+
+        await until(pilot, recalled)
+
+
 async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
     service: ChatService, tmp_path: Path
 ) -> None:

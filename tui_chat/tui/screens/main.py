@@ -7,6 +7,7 @@ and the help screen all name the same things.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -45,6 +46,9 @@ if TYPE_CHECKING:
 
 GAUGE_DEBOUNCE = 0.15
 """Seconds of typing pause before the gauge recounts the draft."""
+
+RECALL_DEBOUNCE = 0.6
+"""Seconds of typing pause before the full request (with recall for the draft) is built."""
 
 NO_KEY_HELP = (
     "No API key: reading, search, pins, export and offline compaction work; sending needs a "
@@ -94,7 +98,7 @@ class MainScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self._gauge_timer: Timer | None = None
+        self._gauge_timers: list[Timer] = []
 
     def compose(self) -> ComposeResult:
         """Header, list | chat + composer + gauge | timeline, footer."""
@@ -148,12 +152,24 @@ class MainScreen(Screen[None]):
         await self.refresh_timeline()
         await self.refresh_conversations()
 
-    async def refresh_gauge(self) -> None:
-        """Recount the next request with the current draft."""
+    async def refresh_gauge(self, *, full: bool = False) -> None:
+        """Recount the next request with the current draft.
+
+        Args:
+            full: Build the whole request, so excerpts recalled for the draft are counted
+                too (slower: only after a longer pause in typing).
+        """
         if (conv_id := self.conversation_id) is None:
             return
         service = self.app.service
-        self.gauge.breakdown = await service.gauge(conv_id, self.composer.text)
+        draft = self.composer.text
+        if full and draft.strip():
+            breakdown = (await service.context(conv_id, draft)).breakdown
+        else:
+            breakdown = await service.gauge(conv_id, draft)
+        if draft != self.composer.text or conv_id != self.conversation_id:
+            return  # typing went on (or the conversation changed): a newer count follows
+        self.gauge.breakdown = breakdown
         self.gauge.cost = await service.cost_usd(conv_id)
         self.gauge.paused = await service.compaction_paused(conv_id)
 
@@ -192,17 +208,16 @@ class MainScreen(Screen[None]):
     @on(TextArea.Changed, "#composer")
     def _draft_changed(self) -> None:
         # Counting is cheap, but not per keystroke: wait for a pause in typing.
-        if self._gauge_timer is not None:
-            self._gauge_timer.stop()
-        self._gauge_timer = self.set_timer(GAUGE_DEBOUNCE, self._recount)
-
-    def _recount(self) -> None:
-        self._gauge_timer = None
-        self._update_gauge()
+        for timer in self._gauge_timers:
+            timer.stop()
+        self._gauge_timers = [
+            self.set_timer(GAUGE_DEBOUNCE, partial(self._update_gauge, False)),
+            self.set_timer(RECALL_DEBOUNCE, partial(self._update_gauge, True)),
+        ]
 
     @work(group="gauge", exclusive=True, exit_on_error=False)
-    async def _update_gauge(self) -> None:
-        await self.refresh_gauge()
+    async def _update_gauge(self, full: bool) -> None:
+        await self.refresh_gauge(full=full)
 
     # -- sending -----------------------------------------------------------------------------
 
