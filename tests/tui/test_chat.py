@@ -327,6 +327,25 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
         assert not pane.has_newer
 
 
+async def test_scrolling_to_the_top_pages_older_messages_in(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conversation = await service.import_file(_import_file(tmp_path, 200))
+    ids = [m.id for m in await service.messages(conversation.id, limit=1000)]
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        pane = app.query_one(ChatPane)
+        first_shown = pane.views[0]
+        pane.scroll_home(animate=False, immediate=True)
+        await until(pilot, lambda: len(pane.views) == 2 * ChatPane.PAGE)
+        assert [v.message_id for v in pane.views] == ids[-2 * ChatPane.PAGE :]
+        await pilot.pause()
+        # The place is kept: what was the first message is still in view, not the top.
+        assert pane.scroll_y > 0
+        assert pane.region.y <= first_shown.region.y < pane.region.bottom
+
+
 async def test_copy_and_pin_the_selected_message(service: ChatService, tmp_path: Path) -> None:
     conversation = await service.import_file(_import_file(tmp_path, 4))
     stored = await service.messages(conversation.id)
