@@ -88,16 +88,19 @@ def words(text: str) -> list[str]:
 
 
 def match_all(text: str) -> str | None:
-    """An FTS5 query matching rows that contain every word (the last as a prefix).
+    """An FTS5 query matching rows that contain every piece of ``text`` (the last as a prefix).
+
+    Each whitespace-separated piece becomes one quoted phrase (inner quotes doubled), so no
+    user text is ever FTS5 syntax, and FTS5's own tokenizer splits and folds the piece exactly
+    as it did the stored text (Python's idea of a word differs for combining accents, e.g.
+    ``e\u0301cole``, and for case folding of newer scripts). A piece with punctuation is a
+    phrase: ``foo-bar`` matches "foo-bar" and "foo bar".
 
     Returns ``None`` when the text has no searchable word.
     """
-    # Not lower-cased here: FTS5 folds case itself, with the same tables for the query and the
-    # rows; Python's newer tables fold some letters (e.g. Vithkuqi) that it would not.
-    found = _WORD.findall(text.replace("\x00", " "))
-    if not found:
+    if not words(text):
         return None
-    quoted = [f'"{w}"' for w in found]
+    quoted = ['"' + piece.replace('"', '""') + '"' for piece in text.replace("\x00", " ").split()]
     quoted[-1] += "*"
     return " ".join(quoted)
 
