@@ -28,7 +28,7 @@ from tui_chat.engine.session import ChatSession, SendOutcome
 from tui_chat.engine.transfer import export_json, export_markdown, import_conversation
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo, base_model_id, cost_usd, model_info
-from tui_chat.store.repository import NotFound, Store
+from tui_chat.store.repository import NotFound, Store, clean_text
 
 __all__ = ["ChatService", "CompactionError", "NotFound", "SettingError"]
 
@@ -232,7 +232,8 @@ class ChatService:
     async def context(self, conversation_id: str, draft: str | None = None) -> BuiltRequest:
         """The exact request the next send would make (``draft`` as the new message)."""
         conversation = await self.store.get_conversation(conversation_id)
-        return await self.session.build(conversation, draft)
+        # Cleaned as a sent message is stored (no NUL, no lone surrogate): the exact request.
+        return await self.session.build(conversation, None if draft is None else clean_text(draft))
 
     async def gauge(self, conversation_id: str, draft: str = "") -> Breakdown:
         """The token breakdown with ``draft`` counted; cheap enough to call per keystroke."""
