@@ -123,8 +123,17 @@ def _out(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+_C1_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
+"""json.dumps leaves DEL and the C1 controls (U+0080-U+009F, e.g. CSI) raw; a terminal may act
+on them, so JSON for the terminal escapes them too (still the same JSON)."""
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2).translate(_C1_ESCAPES)
+
+
 def _json_out(value: Any) -> None:
-    _out(json.dumps(value, ensure_ascii=False, indent=2))
+    _out(_json_text(value))
 
 
 def message_json(message: Any, pinned: set[int]) -> dict[str, Any]:
@@ -387,7 +396,7 @@ async def _context(service: Any, args: argparse.Namespace) -> int:
         _out(f"  {name:<12}{tokens:>8}")
     for warning in b.warnings:
         _out(f"warning: {inert(warning)}")
-    _out(json.dumps(built.request, ensure_ascii=False, indent=2))
+    _out(_json_text(built.request))
     return 0
 
 
@@ -490,7 +499,7 @@ async def _export(service: Any, args: argparse.Namespace) -> int:
             handle.write(text)
         print(f"exported {conversation.id} to {args.output}", file=sys.stderr)
     else:
-        _out(text if args.format == "json" else inert(text))
+        _out(text.translate(_C1_ESCAPES) if args.format == "json" else inert(text))
     return 0
 
 
