@@ -21,6 +21,7 @@ EXPORT_FORMAT = "tui-chat"
 EXPORT_VERSION = 1
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_IMPORT_MESSAGES = 200_000
+MAX_IMPORT_DEPTH = 100
 _BLOCK_TYPES = {
     "text",
     "image",
@@ -143,6 +144,19 @@ def export_markdown(
     return "\n".join(lines)
 
 
+def _depth_over(value: Any, limit: int) -> bool:
+    """True when lists/objects in ``value`` nest more than ``limit`` levels (no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def _fail(where: str, why: str) -> ImportError_:
     return ImportError_(f"{where}: {why}")
 
@@ -196,6 +210,9 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
         ) from None
     except RecursionError:
         raise ImportError_(f"{path}: JSON nested too deeply") from None
+    if _depth_over(data, MAX_IMPORT_DEPTH):
+        # Deeper values parse, but storing and sending them recurses past Python's limit.
+        raise ImportError_(f"{path}: JSON nested too deeply (more than {MAX_IMPORT_DEPTH} levels)")
     if not isinstance(data, dict):
         raise ImportError_(f"{path}: expected a JSON object with a 'messages' list")
     ours = data.get("format") == EXPORT_FORMAT
@@ -204,11 +221,10 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
         raise ImportError_(f"{path}: 'conversation' must be an object")
     title = conv.get("title") or path.stem
     system = conv.get("system") or ""
+    if isinstance(system, list):  # Anthropic system blocks
+        system = "\n\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
     if not isinstance(title, str) or not isinstance(system, str):
-        if isinstance(system, list):  # Anthropic system blocks
-            system = "\n\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
-        else:
-            raise ImportError_(f"{path}: 'title' and 'system' must be strings")
+        raise ImportError_(f"{path}: 'title' and 'system' must be strings")
     raw_messages = data.get("messages")
     if not isinstance(raw_messages, list) or not raw_messages:
         raise ImportError_(f"{path}: 'messages' must be a non-empty list")
