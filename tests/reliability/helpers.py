@@ -201,3 +201,13 @@ def execute(path: Path, sql: str, params: tuple[Any, ...] = ()) -> None:
 def all_text_files(root: Path) -> list[Path]:
     """Every regular file under ``root``."""
     return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def report(loop: str, **figures: Any) -> None:
+    """Append a loop's figures to ``$TUI_CHAT_RELIABILITY_REPORT`` (and print them)."""
+    line = json.dumps({"loop": loop, **figures})
+    print(line)
+    target = os.environ.get("TUI_CHAT_RELIABILITY_REPORT")
+    if target:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")

@@ -41,6 +41,7 @@ from tests.reliability.helpers import (
     cli_env,
     execute,
     integrity,
+    report,
     rows,
     run_cli,
     write_config,
@@ -63,16 +64,6 @@ SLOW_SUMMARIES: dict[str, Any] = {
     "times": None,
 }
 """Every summary streams one word every 10 ms (about 3 s for the test's history)."""
-
-
-def report(loop: str, **figures: Any) -> None:
-    """Append a loop's figures to ``$TUI_CHAT_RELIABILITY_REPORT`` (and print them)."""
-    line = json.dumps({"loop": loop, "seed": SEED, **figures})
-    print(line)
-    target = os.environ.get("TUI_CHAT_RELIABILITY_REPORT")
-    if target:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
 
 
 def _import_conversation(home: Path, tmp_path: Path, turns: int) -> tuple[str, list[str]]:
@@ -238,6 +229,7 @@ def test_kill_9_while_streaming(
     cut = sum(1 for m in messages if m["role"] == "assistant" and m["status"] != "complete")
     report(
         "kill -9 while streaming",
+        seed=SEED,
         iterations=ITERATIONS,
         phases=dict(phases),
         acknowledged=len(acknowledged),
@@ -319,6 +311,7 @@ def test_kill_9_while_compacting(
     statuses = Counter(r["status"] for r in rows(db, "SELECT status FROM summaries"))
     report(
         "kill -9 while compacting",
+        seed=SEED,
         iterations=ITERATIONS,
         phases=dict(phases),
         orphaned_leases=orphaned,
