@@ -63,16 +63,40 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
 }
 
 
+_KEY_PART = r"""(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)"""
+_DOTTED_KEY = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
+_HEADER = re.compile(rf"^\[\[?\s*({_DOTTED_KEY})\s*\]\]?")
+_ASSIGNMENT = re.compile(rf"^({_DOTTED_KEY})\s*=")
+
+
+def _key_parts(dotted: str) -> list[str]:
+    return [p[1:-1] if p[:1] in "\"'" else p for p in re.findall(_KEY_PART, dotted)]
+
+
 def _line_of(text: str, section: str, key: str) -> int:
-    """Best-effort line number of ``key`` inside ``[section]`` (0 when unknown)."""
-    current = ""
+    """Best-effort line number of ``key`` inside ``[section]`` (0 when unknown).
+
+    Follows every TOML spelling of a key: bare or quoted, in a ``[table]`` or ``[[array]]``
+    header, dotted (``api.timeout = …``) or inside an inline table (``api = { timeout = … }``).
+    With ``key == section`` it finds the table itself.
+    """
+    table: list[str] = []
+    inline_key = re.compile(rf"""(?:^|[{{,\s])["']?{re.escape(key)}["']?\s*=""")
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
-        header = re.match(r"^\[\s*([^\]]+?)\s*\]", stripped)
+        header = _HEADER.match(stripped)
         if header:
-            current = header.group(1).strip().strip('"')
+            table = _key_parts(header.group(1))
+            if key == section and ".".join(table) == section:
+                return number
             continue
-        if current == section and re.match(rf"^\"?{re.escape(key)}\"?\s*=", stripped):
+        assignment = _ASSIGNMENT.match(stripped)
+        if assignment is None:
+            continue
+        path = ".".join([*table, *_key_parts(assignment.group(1))])
+        if path == f"{section}.{key}" or (key == section and path == section):
+            return number
+        if path == section and inline_key.search(stripped[assignment.end() :]):
             return number
     return 0
 
@@ -114,7 +138,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
             if section == "compaction":
                 for key, raw in table.items():
                     if key == "preset":
-                        if raw not in PRESETS:
+                        if not isinstance(raw, str) or raw not in PRESETS:
                             raise _fail(
                                 path,
                                 text,
@@ -158,12 +182,14 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
                         if isinstance(expected, tuple)
                         else expected.__name__
                     )
+                    # Never echo what was meant to be the API key.
+                    shown = "" if key == "api_key" else f" {raw!r}"
                     raise _fail(
                         path,
                         text,
                         section,
                         key,
-                        f"expected {names}, got {type(raw).__name__} {raw!r}",
+                        f"expected {names}, got {type(raw).__name__}{shown}",
                     )
                 values[key] = raw
     if "db_path" in values:
