@@ -728,6 +728,15 @@ class _Builder:
                     continue
             chosen.append((message, entry, tokens))
             budget -= tokens
+        # Entries were counted one by one; each join can add a token, which matters only
+        # when the budget is nearly spent.
+        if budget < 2 * len(chosen):
+            limit = max(0, policy.recall_budget_tokens)
+            while chosen:
+                joined = "\n\n".join([RECALL_HEADER, *(entry for _, entry, _ in chosen)])
+                if self.counter.count(joined) <= limit:
+                    break
+                chosen.pop()
         return chosen
 
     # -- composing -----------------------------------------------------------------------
