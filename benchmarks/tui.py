@@ -1,0 +1,369 @@
+"""TUI: start-up to the first painted frame, opening the big conversation, and streaming.
+
+- Start-up runs ``python -m tui_chat --db DB`` in a real pseudo-terminal (120x36) and times
+  process start to the first frame that shows the main screen (its footer), with the scale
+  database (which opens the 100,000-message conversation, the most recent one) and with an
+  empty one. Median of a few starts each.
+- Opening the big conversation and streaming use Textual's ``run_test`` (headless driver, the
+  app's real widgets and compositor). Opening is timed from the call to the first screen
+  refresh after it, alternating with a small conversation; widgets are counted after it.
+- Streaming: a 10,000-token reply (cl100k tokens; Markdown with lists and code) from
+  ``tests/fake_anthropic.py`` in its own process at 500 tokens/s. The finish lag is the time
+  from the last text delta reaching the app to the first refresh after the message view has
+  stopped its Markdown stream. Keypresses are sent through the driver every 150 ms while the
+  reply streams; latency is key sent → the composer's text changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import math
+import os
+import pty
+import random
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import ROOT, Options, Row, missing, p50, percentile, row
+from benchmarks.datagen import FULL, QUICK, TextMaker, scale_db
+
+GROUP = "tui"
+SIZE = (120, 36)
+REPLY_TOKENS = 10_000
+QUICK_REPLY_TOKENS = 5_000
+TOKENS_PER_SECOND = 500
+WORDS_PER_CHUNK = 3
+KEY_INTERVAL = 0.15
+_ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b.")
+FRAME_MARKER = "Help"
+"""Text of the main screen's footer (``f1 Help``): its first appearance is the first frame."""
+
+
+# -- start-up in a pseudo-terminal ---------------------------------------------------------
+
+
+def first_frame_seconds(db: Path, home: Path, timeout: float = 30.0) -> float:
+    """Seconds from spawning the app in a pty to its first painted main-screen frame."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(TERM="xterm-256color", TUI_CHAT_HOME=str(home), COLUMNS="120", LINES="36")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui_chat", "--db", str(db)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen = b""
+    elapsed: float | None = None
+    try:
+        while time.perf_counter() - started < timeout:
+            ready, _, _ = select.select([master], [], [], 0.01)
+            if not ready:
+                if process.poll() is not None:
+                    break
+                continue
+            try:
+                seen += os.read(master, 1 << 16)
+            except OSError:
+                break
+            if FRAME_MARKER in _ANSI.sub(b"", seen).decode("utf-8", "replace"):
+                elapsed = time.perf_counter() - started
+                break
+    finally:
+        with contextlib.suppress(OSError):
+            os.write(master, b"\x11")  # ctrl+q
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        _drain(master)
+        os.close(master)
+    if elapsed is None:
+        tail = _ANSI.sub(b"", seen).decode("utf-8", "replace")[-300:]
+        raise RuntimeError(f"no frame within {timeout:.0f} s: {tail!r}")
+    return elapsed
+
+
+def _drain(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        while select.select([fd], [], [], 0)[0]:
+            if not os.read(fd, 1 << 16):
+                break
+
+
+# -- in-process (run_test) helpers -----------------------------------------------------------
+
+
+async def _painted(app: Any) -> float:
+    """The time of the next screen refresh."""
+    done: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+    app.call_after_refresh(lambda: done.done() or done.set_result(time.perf_counter()))
+    return await done
+
+
+async def open_figures(db: Path, small_id: str, big_id: str, runs: int) -> tuple[list[float], int]:
+    """Times (ms) to open the big conversation, and message widgets mounted after it."""
+    from tui_chat.config import Config
+    from tui_chat.tui.app import ChatApp
+    from tui_chat.tui.widgets.message_view import MessageView
+
+    app = ChatApp(Config(db_path=db, api_key=None), db, small_id, cursor_blink=False)
+    samples: list[float] = []
+    mounted = 0
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(runs):
+            await app.main_screen.open_conversation(small_id)
+            await _painted(app)
+            await pilot.pause()
+            started = time.perf_counter()
+            await app.main_screen.open_conversation(big_id)
+            painted = await _painted(app)
+            samples.append((painted - started) * 1000)
+            mounted = len(list(app.query(MessageView)))
+    return samples, mounted
+
+
+def reply_text(tokens: int = REPLY_TOKENS, seed: int = 3) -> str:
+    """A Markdown reply of about ``tokens`` tokens: headings, paragraphs, lists, code."""
+    from tui_chat.core.tokens import get_counter
+
+    counter = get_counter()
+    maker = TextMaker(random.Random(seed))
+    parts: list[str] = []
+    total = 0
+    section = 0
+    while total < tokens:
+        section += 1
+        block = [f"## Part {section}: {maker.sentence(3, 6).rstrip('.?!')}"]
+        block.append(maker.paragraph(4))
+        block.append("\n".join(f"- {maker.sentence(5, 12)}" for _ in range(4)))
+        if section % 2 == 0:
+            block.append(maker.code())
+        block.append(maker.paragraph(3))
+        text = "\n\n".join(block)
+        parts.append(text)
+        total = counter.count("\n\n".join(parts))
+    return "\n\n".join(parts)
+
+
+def _start_server(reply: str, chunks_per_second: float) -> tuple[subprocess.Popen[str], str]:
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "tests" / "fake_anthropic.py"),
+            "--port",
+            "0",
+            "--chunks-per-second",
+            f"{chunks_per_second:.3f}",
+            "--words-per-chunk",
+            str(WORDS_PER_CHUNK),
+            "--reply",
+            reply,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    url = server.stdout.readline().strip()
+    if not url.startswith("http"):
+        server.kill()
+        raise RuntimeError("the fake API server did not start")
+    return server, url
+
+
+class _Recorder:
+    """Forwards engine events to the app's bridge, noting when text deltas arrive."""
+
+    def __init__(self, bridge: Callable[[Any], None]) -> None:
+        self.bridge = bridge
+        self.last_delta = 0.0
+        self.deltas = 0
+        self.finished = asyncio.Event()
+
+    def __call__(self, event: Any) -> None:
+        from tui_chat.engine.events import ReplyDelta, ReplyFinished
+
+        if isinstance(event, ReplyDelta):
+            self.last_delta = time.perf_counter()
+            self.deltas += 1
+        elif isinstance(event, ReplyFinished):
+            self.finished.set()
+        self.bridge(event)
+
+
+async def stream_figures(work: Path, tokens: int = REPLY_TOKENS) -> dict[str, Any]:
+    """Stream one long reply in the app; returns the finish lag and keypress latencies."""
+    from textual import events
+    from textual.widgets import TextArea
+
+    from tui_chat.config import Config
+    from tui_chat.tui.app import ChatApp
+    from tui_chat.tui.widgets.message_view import MessageView
+
+    reply = reply_text(tokens)
+    words = len(re.findall(r"\s*\S+\s*", reply))
+    seconds = tokens / TOKENS_PER_SECOND
+    server, url = _start_server(reply, math.ceil(words / WORDS_PER_CHUNK) / seconds)
+    rendered: list[float] = []
+    original_finish = MessageView.finish
+
+    async def finish(self: MessageView, message: Any, error_text: str | None = None) -> None:
+        await original_finish(self, message, error_text)
+        # Not awaited here: the screen that runs this handler must be free to refresh.
+        self.app.call_after_refresh(lambda: rendered.append(time.perf_counter()))
+
+    MessageView.finish = finish  # type: ignore[method-assign]
+    db = work / "stream.db"
+    config = Config(db_path=db, api_key="sk-ant-bench-0000", base_url=url, max_retries=0)
+    app = ChatApp(config, db, cursor_blink=False)
+    latencies: list[float] = []
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            recorder = _Recorder(app.bridge)
+            app.bridge = recorder  # type: ignore[assignment]
+            composer = app.main_screen.composer
+            changed = asyncio.Event()
+            post = composer.post_message
+
+            def spy(message: Any) -> bool:
+                if isinstance(message, TextArea.Changed):
+                    changed.set()
+                return post(message)
+
+            composer.post_message = spy  # type: ignore[method-assign]
+            composer.text = "Write the full migration guide."
+            await pilot.press("enter")
+            driver = app._driver
+            assert driver is not None
+            while recorder.deltas == 0:
+                await asyncio.sleep(0.01)
+            while not recorder.finished.is_set():
+                await asyncio.sleep(KEY_INTERVAL)
+                if recorder.finished.is_set():
+                    break
+                changed.clear()
+                key = events.Key("x", "x")
+                key.set_sender(app)
+                sent = time.perf_counter()
+                driver.send_message(key)
+                await changed.wait()
+                latencies.append((time.perf_counter() - sent) * 1000)
+            while not rendered:
+                await asyncio.sleep(0.005)
+            stored = (await app.service.messages(app.main_screen.conversation_id or "", limit=1))[
+                -1
+            ]
+            complete = stored.status == "complete" and stored.text == reply
+            await app.workers.wait_for_complete()
+    finally:
+        MessageView.finish = original_finish  # type: ignore[method-assign]
+        server.terminate()
+        server.wait(timeout=10)
+    return {
+        "lag_ms": (rendered[0] - recorder.last_delta) * 1000,
+        "keys_ms": latencies,
+        "deltas": recorder.deltas,
+        "complete": complete,
+    }
+
+
+def run(options: Options) -> list[Row]:
+    """Every TUI figure."""
+    spec = QUICK if options.quick else FULL
+    data = scale_db(options.data_dir, spec)
+    rows: list[Row] = []
+    starts = 2 if options.quick else 5
+    work = Path(tempfile.mkdtemp(prefix="tui-bench-", dir=options.data_dir))
+    try:
+        home = work / "home"
+        home.mkdir()
+        db = work / "big.db"
+        shutil.copyfile(data.path, db)
+        empty = [first_frame_seconds(work / f"empty-{i}.db", home) for i in range(starts)]
+        big = [first_frame_seconds(db, home) for _ in range(starts)]
+        base = p50(empty)
+        figure = f"start to first frame, {spec.messages:,}-message database"
+        rows.append(
+            row(
+                GROUP,
+                figure,
+                p50(big),
+                "s",
+                le=1.0,
+                ratio=p50(big) / base,
+                note=f"median of {starts} starts in a pty; opens the {spec.big:,}-message one",
+            )
+        )
+        rows.append(row(GROUP, "start to first frame, empty database (baseline)", base, "s"))
+
+        samples, mounted = asyncio.run(
+            open_figures(db, data.small_id, data.big_id, 3 if options.quick else 10)
+        )
+        rows.append(
+            row(
+                GROUP,
+                f"open the {spec.big:,}-message conversation p50",
+                p50(samples),
+                "ms",
+                le=300,
+                note=f"run_test, to the first refresh after it; max {max(samples):.0f} ms",
+            )
+        )
+        rows.append(
+            row(GROUP, "message widgets mounted after opening it", mounted, "widgets", le=200)
+        )
+        try:
+            reply_tokens = QUICK_REPLY_TOKENS if options.quick else REPLY_TOKENS
+            streamed = asyncio.run(stream_figures(work, reply_tokens))
+        except Exception as exc:  # report, never invent a figure
+            rows.append(missing(GROUP, "stream finish lag", "ms", f"failed: {exc}", le=100))
+            return rows
+        note = f"{reply_tokens:,} tokens at {TOKENS_PER_SECOND} tok/s, {streamed['deltas']} deltas"
+        if not streamed["complete"]:
+            note += "; the stored reply is NOT complete"
+        rows.append(
+            row(
+                GROUP,
+                "stream finish lag after the last token",
+                streamed["lag_ms"],
+                "ms",
+                le=100,
+                note=note,
+            )
+        )
+        keys = streamed["keys_ms"]
+        rows.append(
+            row(
+                GROUP,
+                "keypress latency while streaming p95",
+                percentile(keys, 95),
+                "ms",
+                le=50,
+                note=f"{len(keys)} keys; p50 {p50(keys):.1f} ms, max {max(keys):.1f} ms",
+            )
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return rows

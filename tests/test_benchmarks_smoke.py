@@ -1,0 +1,139 @@
+"""The benchmark code runs on tiny sizes, and the quality metric counts hits correctly.
+
+No timing is asserted anywhere: benchmarks print figures, tests check behaviour.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from benchmarks import cost, quality, tokens
+from benchmarks.common import Row, percentile, row
+from benchmarks.datagen import ScaleSpec, generate_scale_db
+from benchmarks.run import table
+
+TINY = ScaleSpec(conversations=4, messages=80, big=40, medium=20, big_tail=10)
+
+
+def test_row_judges_targets() -> None:
+    assert row("g", "f", 9.0, "ms", le=10).met is True
+    assert row("g", "f", 11.0, "ms", le=10).met is False
+    assert row("g", "f", 80.0, "%", ge=75).met is True
+    assert row("g", "f", 1.0, "x").met is None
+    assert set(row("g", "f", 1.0, "x").to_json()) == {
+        "group",
+        "figure",
+        "value",
+        "unit",
+        "target",
+        "met",
+    }
+    assert percentile([1, 2, 3, 4, 100], 95) == 100
+    text = table([Row("g", "figure", 1.5, "ms", "<= 2", True, 1.2, "note")])
+    assert "figure" in text and "yes" in text and "1.20x" in text
+
+
+def test_scale_database_is_generated_with_the_app_schema(tmp_path: Path) -> None:
+    made = generate_scale_db(tmp_path / "tiny.db", TINY)
+    db = sqlite3.connect(made.path)
+    assert db.execute("SELECT count(*) FROM conversations").fetchone()[0] == 4
+    assert db.execute("SELECT count(*) FROM messages").fetchone()[0] == 80
+    counts = dict(db.execute("SELECT conversation_id, count(*) FROM messages GROUP BY 1"))
+    assert counts[made.big_id] == 40 and counts[made.medium_id] == 20
+    # FTS triggers indexed every message; the big conversation has an active summary.
+    assert db.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'the'").fetchone()
+    covers = db.execute(
+        "SELECT s.covers_to_message_id FROM conversations c JOIN summaries s "
+        "ON s.id = c.active_summary_id WHERE c.id = ?",
+        (made.big_id,),
+    ).fetchone()[0]
+    newer = db.execute(
+        "SELECT count(*) FROM messages WHERE conversation_id = ? AND id > ?",
+        (made.big_id, covers),
+    ).fetchone()[0]
+    assert newer == TINY.big_tail
+    # Same seed, same data.
+    again = generate_scale_db(tmp_path / "again.db", TINY)
+    other = sqlite3.connect(again.path)
+    query = "SELECT text FROM messages ORDER BY id"
+    assert db.execute(query).fetchall() == other.execute(query).fetchall()
+
+
+def _request(system: list[str], messages: list[tuple[str, Any]]) -> dict[str, Any]:
+    return {
+        "system": [{"type": "text", "text": t} for t in system],
+        "messages": [{"role": r, "content": c} for r, c in messages],
+    }
+
+
+def test_hit_needs_every_evidence_turn_inside_the_request() -> None:
+    request = _request(
+        ["base prompt", "# Recalled\n[#3 user, 2023-05-08]\nI went to the  LGBTQ support\ngroup."],
+        [
+            ("user", [{"type": "text", "text": "Hello there"}]),
+            ("assistant", [{"type": "text", "text": "We adopted a dog named Max."}]),
+            ("user", "When did I go to the support group?"),
+        ],
+    )
+    # Whitespace differences do not matter; text anywhere in the request counts.
+    assert quality.is_hit(request, ["I went to the LGBTQ support group."])
+    assert quality.is_hit(request, ["We adopted a dog named Max.", "Hello there"])
+    # Every evidence turn must be there: one missing is a miss.
+    assert not quality.is_hit(request, ["We adopted a dog named Max.", "We moved to Paris."])
+    # A cut excerpt does not count.
+    assert not quality.is_hit(request, ["I went to the LGBTQ support group last Friday."])
+
+
+def _locomo(path: Path) -> Path:
+    sessions: dict[str, Any] = {"speaker_a": "Ann", "speaker_b": "Bob"}
+    facts = ["painted a red sunrise", "adopted a puppy named Max", "ran the city marathon"]
+    for n in range(1, 4):
+        sessions[f"session_{n}_date_time"] = f"1:56 pm on {n} May, 2023"
+        turns = []
+        for t in range(1, 9):
+            speaker = "Ann" if t % 2 else "Bob"
+            text = f"Session {n} turn {t}: small talk about the weather and work."
+            if t == 3:
+                text = f"Last week I {facts[n - 1]}, it was great."
+            turns.append({"speaker": speaker, "dia_id": f"D{n}:{t}", "text": text})
+        sessions[f"session_{n}"] = turns
+    sessions["qa"] = [
+        {"question": "What did Ann paint?", "answer": "sunrise", "evidence": ["D1:3"]},
+        {"question": "Who is Max?", "answer": "puppy", "evidence": ["D2:3"], "category": 4},
+        {"question": "Which race?", "answer": "marathon", "evidence": ["D3:3", "D9:1"]},
+        {"question": "No evidence", "answer": "?", "evidence": []},
+    ]
+    path.write_text(json.dumps(sessions))
+    return path
+
+
+async def test_quality_runs_on_a_tiny_dialogue(tmp_path: Path) -> None:
+    dialogue = quality.load_dialogue(_locomo(tmp_path / "tiny.json"))
+    assert dialogue.skipped == 2  # no evidence; evidence naming a missing turn
+    assert [t.role for t in dialogue.turns[:2]] == ["user", "assistant"]
+    assert dialogue.turns[0].text.startswith("[Session 1, 1:56 pm on 1 May, 2023]")
+    tallies: dict[tuple[str, int, bool], quality.Tally] = {}
+    stats: dict[str, quality.PresetStats] = {}
+    await quality.evaluate(dialogue, ["window"], [4_000], tmp_path, tallies, stats)
+    assert tallies[("truncation", 4_000, False)].total == 2
+    on = tallies[("window", 4_000, True)]
+    assert on.total == 2 and 0 <= on.hits <= 2
+    assert stats["window"].reductions
+    assert quality.context_window_for(4_000) - 4_000 > 0
+
+
+def test_tokens_helpers_measure_samples() -> None:
+    total, mean_abs, real, chars = tokens.len4_error(["hello world, this is English text."])
+    assert real > 0 and chars > 0 and mean_abs >= 0 and -100 < total < 100
+    assert tokens.korean_samples() and tokens.code_samples()
+
+
+async def test_cost_replays_a_short_script(tmp_path: Path) -> None:
+    script = cost.script(turns=4)
+    bill, versions = await cost.replay({"preset": "window"}, script, tmp_path)
+    assert bill.chat_requests == 4 and versions == 0
+    assert bill.uncached_total >= bill.uncached > 0
+    assert bill.billed <= bill.uncached_total * cost.WRITE
