@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sqlite3
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -558,6 +559,14 @@ async def _run(args: argparse.Namespace) -> int:
     service = await ChatService.open(config, args.db)
     try:
         return await HANDLERS[args.command](service, args)
+    except sqlite3.DatabaseError as exc:
+        # Damage the open-time check could not see (it reads only the header and schema).
+        if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+            raise
+        raise CliError(
+            f"{service.store.path} is damaged ({exc}); it was not changed. "
+            "`tui-chat doctor` checks it; restore a backup or try `sqlite3 FILE .recover`."
+        ) from None
     finally:
         await service.close()
 

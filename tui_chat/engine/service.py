@@ -7,6 +7,7 @@ worker, and exposes every user action as one coroutine.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -407,7 +408,11 @@ class ChatService:
         except Exception as exc:
             report["tokenizer"] = f"failed: {exc}"
         report["integrity"] = await self.store.integrity_check()
-        report["conversations"] = len(await self.store.list_conversations(include_archived=True))
+        try:
+            conversations = await self.store.list_conversations(include_archived=True)
+            report["conversations"] = len(conversations)
+        except sqlite3.DatabaseError as exc:
+            report["conversations"] = f"unreadable: {exc}"
         return report
 
 

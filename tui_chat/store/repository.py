@@ -923,7 +923,10 @@ class Store:
 
     async def integrity_check(self) -> str:
         """``PRAGMA integrity_check`` ("ok" when healthy)."""
-        rows = await self._all("PRAGMA integrity_check")
+        try:
+            rows = await self._all("PRAGMA integrity_check")
+        except sqlite3.DatabaseError as exc:  # damage bad enough to stop the check itself
+            return f"failed: {exc}"
         return "; ".join(str(r[0]) for r in rows)
 
     async def backup(self, target: Path) -> None:
