@@ -338,7 +338,7 @@ async def _search(service: Any, args: argparse.Namespace) -> int:
                     "conversation_id": h.conversation_id,
                     "conversation_title": h.conversation_title,
                     "role": h.role,
-                    "snippet": h.snippet,
+                    "snippet": h.marked(),
                     "created_at": h.created_at,
                     "rank": h.rank,
                 }
@@ -349,7 +349,7 @@ async def _search(service: Any, args: argparse.Namespace) -> int:
     if not hits:
         _out("No matches.")
     for h in hits:
-        _out(f"{h.conversation_id} #{h.message_id} {h.role}: {inert(h.snippet)}")
+        _out(f"{h.conversation_id} #{h.message_id} {h.role}: {inert(h.marked())}")
     return 0
 
 

@@ -104,11 +104,12 @@ async def test_search_jumps_to_the_hit(service: ChatService, tmp_path: Path) -> 
         await pilot.press("enter")
         await until(pilot, lambda: bool(search.hits))
         assert search.hits[0].message_id == target.id
+        from tui_chat.core.models import HIT_END, HIT_START
         from tui_chat.tui.screens.search import highlight
 
-        marked = highlight("reset [setval] and [x]")
-        assert marked.plain == "reset setval and x"
-        assert [marked.plain[span.start : span.end] for span in marked.spans] == ["setval", "x"]
+        marked = highlight(f"reset {HIT_START}setval{HIT_END} and [x] {HIT_START}y{HIT_END}")
+        assert marked.plain == "reset setval and [x] y"  # real brackets stay text
+        assert [marked.plain[span.start : span.end] for span in marked.spans] == ["setval", "y"]
         results = search.query_one(OptionList)
         assert app.focused is results
         await pilot.press("enter")

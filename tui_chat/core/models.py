@@ -200,9 +200,16 @@ class Anchor:
     pinned_at: str
 
 
+HIT_START = "\ue000"
+"""Marks the start of a matched word in :attr:`SearchHit.snippet` (a private-use character)."""
+HIT_END = "\ue001"
+"""Marks the end of a matched word in :attr:`SearchHit.snippet`."""
+
+
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """One full-text search result."""
+    """One full-text search result; matched words in ``snippet`` sit between
+    :data:`HIT_START` and :data:`HIT_END`, which real text never contains."""
 
     message_id: int
     conversation_id: str
@@ -211,3 +218,7 @@ class SearchHit:
     snippet: str
     created_at: str
     rank: float
+
+    def marked(self, start: str = "«", end: str = "»") -> str:
+        """The snippet with matched words between ``start`` and ``end``."""
+        return self.snippet.replace(HIT_START, start).replace(HIT_END, end)

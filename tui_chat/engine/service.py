@@ -186,9 +186,19 @@ class ChatService:
         self._invalidate(conversation_id)
 
     async def messages(
-        self, conversation_id: str, *, before_id: int | None = None, limit: int = 50
+        self,
+        conversation_id: str,
+        *,
+        before_id: int | None = None,
+        after_id: int | None = None,
+        limit: int = 50,
     ) -> list[Message]:
-        """A page of messages (the newest ``limit`` before ``before_id``), oldest first."""
+        """A page of messages, oldest first: the newest ``limit`` before ``before_id``, or
+        with ``after_id`` the oldest ``limit`` after it (paging forward)."""
+        if after_id is not None:
+            return await self.store.list_messages(
+                conversation_id, after_id=after_id, before_id=before_id, limit=limit
+            )
         return await self.store.list_messages(
             conversation_id, before_id=before_id, limit=limit, newest=True
         )

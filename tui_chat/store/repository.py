@@ -22,6 +22,8 @@ from typing import Any
 import aiosqlite
 
 from tui_chat.core.models import (
+    HIT_END,
+    HIT_START,
     Anchor,
     ContentBlock,
     Conversation,
@@ -575,7 +577,7 @@ class Store:
         if match is None:
             return []
         clauses = ["messages_fts MATCH ?"]
-        params: list[Any] = [match]
+        params: list[Any] = [HIT_START, HIT_END, match]
         if conversation_id is not None:
             clauses.append("m.conversation_id = ?")
             params.append(conversation_id)
@@ -585,7 +587,7 @@ class Store:
         params.append(limit)
         rows = await self._all(
             "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, "
-            "snippet(messages_fts, 0, '[', ']', ' … ', 16) AS snip, bm25(messages_fts) AS rank "
+            "snippet(messages_fts, 0, ?, ?, ' … ', 16) AS snip, bm25(messages_fts) AS rank "
             "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
             "JOIN conversations c ON c.id = m.conversation_id "
             f"WHERE {' AND '.join(clauses)} ORDER BY rank LIMIT ?",

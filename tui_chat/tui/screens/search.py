@@ -16,7 +16,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
-from tui_chat.core.models import SearchHit
+from tui_chat.core.models import HIT_END, HIT_START, SearchHit
 from tui_chat.tui.text import clock_time, inert_content, one_line
 
 if TYPE_CHECKING:
@@ -31,11 +31,11 @@ def _app_type() -> type[ChatApp]:
     return ChatApp
 
 
-_MATCH = re.compile(r"\[([^\[\]]{1,80})\]")
+_MATCH = re.compile(f"{HIT_START}([^{HIT_START}{HIT_END}]*){HIT_END}")
 
 
 def highlight(snippet: str) -> Content:
-    """A search snippet with the matched words (``[word]`` from FTS5) highlighted."""
+    """A search snippet with the matched words (between FTS5's hit markers) highlighted."""
     parts: list[Content] = []
     last = 0
     for match in _MATCH.finditer(snippet):
