@@ -320,6 +320,16 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
         assert mounted == sorted(mounted)
         assert pane.selected in mounted
         assert pane.has_newer
+        # Down past the pruned bottom pages the next messages in, without jumping away.
+        pane.selected = mounted[-1]
+        await pilot.press("down")
+        following = ids[ids.index(mounted[-1]) + 1]
+        assert pane.selected == following
+        window = [v.message_id for v in pane.views]
+        # Still the neighbourhood of the selection, not just the latest page.
+        assert following in window and mounted[-1] in window
+        assert window[0] < ids[-ChatPane.PAGE]
+        assert len(window) <= ChatPane.MAX_MOUNTED and window == sorted(window)
         # The end key jumps back to the latest page.
         await pilot.press("end")
         assert [v.message_id for v in pane.views] == ids[-ChatPane.PAGE :]

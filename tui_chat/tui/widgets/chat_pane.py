@@ -2,12 +2,13 @@
 
 Textual containers are not virtualised, so only a window of at most :attr:`ChatPane.MAX_MOUNTED`
 messages is mounted. Older pages are fetched from the engine when the user scrolls or moves the
-selection past the top; when the window grows too large the other end is pruned, and reaching
-the bottom of a pruned window jumps back to the latest messages.
+selection past the top, newer ones the same way at the bottom of a window that was pruned
+there; when the window grows too large the other end is pruned.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -81,6 +82,8 @@ class ChatPane(VerticalScroll, can_focus=True):
         self.has_older = False
         self.has_newer = False
         self._loading = False
+        # Paging from a key press waits for a page the scroll watcher is already loading.
+        self._page_lock = asyncio.Lock()
         self._pinned: set[int] = set()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -146,8 +149,12 @@ class ChatPane(VerticalScroll, can_focus=True):
         Returns:
             True when messages were added.
         """
+        async with self._page_lock:
+            return await self._load_older()
+
+    async def _load_older(self) -> bool:
         views = self.views
-        if self._loading or not self.has_older or not views or self.conversation_id is None:
+        if not self.has_older or not views or self.conversation_id is None:
             return False
         self._loading = True
         try:
@@ -167,6 +174,46 @@ class ChatPane(VerticalScroll, can_focus=True):
 
             def keep_place() -> None:
                 self.scroll_to(y=first.virtual_region.y - offset, animate=False, immediate=True)
+
+            self.call_after_refresh(keep_place)
+            return True
+        finally:
+            self._loading = False
+
+    async def load_newer(self) -> bool:
+        """Mount the page after the newest mounted message (the bottom was pruned).
+
+        Returns:
+            True when messages were added.
+        """
+        async with self._page_lock:
+            return await self._load_newer()
+
+    async def _load_newer(self) -> bool:
+        views = self.views
+        if not self.has_newer or not views or self.conversation_id is None:
+            return False
+        self._loading = True
+        try:
+            last = views[-1]
+            page = await self.app.service.messages(
+                self.conversation_id, after_id=last.message_id, limit=self.PAGE + 1
+            )
+            self.has_newer = len(page) > self.PAGE
+            page = page[: self.PAGE]
+            if not page:
+                self._mark_last()
+                return False
+            offset = last.virtual_region.y - self.scroll_y
+            await self.mount_all([MessageView(m, pinned=m.id in self._pinned) for m in page])
+            overflow = len(self.views) - self.MAX_MOUNTED
+            if overflow > 0:
+                await self.remove_children(self.views[:overflow])
+                self.has_older = True
+            self._mark_last()
+
+            def keep_place() -> None:
+                self.scroll_to(y=last.virtual_region.y - offset, animate=False, immediate=True)
 
             self.call_after_refresh(keep_place)
             return True
@@ -210,9 +257,7 @@ class ChatPane(VerticalScroll, can_focus=True):
         if new_value <= 0 < old_value and self.has_older:
             self.run_worker(self.load_older(), group="page", exclusive=True, exit_on_error=False)
         elif self.has_newer and new_value >= self.max_scroll_y > 0 and new_value > old_value:
-            self.run_worker(
-                self.show(self.conversation_id), group="page", exclusive=True, exit_on_error=False
-            )
+            self.run_worker(self.load_newer(), group="page", exclusive=True, exit_on_error=False)
 
     # -- selection --------------------------------------------------------------------------
 
@@ -254,7 +299,7 @@ class ChatPane(VerticalScroll, can_focus=True):
         self.selected = ids[index - 1]
 
     async def action_select_next(self) -> None:
-        """Select the message below (jumping to the latest page past a pruned end)."""
+        """Select the message below (paging newer ones in past a pruned end)."""
         views = self.views
         if not views:
             return
@@ -263,12 +308,13 @@ class ChatPane(VerticalScroll, can_focus=True):
             self.selected = ids[-1]
             return
         index = ids.index(self.selected)
-        if index < len(ids) - 1:
-            self.selected = ids[index + 1]
-        elif self.has_newer and self.conversation_id is not None:
-            await self.show(self.conversation_id)
-            if views := self.views:
-                self.selected = views[-1].message_id
+        if index == len(ids) - 1:
+            if await self.load_newer():
+                ids = [v.message_id for v in self.views]
+                index = ids.index(self.selected)
+            else:
+                return
+        self.selected = ids[index + 1]
 
     async def action_select_first(self) -> None:
         """Select the oldest mounted message."""
