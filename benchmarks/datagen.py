@@ -5,9 +5,10 @@ The schema comes from tui-chat's own migrations (``Store.open``); rows are then 
 app would. The same sizes and seed always give the same database.
 
 Shape (full size): 1,000 conversations and 200,000 messages; the most recently updated one
-holds 100,000 messages and, like any long conversation in the app, an active summary version
-covering all but its newest 1,000 messages; another holds exactly 1,000 messages (no summary);
-the rest share what is left. Text is English-like (Zipf-distributed words, about 15 tokens per
+holds 100,000 messages and another exactly 1,000. Like any long conversation in the app, both
+have an active summary version, covering all but their newest 800 messages: they send the
+same raw tail, and recall searches 99,200 vs 200 compacted messages. The rest share what is
+left. Text is English-like (Zipf-distributed words, about 15 tokens per
 user message and 90 per assistant message), with code blocks in one reply in ten.
 """
 
@@ -31,7 +32,7 @@ from tui_chat.store.repository import Store
 SEED = 20_260_101
 MODEL = "claude-sonnet-4-6"
 SYSTEM_PROMPT = "You are a helpful assistant."
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 """Bump when the generated data changes, so cached databases are rebuilt."""
 
 COMMON_WORDS = """
@@ -67,18 +68,19 @@ class ScaleSpec:
     """Messages of the one big conversation."""
     medium: int = 1_000
     """Messages of the 1k-message conversation (the baseline of the request-build ratio)."""
-    big_tail: int = 1_000
-    """Newest messages of the big conversation left unsummarised."""
+    tail: int = 800
+    """Newest messages left unsummarised in both the big and the 1k-message conversation: the
+    same raw tail, 200 vs 99,200 messages of compacted history behind it."""
 
     @property
     def key(self) -> str:
         """A file-name fragment naming these sizes and the generator version."""
-        sizes = f"{self.conversations}-{self.messages}-{self.big}-{self.medium}-{self.big_tail}"
+        sizes = f"{self.conversations}-{self.messages}-{self.big}-{self.medium}-{self.tail}"
         return f"v{GENERATOR_VERSION}.{LATEST_VERSION}-{sizes}"
 
 
 FULL = ScaleSpec()
-QUICK = ScaleSpec(conversations=200, messages=30_000, big=20_000, medium=1_000, big_tail=1_000)
+QUICK = ScaleSpec(conversations=200, messages=30_000, big=20_000, medium=1_000, tail=800)
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,7 @@ def generate_scale_db(path: Path, spec: ScaleSpec = FULL, seed: int = SEED) -> S
     db.execute("PRAGMA synchronous = OFF")
     db.execute("BEGIN")
     conversation_rows = []
-    big_summary_to = 0
+    big_summary_to = medium_summary_to = 0
     message_id = 0
     clock = start
     for index in order:
@@ -235,7 +237,9 @@ def generate_scale_db(path: Path, spec: ScaleSpec = FULL, seed: int = SEED) -> S
             rows,
         )
         if index == 0:
-            big_summary_to = rows[-spec.big_tail - 1][0] if count > spec.big_tail else 0
+            big_summary_to = rows[-spec.tail - 1][0] if count > spec.tail else 0
+        if index == 1:
+            medium_summary_to = rows[-spec.tail - 1][0] if count > spec.tail else 0
         title = " ".join(first_user.split()[:6])
         conversation_rows.append(
             (cid, title, MODEL, SYSTEM_PROMPT, "{}", _iso(created), _iso(clock))
@@ -246,8 +250,9 @@ def generate_scale_db(path: Path, spec: ScaleSpec = FULL, seed: int = SEED) -> S
         "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
         conversation_rows,
     )
-    if big_summary_to:
-        _add_summary(db, ids[0], big_summary_to, maker, counter, _iso(clock))
+    for index, covers_to in ((0, big_summary_to), (1, medium_summary_to)):
+        if covers_to:
+            _add_summary(db, ids[index], covers_to, maker, counter, _iso(clock))
     db.execute("COMMIT")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.execute("ANALYZE")

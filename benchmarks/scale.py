@@ -1,11 +1,10 @@
 """Scale: request build, send overhead, search, conversation list and memory on a big database.
 
 The database (``datagen``) holds 1,000 conversations and 200,000 messages (``--quick``: 200
-and 30,000); the big conversation holds 100,000 (20,000) messages under an active summary that
-leaves its newest 1,000 unsummarised, as the app leaves a long conversation; the baseline
-conversation holds 1,000 messages and no summary. Both therefore send about the same raw
-tail: the ratio shows what 99,000 more messages of history cost (the summary lookup and the
-recall search over the compacted prefix).
+and 30,000). The big conversation holds 100,000 (20,000) messages, the baseline one 1,000;
+both have an active summary leaving their newest 800 messages unsummarised, as the app leaves
+a long conversation. They send the same raw tail, so the ratio shows what 99,000 more
+messages of history cost: the recall search runs over 99,200 instead of 200 compacted ones.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from benchmarks.common import Row, percentile, row
 from benchmarks.datagen import ScaleSpec, generate_scale_db
 from benchmarks.run import table
 
-TINY = ScaleSpec(conversations=4, messages=80, big=40, medium=20, big_tail=10)
+TINY = ScaleSpec(conversations=4, messages=80, big=40, medium=20, tail=10)
 
 
 def test_row_judges_targets() -> None:
@@ -54,7 +54,7 @@ def test_scale_database_is_generated_with_the_app_schema(tmp_path: Path) -> None
         "SELECT count(*) FROM messages WHERE conversation_id = ? AND id > ?",
         (made.big_id, covers),
     ).fetchone()[0]
-    assert newer == TINY.big_tail
+    assert newer == TINY.tail
     # Same seed, same data.
     again = generate_scale_db(tmp_path / "again.db", TINY)
     other = sqlite3.connect(again.path)
