@@ -306,7 +306,7 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         pane = app.query_one(ChatPane)
-        assert [v.message_id for v in pane.views] == ids[-ChatPane.PAGE :]
+        assert [v.message_id for v in pane.views] == ids[-ChatPane.FIRST_PAGE :]
         assert pane.has_older
         await pilot.press("f5")
         assert pane.selected == ids[-1]
@@ -314,7 +314,7 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
         # mounted message, up from there pages the one before it in.
         for _ in range(4):
             await pilot.press("home", "up")
-        assert pane.selected == ids[-1 - ChatPane.PAGE * 4]
+        assert pane.selected == ids[-1 - ChatPane.FIRST_PAGE - ChatPane.PAGE * 3]
         mounted = [v.message_id for v in pane.views]
         assert len(mounted) <= ChatPane.MAX_MOUNTED
         assert mounted == sorted(mounted)
@@ -332,7 +332,8 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
         assert len(window) <= ChatPane.MAX_MOUNTED and window == sorted(window)
         # The end key jumps back to the latest page.
         await pilot.press("end")
-        assert [v.message_id for v in pane.views] == ids[-ChatPane.PAGE :]
+        window = [v.message_id for v in pane.views]
+        assert window[-ChatPane.FIRST_PAGE :] == ids[-ChatPane.FIRST_PAGE :]
         assert pane.selected == ids[-1]
         assert not pane.has_newer
 
@@ -348,8 +349,9 @@ async def test_scrolling_to_the_top_pages_older_messages_in(
         pane = app.query_one(ChatPane)
         first_shown = pane.views[0]
         pane.scroll_home(animate=False, immediate=True)
-        await until(pilot, lambda: len(pane.views) == 2 * ChatPane.PAGE)
-        assert [v.message_id for v in pane.views] == ids[-2 * ChatPane.PAGE :]
+        shown = ChatPane.FIRST_PAGE + ChatPane.PAGE
+        await until(pilot, lambda: len(pane.views) == shown)
+        assert [v.message_id for v in pane.views] == ids[-shown:]
         await pilot.pause()
         # The place is kept: what was the first message is still in view, not the top.
         assert pane.scroll_y > 0

@@ -36,7 +36,10 @@ class ChatPane(VerticalScroll, can_focus=True):
     """Messages of one conversation, newest at the bottom, with a keyboard selection."""
 
     PAGE: ClassVar[int] = 50
-    """Messages fetched per page."""
+    """Messages fetched per page when paging."""
+    FIRST_PAGE: ClassVar[int] = 20
+    """Messages mounted when a conversation opens: enough to fill a tall terminal, few enough
+    that the first frame comes fast (each Markdown widget costs its layout)."""
     MAX_MOUNTED: ClassVar[int] = 150
     """Most message widgets mounted at once."""
 
@@ -104,13 +107,14 @@ class ChatPane(VerticalScroll, can_focus=True):
                 return view
         return None
 
-    async def _page(self, before_id: int | None) -> tuple[list[Message], bool]:
+    async def _page(self, before_id: int | None, size: int = 0) -> tuple[list[Message], bool]:
         """One page ending before ``before_id``, and whether more exist before it."""
         assert self.conversation_id is not None
+        size = size or self.PAGE
         page = await self.app.service.messages(
-            self.conversation_id, before_id=before_id, limit=self.PAGE + 1
+            self.conversation_id, before_id=before_id, limit=size + 1
         )
-        more = len(page) > self.PAGE
+        more = len(page) > size
         return (page[1:] if more else page), more
 
     async def show(self, conversation_id: str, around: int | None = None) -> None:
@@ -122,7 +126,9 @@ class ChatPane(VerticalScroll, can_focus=True):
         """
         self.conversation_id = conversation_id
         self._pinned = await self.app.service.pinned_ids(conversation_id)
-        page, self.has_older = await self._page(None if around is None else around + 1)
+        page, self.has_older = await self._page(
+            None if around is None else around + 1, self.FIRST_PAGE
+        )
         self.has_newer = False
         if around is not None:
             newest = await self.app.service.messages(conversation_id, limit=1)
