@@ -88,6 +88,21 @@ async def test_api_errors_keep_the_user_message(
     assert (await service.retry(conv.id)).reply.status == "complete"
 
 
+async def test_why_a_reply_failed_survives_a_restart(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    fake_anthropic.push_error(529)
+    outcome = await service.send(conv.id, "hello?")
+    assert outcome.error is not None
+    await service.close()
+    reopened = await make_service()
+    failed = (await reopened.store.list_messages(conv.id))[-1]
+    assert failed.status == "error"
+    assert failed.error == f"{outcome.error.message} — {outcome.error.hint}"
+
+
 async def test_no_key_keeps_the_message_and_says_how(make_service: Make) -> None:
     service = await make_service(api_key=None)
     conv = await service.new_conversation()

@@ -151,6 +151,7 @@ def message_json(message: Any, pinned: set[int]) -> dict[str, Any]:
         "model": message.model,
         "usage": message.usage.to_dict() if message.usage else None,
         "stop_reason": message.stop_reason,
+        "error": message.error,
         "created_at": message.created_at,
     }
 

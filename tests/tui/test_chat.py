@@ -179,7 +179,7 @@ async def test_an_api_error_is_shown_with_what_to_do_and_retry_works(
         await chat(app).show(conv_id)
         await pilot.pause()
         reopened = chat(app).views[-1].query_one(".status", Static)
-        assert "The reply failed (overloaded)" in str(reopened.visual)
+        assert "the API is overloaded (529)" in str(reopened.visual)  # the stored reason
         view = chat(app).views[-1]
         await pilot.click(view.query_one("#retry"))
         await settle(pilot)

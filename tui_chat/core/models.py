@@ -101,6 +101,8 @@ class Message:
     model: str | None = None
     usage: Usage | None = None
     stop_reason: str | None = None
+    error: str | None = None
+    """Why the reply failed or stopped short: what happened — what to do."""
 
     @property
     def has_tool_use(self) -> bool:

@@ -226,6 +226,7 @@ class ChatSession:
             model=result.model or conversation.model,
             usage=result.usage if result.usage.total_input or result.usage.output_tokens else None,
             stop_reason=stop_reason,
+            error=f"{result.error.message} — {result.error.hint}" if result.error else None,
         )
         if result.usage.total_input > 0:
             ratio, samples = await self.store.calibration(conversation.model)

@@ -101,6 +101,7 @@ def export_json(
                 "model": m.model,
                 "usage": m.usage.to_dict() if m.usage else None,
                 "stop_reason": m.stop_reason,
+                "error": m.error,
                 "created_at": m.created_at,
                 "pinned": m.id in pinned,
                 "pin_note": pinned.get(m.id),

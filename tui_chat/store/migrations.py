@@ -109,6 +109,10 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX messages_conversation_tokens ON messages(conversation_id, id, token_count);
     DROP INDEX messages_conversation;
     """,
+    # 3: why a reply failed ("what happened — what to do"), so the reason survives a restart.
+    """
+    ALTER TABLE messages ADD COLUMN error TEXT;
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

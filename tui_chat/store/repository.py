@@ -68,7 +68,7 @@ _SUMMARY_COLUMNS = (
 )
 _MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, text, turn, token_count, status, model, usage, "
-    "stop_reason, created_at"
+    "stop_reason, created_at, error"
 )
 _CONVERSATION_COLUMNS = (
     "id, title, model, system_prompt, settings, created_at, updated_at, archived_at, "
@@ -108,6 +108,7 @@ def _message(row: sqlite3.Row) -> Message:
         model=row["model"],
         usage=Usage.from_dict(json.loads(row["usage"])) if row["usage"] else None,
         stop_reason=row["stop_reason"],
+        error=row["error"],
     )
 
 
@@ -344,6 +345,7 @@ class Store:
         usage: Usage | None = None,
         stop_reason: str | None = None,
         created_at: str | None = None,
+        error: str | None = None,
     ) -> Message:
         """Append a message; its turn number follows DESIGN.md's turn definition."""
         content = _clean(content)
@@ -359,7 +361,7 @@ class Store:
             turn = last_turn + 1 if (starts_turn(role, content) or last_turn == 0) else last_turn
             cursor = await db.execute(
                 f"INSERT INTO messages ({_MESSAGE_COLUMNS}) "
-                "VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     role,
@@ -372,6 +374,7 @@ class Store:
                     _json(usage.to_dict()) if usage else None,
                     stop_reason,
                     now,
+                    clean_text(error) if error else None,
                 ),
             )
             message_id = cursor.lastrowid
@@ -413,11 +416,12 @@ class Store:
                         _json(usage.to_dict()) if usage else None,
                         row.get("stop_reason"),
                         row.get("created_at") or utc_now(),
+                        row.get("error"),
                     )
                 )
             await db.executemany(
                 f"INSERT INTO messages ({_MESSAGE_COLUMNS}) "
-                "VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 params,
             )
             count = len(params)
@@ -437,6 +441,7 @@ class Store:
         model: str | None = None,
         usage: Usage | None = None,
         stop_reason: str | None = None,
+        error: str | None = None,
     ) -> Message:
         """Change a streaming reply as it completes (the only rewrite a message gets)."""
         values: dict[str, Any] = {}
@@ -454,6 +459,8 @@ class Store:
             values["usage"] = _json(usage.to_dict())
         if stop_reason is not None:
             values["stop_reason"] = stop_reason
+        if error is not None:
+            values["error"] = clean_text(error)
         if values:
             assignments = ", ".join(f"{k} = ?" for k in values)
             async with self.transaction() as db:

@@ -105,15 +105,17 @@ class MessageView(Vertical):
 
     def _status(self) -> Content:
         if self.message.status == "incomplete":
-            reason = self.error_text or "The reply was cut off before it finished."
-            return inert_content(f"{reason} Press ctrl+r to retry.")
+            reason = (
+                self.error_text or self.message.error or "The reply was cut off before it finished."
+            )
+            return inert_content(f"{_sentence(reason)} Press ctrl+r to retry.")
         if self.message.status == "error":
             kind = (self.message.stop_reason or "").removeprefix("error:").replace("_", " ")
             known = (
                 f"The reply failed ({kind})." if kind and kind != "None" else "The reply failed."
             )
-            reason = self.error_text or known
-            return inert_content(f"{reason} Press ctrl+r to retry.")
+            reason = self.error_text or self.message.error or known
+            return inert_content(f"{_sentence(reason)} Press ctrl+r to retry.")
         return Content("")
 
     def _apply_status(self) -> None:
@@ -161,3 +163,9 @@ class MessageView(Vertical):
                 await markdown.update(inert(message.text))
         self.query_one(".header", Static).update(self._header())
         self._apply_status()
+
+
+def _sentence(text: str) -> str:
+    """``text`` ending with a full stop, so the retry hint after it reads as a new sentence."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else text + "."
