@@ -6,6 +6,7 @@ and the help screen all name the same things.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -577,7 +578,10 @@ class MainScreen(Screen[None]):
         fmt = "json" if path.suffix.lower() == ".json" else "md"
         text = await self.app.service.export(self.conversation.id, fmt)
         try:
-            path.write_text(text, encoding="utf-8")
+            # Private like the database it comes from (0600), whatever the umask.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
         except OSError as exc:
             self.notify(
                 f"Cannot write {path}: {exc.strerror or exc}", severity="error", markup=False
