@@ -52,7 +52,10 @@ def _tables(con: sqlite3.Connection) -> list[str]:
 
 
 def _dump(path: Path) -> dict[str, list[dict[str, Any]]]:
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    # A committed fixture is read as immutable: a WAL file opened even read-only would get
+    # -shm/-wal files next to it.
+    mode = "immutable=1" if path.parent == FIXTURES else "mode=ro"
+    con = sqlite3.connect(f"file:{path}?{mode}", uri=True)
     con.row_factory = sqlite3.Row
     try:
         return {
@@ -86,7 +89,7 @@ def test_fixture_is_what_its_script_makes(fixture: Path, tmp_path: Path) -> None
         capture_output=True,
     )
     assert _dump(remade) == _dump(fixture)
-    con = sqlite3.connect(f"file:{fixture}?mode=ro", uri=True)
+    con = sqlite3.connect(f"file:{fixture}?immutable=1", uri=True)
     try:
         assert con.execute("PRAGMA user_version").fetchone()[0] == _version(fixture)
     finally:
