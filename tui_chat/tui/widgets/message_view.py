@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -80,9 +82,21 @@ class MessageView(Vertical):
 
     async def on_unmount(self) -> None:
         """A pruned or replaced view stops its stream (the reply itself goes on being saved)."""
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        await self._stop_stream()
+
+    async def _stop_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        try:
+            await stream.stop()
+        except asyncio.CancelledError:
+            # MarkdownStream.stop() re-raises the cancellation of a stream task that never got
+            # to run (a reply that failed at once): that must not end this widget's (and the
+            # screen's) message loop. Only a cancellation of this task itself goes on.
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
 
     def _header(self) -> Content:
         role = "You" if self.message.role == "user" else "Claude"
@@ -152,9 +166,7 @@ class MessageView(Vertical):
         The stream is always stopped, and the body replaced by the stored text when they
         differ, so what is shown is exactly what was saved.
         """
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        await self._stop_stream()
         self.message = message
         self.error_text = error_text
         if message.role == "assistant":
