@@ -73,7 +73,12 @@ async def test_a_stream_stopped_before_it_ran_does_not_end_the_screen(
         assert screen.query_one(Composer) is not None
 
 
-@pytest.mark.parametrize("name", [n for n in FAULTS if n != "connection-refused"])
+TUI_FAULTS = ["401", "429-retry-after", "529", "timeout", "drop-mid-stream", "malformed-sse"]
+"""One of each way the TUI shows a failure (every fault is covered for the engine and CLI in
+``test_api_faults``): an error status, a hint with a wait, a timeout, a cut-off reply."""
+
+
+@pytest.mark.parametrize("name", TUI_FAULTS)
 async def test_tui_says_what_happened_and_retry_works(
     make_service: Make, fake_anthropic: FakeAnthropic, name: str
 ) -> None:

@@ -2,7 +2,7 @@
 
 Two workers each run real ``tui-chat`` processes back to back against one database and one
 conversation — sends (whose replies trigger automatic compactions), manual compactions, and
-reads — for a bounded time (``TUI_CHAT_SOAK_SECONDS``, default 20; the full run in
+reads — for a bounded time (``TUI_CHAT_SOAK_SECONDS``, default 12; the full run in
 ``RESULTS.md`` uses 300). Afterwards: no ``database is locked`` (or any traceback) reached the
 user, every message a process acknowledged is stored, no two versions cover one boundary from
 one parent, nothing is left in progress, and the file passes ``PRAGMA integrity_check``.
@@ -32,7 +32,7 @@ from tests.reliability.helpers import (
 )
 from tui_chat.store.migrations import LATEST_VERSION
 
-SOAK_SECONDS = float(os.environ.get("TUI_CHAT_SOAK_SECONDS", "20"))
+SOAK_SECONDS = float(os.environ.get("TUI_CHAT_SOAK_SECONDS", "12"))
 SEED = int(os.environ.get("TUI_CHAT_CRASH_SEED", str(random.randrange(2**32))))
 
 EXPECTED_COMPACT_REFUSALS = (
