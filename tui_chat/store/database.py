@@ -11,7 +11,9 @@ import aiosqlite
 
 from tui_chat.store.migrations import LATEST_VERSION, MIGRATIONS
 
-BUSY_TIMEOUT_MS = 10_000
+BUSY_TIMEOUT_MS = 30_000
+"""How long a write waits for another process's transaction before SQLite gives up (a
+summary commit can queue behind a long import or a soak of sends on a loaded machine)."""
 
 
 class StoreError(Exception):
