@@ -100,8 +100,8 @@ def match_all(text: str) -> str | None:
     """
     if not words(text):
         return None
-    # Lone surrogates cannot reach SQLite; stored text has them replaced the same way.
-    text = text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
+    # Cleaned as stored text is (NUL dropped, lone surrogates replaced), so the pieces match.
+    text = text.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
     quoted = ['"' + piece.replace('"', '""') + '"' for piece in text.split()]
     quoted[-1] += "*"
     return " ".join(quoted)
