@@ -274,7 +274,17 @@ async def test_any_search_query_is_safe(store: Store, query: str) -> None:
             st.from_regex(r"[A-Za-z0-9]{1,8}", fullmatch=True),
             st.text(st.characters(categories=["L", "Nd", "Mn"]), min_size=1, max_size=6),
             st.sampled_from(
-                ["e\u0301cole", "नमस्ते", "𐕰", "Ǆ", "x\x1b[31m", "foo-bar", 'a"b', "x\ud800y"]
+                [
+                    "e\u0301cole",
+                    "नमस्ते",
+                    "𐕰",
+                    "Ǆ",
+                    "x\x1b[31m",
+                    "foo-bar",
+                    'a"b',
+                    "x\ud800y",
+                    "0\x000",
+                ]
             ),
         ),
         min_size=1,
