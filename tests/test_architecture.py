@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +48,95 @@ def test_core_is_pure() -> None:
 def test_cli_entry_point_imports_no_heavy_packages() -> None:
     loaded = modules_after("import tui_chat.cli")
     assert not loaded & {"textual", "anthropic", "aiosqlite", "tiktoken", "httpx2"}
+
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "tui_chat"
+MAX_MODULE_LINES = 500
+"""No module of the package grows past this: one concept per file (ARCHITECTURE.md)."""
+MAX_COPIED_LINES = 10
+"""A run of more identical significant lines than this in two places is a copied block."""
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_import_contracts_hold() -> None:
+    """The import-linter contracts in pyproject.toml (layers, config, UI-free, pure core)."""
+    pytest.importorskip("importlinter")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from importlinter.cli import lint_imports_command; lint_imports_command()",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+def test_no_module_over_the_line_limit() -> None:
+    too_long = {
+        str(path.relative_to(ROOT)): count
+        for path in _modules()
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not too_long, f"modules over {MAX_MODULE_LINES} lines: {too_long}"
+
+
+def _significant(path: Path) -> list[tuple[int, str]]:
+    """Lines that carry code: stripped, no blanks, comments, imports or lone punctuation."""
+    out: list[tuple[int, str]] = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = " ".join(raw.split())
+        if not line or line.startswith(("#", "import ", "from ")) or len(line) <= 2:
+            continue
+        out.append((number, line))
+    return out
+
+
+def copied_blocks(paths: list[Path], run: int, root: Path = ROOT) -> list[str]:
+    """Places where ``run`` identical significant lines stand in two places."""
+    seen: dict[tuple[str, ...], str] = {}
+    found: list[str] = []
+    for path in paths:
+        lines = _significant(path)
+        last_reported = -1
+        for start in range(len(lines) - run + 1):
+            window = tuple(text for _, text in lines[start : start + run])
+            place = f"{path.relative_to(root)}:{lines[start][0]}"
+            first = seen.setdefault(window, place)
+            if first != place and start > last_reported:
+                found.append(f"{place} repeats {first}")
+                last_reported = start + run
+    return found
+
+
+def test_copied_block_check_can_fail(tmp_path: Path) -> None:
+    body = "\n".join(f"value_{i} = compute({i})" for i in range(MAX_COPIED_LINES + 1))
+    one, two = tmp_path / "one.py", tmp_path / "two.py"
+    one.write_text(body)
+    two.write_text("x = 1\n" + body)
+    assert copied_blocks([one, two], MAX_COPIED_LINES + 1, tmp_path)
+    assert not copied_blocks([one], MAX_COPIED_LINES + 1, tmp_path)
+
+
+def test_no_copied_blocks_in_the_package() -> None:
+    found = copied_blocks(_modules(), MAX_COPIED_LINES + 1)
+    assert not found, "copied blocks:\n" + "\n".join(found)
+
+
+def test_cli_is_typed_without_any() -> None:
+    cli = PACKAGE / "cli"
+    sources = sorted(cli.rglob("*.py")) if cli.is_dir() else [PACKAGE / "cli.py"]
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sources
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\bAny\b", line)
+    ]
+    assert not offenders, f"Any in the CLI: {offenders}"
