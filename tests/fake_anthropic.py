@@ -46,6 +46,13 @@ at most 4 ``cache_control`` blocks, and the prompt within the model's window (1M
 4.6 models, else 200k; ``context_window`` overrides). Failures are 400
 ``invalid_request_error`` responses with the API's wording.
 
+On-demand compaction (``"compaction": {"type": "summarize"}`` with the
+``compact-2026-09-04`` beta) is modelled in ``tests/fake_compaction.py``: the reply is one
+signed ``compaction`` block with ``stop_reason: "compaction"``, a block sent back is checked
+(first in ``messages``, signature intact) and counts as input by its text. Its docstring says
+which parts follow Claude's documentation and which are this server's own choices. The
+prompt cache's clock is ``clock`` (``time.monotonic`` unless a benchmark sets its own).
+
 Standalone (benchmarks, manual runs)::
 
     python tests/fake_anthropic.py --port 0 --chunks-per-second 50
@@ -74,6 +81,27 @@ from dataclasses import dataclass, field, fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, cast
 
+try:
+    from tests.fake_compaction import (
+        DOCUMENTED_MODELS,
+        check_compaction_blocks,
+        check_compaction_request,
+        compaction_instructions,
+        is_compaction_request,
+        opens_with_compaction,
+        sign,
+    )
+except ImportError:  # run as a script: tests/ is on sys.path, the repository root is not
+    from fake_compaction import (  # type: ignore[no-redef]
+        DOCUMENTED_MODELS,
+        check_compaction_blocks,
+        check_compaction_request,
+        compaction_instructions,
+        is_compaction_request,
+        opens_with_compaction,
+        sign,
+    )
+
 __all__ = [
     "Behaviour",
     "FakeAnthropic",
@@ -84,7 +112,7 @@ __all__ = [
 ]
 
 BehaviourKind = Literal["reply", "tool_use", "error", "sse_error", "drop", "malformed", "hang"]
-Target = Literal["any", "chat", "summary"]
+Target = Literal["any", "chat", "summary", "compaction"]
 Endpoint = Literal["messages", "count_tokens"]
 TextSource = str | Callable[[dict[str, Any]], str]
 
@@ -130,7 +158,8 @@ class Behaviour:
         text: Reply text, or a function of the request body returning it. ``None`` uses the
             default echo (chat) or generated summary (summary requests).
         endpoint: Which endpoint consumes it.
-        target: Which requests may consume it: ``any``, ``chat`` or ``summary``.
+        target: Which requests may consume it: ``any``, ``chat``, ``summary`` or
+            ``compaction`` (a request with the ``compaction`` parameter).
         when: Extra predicate on the recorded request.
         times: How many requests it answers; ``None`` means forever.
         delay: Seconds to wait before sending the response headers.
@@ -182,9 +211,11 @@ class Behaviour:
         """Whether this behaviour answers ``request`` on ``endpoint``."""
         if self.endpoint != endpoint:
             return False
-        if self.target == "chat" and request.is_summary:
+        if self.target == "chat" and (request.is_summary or request.is_compaction):
             return False
         if self.target == "summary" and not request.is_summary:
+            return False
+        if self.target == "compaction" and not request.is_compaction:
             return False
         return self.when is None or self.when(request)
 
@@ -200,6 +231,7 @@ class RecordedRequest:
         headers: Request headers, names lower-cased.
         body: The decoded JSON body (``None`` if it was not JSON).
         is_summary: Whether it was classified as a summary request.
+        is_compaction: Whether it asked for an on-demand compaction.
         behaviour: The kind of response given (``reply``, ``error`` …, ``invalid`` for a
             validation failure).
         status: The HTTP status sent.
@@ -214,6 +246,7 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any
     is_summary: bool = False
+    is_compaction: bool = False
     behaviour: str | None = None
     status: int | None = None
     usage: dict[str, int] | None = None
@@ -268,6 +301,12 @@ class FakeAnthropic:
         summary_max_chars: Upper bound on a generated summary's length.
         reply_text: Text (or function of the body) for chat requests with nothing queued;
             ``None`` gives the ``Reply to: …`` echo.
+        compaction_endpoint: False to behave like an endpoint without on-demand
+            compaction (every ``compaction`` request gets 400).
+        compaction_models: Model ids (no date suffix) that support on-demand compaction;
+            by default the models Claude's documentation lists.
+        clock: The time source of the prompt cache (a benchmark advances a virtual clock
+            to model pauses between turns).
     """
 
     def __init__(
@@ -285,6 +324,10 @@ class FakeAnthropic:
         self.api_key: str | None = None
         self.summary_max_chars = 1200
         self.reply_text: TextSource | None = None
+        self.compaction_endpoint = True
+        self.compaction_models: frozenset[str] = DOCUMENTED_MODELS
+        self.clock: Callable[[], float] = time.monotonic
+        self._secret = b"fake-compaction-signing-key"
         self._lock = threading.Condition()
         self._queue: list[Behaviour] = []
         self._requests: list[RecordedRequest] = []
@@ -515,7 +558,7 @@ class FakeAnthropic:
 
     def is_summary_request(self, body: Any) -> bool:
         """Whether ``body`` is a summary request (marker in system or last user text)."""
-        if not isinstance(body, dict) or not self.summary_marker:
+        if not isinstance(body, dict) or not self.summary_marker or is_compaction_request(body):
             return False
         if self.summary_marker in _system_text(body.get("system")):
             return True
@@ -523,6 +566,8 @@ class FakeAnthropic:
 
     def default_reply(self, body: dict[str, Any]) -> str:
         """The reply given when no behaviour supplies text."""
+        if is_compaction_request(body):
+            return self.compaction_text(body)
         if self.is_summary_request(body):
             return self.summarize(body)
         if self.reply_text is not None:
@@ -563,6 +608,19 @@ class FakeAnthropic:
             used += len(line) + 3
         return "<summary>\n" + "\n".join(lines) + "\n</summary>"
 
+    def compaction_text(self, body: dict[str, Any]) -> str:
+        """The readable summary of a compaction: the generated summary without its tags,
+        headed by the first line of the request's ``instructions`` when it has some."""
+        inner = self.summarize(body).removeprefix("<summary>\n").removesuffix("\n</summary>")
+        instructions = compaction_instructions(body)
+        if instructions is None:
+            return inner
+        return f"Focus: {instructions.strip().splitlines()[0][:120]}\n{inner}"
+
+    def signature(self, content: str) -> str:
+        """The signature this server puts on a compaction block with ``content``."""
+        return sign(content, self._secret)
+
     # -- usage and prompt caching ---------------------------------------------------------
 
     def input_tokens(self, body: dict[str, Any]) -> int:
@@ -591,7 +649,7 @@ class FakeAnthropic:
             if s.cache_control is not None and cumulative[i] >= max(minimum, 1)
         ]
         read = write = 0
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             self._cache = {h: t for h, t in self._cache.items() if t > now}
             if breakpoints:
@@ -649,7 +707,7 @@ class FakeAnthropic:
             if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
                 raise _InvalidRequest(f"messages.{i}.role: Input should be 'user' or 'assistant'")
             role = message["role"]
-            if i == 0 and role != "user":
+            if i == 0 and role != "user" and not opens_with_compaction(messages):
                 raise _InvalidRequest('messages: first message must use the "user" role')
             content = message.get("content")
             final_assistant = i == len(messages) - 1 and role == "assistant"
@@ -721,6 +779,23 @@ class FakeAnthropic:
         if prompt > window:
             raise _InvalidRequest(f"prompt is too long: {prompt} tokens > {window} maximum")
 
+    def _validate_compaction(self, body: Any, headers: dict[str, str], *, asks: bool) -> None:
+        """Refuse a compaction request the endpoint or model cannot serve (always checked,
+        like the API's own capability check) and tampered or misplaced compaction blocks."""
+        if asks:
+            problem = check_compaction_request(
+                body,
+                headers,
+                endpoint_supports=self.compaction_endpoint,
+                models=self.compaction_models,
+            )
+            if problem is not None:
+                raise _InvalidRequest(problem)
+        if self.validate and isinstance(body, dict):
+            problem = check_compaction_blocks(body.get("messages") or [], headers, self._secret)
+            if problem is not None:
+                raise _InvalidRequest(problem)
+
     # -- request dispatch (called from handler threads) -------------------------------------
 
     def _record(
@@ -734,6 +809,7 @@ class FakeAnthropic:
                 headers=headers,
                 body=body,
                 is_summary=self.is_summary_request(body),
+                is_compaction=is_compaction_request(body),
                 received_at=time.monotonic(),
             )
             self._requests.append(request)
@@ -948,6 +1024,7 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _InvalidRequest(f"request body is not valid JSON: {raw[:40]!r}")
             if self.fake.validate:
                 self.fake._validate(body, count_only=True)
+                self.fake._validate_compaction(body, record.headers, asks=False)
         except _InvalidRequest as exc:
             record.behaviour = "invalid"
             self._send_error(record, exc.status, exc.error_type, exc.message)
@@ -995,6 +1072,7 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _InvalidRequest(f"request body is not valid JSON: {raw[:40]!r}")
             if self.fake.validate:
                 self.fake._validate(body)
+            self.fake._validate_compaction(body, record.headers, asks=record.is_compaction)
         except _InvalidRequest as exc:
             record.behaviour = "invalid"
             self._send_error(record, exc.status, exc.error_type, exc.message)
@@ -1129,6 +1207,7 @@ class _Reply:
     stop_reason: str
     usage: dict[str, int]
     words_per_chunk: int
+    compaction: dict[str, Any] | None = None
 
     @classmethod
     def build(cls, fake: FakeAnthropic, body: dict[str, Any], behaviour: Behaviour) -> _Reply:
@@ -1157,6 +1236,11 @@ class _Reply:
             tool = None
             stop_reason = "max_tokens"
             output = max_tokens
+        compaction: dict[str, Any] | None = None
+        if is_compaction_request(body) and behaviour.kind == "reply":
+            # Nothing is sampled after the block; max_tokens bounds the summary.
+            compaction = {"type": "compaction", "content": text, "signature": fake.signature(text)}
+            stop_reason = "compaction"
         if behaviour.stop_reason is not None:
             stop_reason = behaviour.stop_reason
         usage = fake._usage(body, output)
@@ -1171,9 +1255,12 @@ class _Reply:
             stop_reason=stop_reason,
             usage=usage,
             words_per_chunk=max(1, behaviour.words_per_chunk or fake.words_per_chunk),
+            compaction=compaction,
         )
 
     def content(self) -> list[dict[str, Any]]:
+        if self.compaction is not None:
+            return [dict(self.compaction)]
         blocks: list[dict[str, Any]] = []
         if self.thinking:
             blocks.append({"type": "thinking", "thinking": self.thinking, "signature": "sig-fake"})
@@ -1209,7 +1296,13 @@ class _Reply:
             ("message_start", {"type": "message_start", "message": self.message(body, final=False)})
         ]
         index = 0
-        if self.thinking:
+        if self.compaction is not None:
+            start = {**self.compaction, "content": None}
+            delta = {"type": "compaction_delta", "content": self.compaction["content"]}
+            events.append(_block_start(0, start))
+            events.append(_delta(0, delta))
+            events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+        elif self.thinking:
             events.append(
                 _block_start(index, {"type": "thinking", "thinking": "", "signature": ""})
             )
@@ -1218,7 +1311,7 @@ class _Reply:
             events.append(_delta(index, {"type": "signature_delta", "signature": "sig-fake"}))
             events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
             index += 1
-        if self.text or self.tool is None:
+        if self.compaction is None and (self.text or self.tool is None):
             events.append(_block_start(index, {"type": "text", "text": ""}))
             if index == 0:
                 events.append(("ping", {"type": "ping"}))
@@ -1323,6 +1416,8 @@ def _content_text(content: Any) -> str:
             parts.append(_content_text(block.get("content")))
         elif block.get("type") == "tool_use":
             parts.append(f"{block.get('name')} {json.dumps(block.get('input'))}")
+        elif block.get("type") == "compaction":
+            parts.append(str(block.get("content") or ""))
     return "\n".join(p for p in parts if p)
 
 
@@ -1360,6 +1455,8 @@ def _block_tokens(block: dict[str, Any]) -> int:
         return fake_tokens(_content_text(block.get("content"))) + 1
     if kind == "tool_use":
         return fake_tokens(str(block.get("name", ""))) + fake_tokens(json.dumps(block.get("input")))
+    if kind == "compaction":
+        return fake_tokens(str(block.get("content") or ""))
     if kind in ("thinking", "redacted_thinking"):
         return 0  # previous turns' thinking is not counted as input by the API
     return fake_tokens(json.dumps(_without_cache_control(block), sort_keys=True))

@@ -13,11 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tui_chat.core.models import ContentBlock, Usage
+from tui_chat.llm.compaction import (
+    CompactionResult,
+    compaction_headers,
+    compaction_params,
+    parse_compaction,
+    unsupported_compaction,
+)
 from tui_chat.llm.errors import ChatError, map_error
 
 if TYPE_CHECKING:
@@ -171,7 +179,9 @@ class ClaudeClient:
         """
         if self._api_key is None:
             return StreamResult(error=no_key_error())
-        manager = self._sdk().messages.stream(**request)
+        headers = compaction_headers(request)
+        extra: dict[str, Any] = {"extra_headers": headers} if headers else {}
+        manager = self._sdk().messages.stream(**request, **extra)
         stream: Any = None
         started = False
         stopped = False
@@ -238,6 +248,9 @@ class ClaudeClient:
         if self._api_key is None:
             raise no_key_error()
         params = {key: value for key, value in request.items() if key in COUNT_TOKENS_KEYS}
+        headers = compaction_headers(request)
+        if headers:
+            params["extra_headers"] = headers
         try:
             counted = await self._sdk().messages.count_tokens(**params)
         except asyncio.CancelledError:
@@ -246,6 +259,39 @@ class ClaudeClient:
             # No chaining: the SDK's own message may quote the request, headers included.
             raise map_error(exc, secrets=[self._api_key]) from None
         return int(counted.input_tokens)
+
+    async def compact(
+        self, request: dict[str, Any], *, instructions: str | None = None
+    ) -> CompactionResult:
+        """Ask the API to compact a conversation (on-demand compaction, beta).
+
+        Args:
+            request: The conversation as it stands, in the shape of a chat request
+                (``model``, ``system``, ``messages``, ``max_tokens`` …); keys that only
+                shape a reply are dropped.
+            instructions: Replace the server's summarization prompt for this request.
+
+        Returns:
+            The returned block exactly as received, its text, signature and usage.
+
+        Raises:
+            ChatError: ``no_key`` without a key; ``unsupported`` when the model or
+                endpoint cannot compact; ``incomplete`` when no summary came back; any
+                other kind for ordinary failures.
+        """
+        if self._api_key is None:
+            raise no_key_error()
+        params = compaction_params(request, instructions)
+        try:
+            raw = await self._sdk().beta.messages.with_raw_response.create(**params)
+            body = json.loads(await raw.read())
+        except asyncio.CancelledError:
+            raise
+        except ValueError:
+            raise ChatError("stream_error", "the compaction response was not valid JSON") from None
+        except Exception as exc:
+            raise unsupported_compaction(map_error(exc, secrets=[self._api_key])) from None
+        return parse_compaction(body)
 
     async def aclose(self) -> None:
         """Close the HTTP connections (a later call opens new ones)."""

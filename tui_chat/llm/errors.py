@@ -34,6 +34,7 @@ ErrorKind = Literal[
     "stream_error",
     "bad_request",
     "incomplete",
+    "unsupported",
 ]
 
 KINDS: Final[tuple[str, ...]] = get_args(ErrorKind)
