@@ -1,50 +1,73 @@
-"""Cost: a scripted 200-turn conversation through the local Anthropic-compatible server.
+"""Cost: an honest bill for a scripted 200-turn conversation, with the quality beside it.
 
 Every configuration replays the same conversation (deterministic user messages and replies,
-about 1,500 tokens a turn, so 200 turns hold several times seed 002's 100,000-token context)
-through ``ChatService.send`` against ``tests/fake_anthropic.py``, which reports usage the way
-the API does, prompt caching included (per-model minimum cacheable prefix: 1,024 tokens for
-Sonnet). The compaction worker runs as in the app, with Claude summaries through the same
-server, and finishes before the next turn is sent; its summary calls are billed too.
+about 1,500 tokens a turn) through ``ChatService.send`` against ``tests/fake_anthropic.py``,
+which reports usage the way the API does: prompt caching with the per-model minimum prefix,
+the 20-block lookback and a 5-minute lifetime. The compaction worker runs as in the app and
+finishes before the next turn; its calls are billed too.
 
-Billed input is counted in token-equivalents: uncached input 1x, cache writes 1.25x, cache
-reads 0.1x. "No caching" bills the same requests' whole input at 1x. The presets run with a
-100,000-token context window (seed 002's ``max_context_tokens``); "no compaction" sends the
-whole history every turn (1M-token window, compaction never due).
+- **Baseline**: the full history every turn, nothing cut and nothing summarized, with the
+  same prompt caching (the ``window`` preset on the model's own 1M-token window, where no
+  trigger is ever due). The run checks this: every chat request must hold every earlier
+  message unchanged, and no summary or compaction call may have been made.
+- **Every request is billed**: uncached input, cache writes (1.25x), cache reads (0.1x)
+  and output tokens, each request at the prices of the model it names (chat on Sonnet,
+  summaries on whatever model the summarizer used).
+- **Cache expiry**: before each turn a virtual clock (the fake server's cache clock)
+  advances by a pause drawn from a seeded mixture: 75 % "reading and typing", log-normal
+  with a median of 50 s (sigma 0.9, capped at 30 min); 25 % "a break", uniform between 5
+  and 60 minutes. About a quarter of the turns therefore find the cache cold.
+- **Quality beside the cost**: identifiers of the whole script found in the request the
+  conversation would send next (same run), and the LoCoMo evidence-in-request rate of the
+  same preset and summarizer at a 4,000-token usable window (``benchmarks/quality.py``'s
+  measure, on one conversation; skipped with a note without ``../shared``). Summaries of the
+  ``claude`` and ``server`` summarizers come from the fake server's deterministic summarizer
+  here: their quality figures measure the pipeline, not Claude's writing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import Options, Row, row
+from benchmarks.common import LOCOMO_DIR, Options, Row, missing, row
 from benchmarks.datagen import TextMaker
 
 GROUP = "cost"
 TURNS = 200
-QUICK_TURNS = 100
+QUICK_TURNS = 60
 PRESET_WINDOW = 100_000
-DEFAULT_PRESET = "window"
+CHAT_MODEL = "claude-sonnet-4-6"
+SUMMARIZERS = ("extractive", "claude", "server")
 TARGET_REDUCTION = 65.0
-WRITE, READ = 1.25, 0.1
+QUALITY_WINDOW = 4_000
+QUALITY_CONVERSATION = "conv-30"
 
 
 @dataclass(frozen=True)
 class Script:
-    """The conversation every configuration replays."""
+    """The conversation every configuration replays, with the pause before each turn."""
 
     user: list[str]
     replies: list[str]
+    pauses: list[float]
+
+
+def pause_seconds(rng: random.Random) -> float:
+    """One pause between turns (the distribution in the module docstring)."""
+    if rng.random() < 0.75:
+        return min(1_800.0, math.exp(rng.gauss(math.log(50.0), 0.9)))
+    return rng.uniform(300.0, 3_600.0)
 
 
 def script(turns: int = TURNS, seed: int = 42) -> Script:
-    """Deterministic user messages (sometimes pasting code) and assistant replies."""
+    """Deterministic user messages (sometimes pasting code), replies and pauses."""
     rng = random.Random(seed)
     maker = TextMaker(rng)
     user, replies = [], []
@@ -57,133 +80,278 @@ def script(turns: int = TURNS, seed: int = 42) -> Script:
         if rng.random() < 0.5:
             parts.insert(2, maker.code())
         replies.append("\n\n".join(parts))
-    return Script(user, replies)
+    timing = random.Random(seed + 1)
+    return Script(user, replies, [pause_seconds(timing) for _ in range(turns)])
 
 
 @dataclass
 class Bill:
-    """Usage summed over the requests of one configuration."""
+    """Tokens and dollars of one kind of request (chat, summary or compaction)."""
 
-    uncached: int = 0
+    requests: int = 0
+    input: int = 0
     written: int = 0
     read: int = 0
-    summary_input: int = 0
-    chat_requests: int = 0
-    summary_requests: int = 0
+    output: int = 0
+    dollars: float = 0.0
+
+    def add(self, usage: dict[str, Any], dollars: float) -> None:
+        """Add one request's usage and price."""
+        self.requests += 1
+        self.input += int(usage.get("input_tokens", 0))
+        self.written += int(usage.get("cache_creation_input_tokens", 0))
+        self.read += int(usage.get("cache_read_input_tokens", 0))
+        self.output += int(usage.get("output_tokens", 0))
+        self.dollars += dollars
+
+
+@dataclass
+class Run:
+    """What one configuration cost, and how good its context stayed."""
+
+    bills: dict[str, Bill] = field(default_factory=dict)
+    versions: int = 0
+    cold_turns: int = 0
+    identifiers_kept: float | None = None
+    locomo_hits: float | None = None
 
     @property
-    def billed(self) -> float:
-        """Token-equivalents with prompt caching."""
-        return self.uncached + WRITE * self.written + READ * self.read
+    def dollars(self) -> float:
+        """Total price of every request."""
+        return sum(bill.dollars for bill in self.bills.values())
 
-    @property
-    def uncached_total(self) -> int:
-        """Token-equivalents if nothing were cached (every input token at 1x)."""
-        return self.uncached + self.written + self.read
+    def total(self, name: str) -> int:
+        """A token column summed over every kind of request."""
+        return sum(int(getattr(bill, name)) for bill in self.bills.values())
 
 
-async def replay(settings: dict[str, str], turns: Script, work: Path) -> tuple[Bill, int]:
-    """Replay the script under ``settings``; returns the bill and the versions made."""
+class VirtualClock:
+    """The fake server's cache clock, advanced by the script's pauses."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _kind(request: Any) -> str:
+    if request.is_compaction:
+        return "compaction"
+    return "summary" if request.is_summary else "chat"
+
+
+def _price(request: Any) -> float:
+    from tui_chat.core.models import Usage
+    from tui_chat.llm.models import cost_usd, model_info
+
+    usage: dict[str, Any] = request.usage or {}
+    return cost_usd(
+        model_info(str(request.body.get("model", ""))),
+        Usage(
+            input_tokens=int(usage.get("input_tokens", 0)),
+            output_tokens=int(usage.get("output_tokens", 0)),
+            cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens", 0)),
+            cache_read_input_tokens=int(usage.get("cache_read_input_tokens", 0)),
+        ),
+    )
+
+
+def _check_baseline(chats: Sequence[Any], turns: Script) -> None:
+    """Refuse a baseline that cut, dropped or summarized anything."""
+    for i, request in enumerate(chats):
+        messages = request.body["messages"]
+        if len(messages) != 2 * i + 1:
+            raise RuntimeError(
+                f"baseline turn {i + 1} sent {len(messages)} messages, not {2 * i + 1}"
+            )
+        for j in range(0, len(messages), 2):
+            if turns.user[j // 2] not in _text(messages[j]):
+                raise RuntimeError(f"baseline turn {i + 1} changed user message {j // 2 + 1}")
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(b.get("text", "")) for b in content or [] if isinstance(b, dict))
+
+
+async def replay(settings: dict[str, str], turns: Script, work: Path, baseline: bool) -> Run:
+    """Replay the script under ``settings`` and bill every request the server saw."""
+    from benchmarks.quality import request_text
     from tests.fake_anthropic import FakeAnthropic
     from tui_chat.config import Config
+    from tui_chat.core.identifiers import retention
     from tui_chat.engine.service import ChatService
 
     replies = iter(turns.replies)
+    clock = VirtualClock()
+    run = Run()
     with FakeAnthropic() as server:
+        server.clock = clock
         server.reply_text = lambda _body: next(replies)
         db = work / f"cost-{len(list(work.iterdir()))}.db"
         config = Config(
-            db_path=db, api_key="sk-ant-bench-0000", base_url=server.base_url, max_retries=0
+            db_path=db,
+            api_key="sk-ant-bench-0000",
+            base_url=server.base_url,
+            max_retries=0,
+            model=CHAT_MODEL,
         )
         service = await ChatService.open(config, db)
         try:
             conversation = await service.new_conversation("cost")
             for key, value in settings.items():
                 await service.set_setting(conversation.id, key, value)
-            for text in turns.user:
+            for text, pause in zip(turns.user, turns.pauses, strict=True):
+                clock.now += pause
                 outcome = await service.send(conversation.id, text)
                 if outcome.error is not None:
                     raise RuntimeError(f"send failed: {outcome.error}")
                 await service.finish_background()
-            versions = len(
+            run.versions = len(
                 [s for s in await service.summaries(conversation.id) if s.status == "completed"]
             )
+            final = await service.context(conversation.id, "What did we decide so far?")
+            kept, total = retention(turns.user + turns.replies, request_text(final.request))
+            run.identifiers_kept = 100.0 * kept / total if total else None
         finally:
             await service.close()
-        bill = Bill()
+        chats = [r for r in server.message_requests if _kind(r) == "chat"]
         for request in server.message_requests:
-            usage: dict[str, Any] = request.usage or {}
-            bill.uncached += int(usage.get("input_tokens", 0))
-            bill.written += int(usage.get("cache_creation_input_tokens", 0))
-            bill.read += int(usage.get("cache_read_input_tokens", 0))
-            if request.is_summary:
-                bill.summary_requests += 1
-                bill.summary_input += sum(
-                    int(usage.get(k, 0))
-                    for k in (
-                        "input_tokens",
-                        "cache_creation_input_tokens",
-                        "cache_read_input_tokens",
-                    )
-                )
-            else:
-                bill.chat_requests += 1
-    return bill, versions
+            run.bills.setdefault(_kind(request), Bill()).add(request.usage or {}, _price(request))
+        run.cold_turns = sum(1 for r in chats if not (r.usage or {}).get("cache_read_input_tokens"))
+        if baseline:
+            _check_baseline(chats, turns)
+            if len(chats) != len(server.message_requests):
+                raise RuntimeError("the baseline made summary or compaction calls")
+    return run
 
 
-def configurations(presets: Sequence[str]) -> dict[str, dict[str, str]]:
-    """Settings of every configuration: each preset, and no compaction."""
-    configs = {name: {"preset": name, "context_window": str(PRESET_WINDOW)} for name in presets}
-    # Compaction never due: a token threshold beyond anything the script reaches, 1M window.
-    configs["no compaction"] = {"preset": "threshold", "threshold_tokens": "10000000"}
+async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
+    """Evidence-in-request % on one LoCoMo conversation at a 4k usable window, compacted
+    with the same preset and summarizer through the fake server."""
+    from benchmarks.quality import context_window_for, export_file, is_hit, load_dialogue
+    from tests.fake_anthropic import FakeAnthropic
+    from tui_chat.config import Config
+    from tui_chat.engine.service import ChatService, CompactionError
+
+    path = LOCOMO_DIR / f"{QUALITY_CONVERSATION}.json"
+    if not path.exists():
+        return None
+    dialogue = load_dialogue(path)
+    texts = {t.dia_id: t.original for t in dialogue.turns}
+    with FakeAnthropic() as server:
+        db = work / f"quality-{len(list(work.iterdir()))}.db"
+        config = Config(
+            db_path=db, api_key="sk-ant-bench-0000", base_url=server.base_url, max_retries=0
+        )
+        service = await ChatService.open(config, db)
+        try:
+            conversation = await service.import_file(export_file(dialogue, db.with_suffix(".json")))
+            cid = conversation.id
+            for key, value in settings.items():
+                if key != "context_window":
+                    await service.set_setting(cid, key, value)
+            await service.set_setting(
+                cid, "context_window", str(context_window_for(QUALITY_WINDOW))
+            )
+            with_summary = True
+            while with_summary:
+                try:
+                    await service.compact(cid)
+                except CompactionError:
+                    with_summary = False
+            hits = 0
+            for question in dialogue.questions:
+                built = await service.context(cid, question.text)
+                hits += is_hit(built.request, (texts[e] for e in question.evidence))
+        finally:
+            await service.close()
+    return 100.0 * hits / len(dialogue.questions) if dialogue.questions else None
+
+
+def configurations(presets: Sequence[str], summarizers: Sequence[str]) -> dict[str, dict[str, str]]:
+    """Settings of every configuration: the baseline, then each preset with each summarizer."""
+    configs = {"baseline": {"preset": "window", "summarizer": "extractive"}}
+    for preset in presets:
+        for summarizer in summarizers:
+            configs[f"{preset} + {summarizer}"] = {
+                "preset": preset,
+                "summarizer": summarizer,
+                "context_window": str(PRESET_WINDOW),
+            }
     return configs
 
 
+def _note(run: Run, turns: int) -> str:
+    parts = [
+        f"{kind} {bill.requests} req ${bill.dollars:.2f}"
+        for kind, bill in sorted(run.bills.items())
+    ]
+    quality = [
+        f"ids in request {run.identifiers_kept:.0f}%" if run.identifiers_kept is not None else "",
+        f"LoCoMo {run.locomo_hits:.1f}%" if run.locomo_hits is not None else "",
+    ]
+    return (
+        f"{turns} turns, {run.versions} versions, {run.cold_turns} cold-cache turns; "
+        f"in {run.total('input') / 1e3:,.0f}k, write {run.total('written') / 1e3:,.0f}k, "
+        f"read {run.total('read') / 1e3:,.0f}k, out {run.total('output') / 1e3:,.0f}k; "
+        + "; ".join(parts)
+        + ("; " + ", ".join(q for q in quality if q) if any(quality) else "")
+    )
+
+
 def run(options: Options) -> list[Row]:
-    """Every cost figure."""
-    from tui_chat.core.presets import PRESETS
+    """Every cost figure, with the quality of the same configuration beside it."""
+    from tui_chat.core.presets import DEFAULT_PRESET, PRESETS
 
     turns = script(QUICK_TURNS if options.quick else TURNS)
     presets = [DEFAULT_PRESET] if options.quick else list(PRESETS)
-    bills: dict[str, tuple[Bill, int]] = {}
+    runs: dict[str, Run] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, settings in configurations(presets).items():
-            bills[name] = asyncio.run(replay(settings, turns, Path(tmp)))
-    baseline = bills["no compaction"][0]
-    rows: list[Row] = []
-    for name, (bill, versions) in bills.items():
-        label = "no compaction (baseline)" if name == "no compaction" else f"{name} preset"
-        rows.append(
-            row(
-                GROUP,
-                f"billed input, {label}",
-                bill.billed / 1000,
-                "k tok-eq",
-                ratio=bill.billed / baseline.billed,
-                note=f"{len(turns.user)} turns, {versions} summary versions, "
-                f"{bill.summary_requests} summary calls ({bill.summary_input / 1000:,.0f}k input); "
-                f"written {bill.written / 1000:,.0f}k, read {bill.read / 1000:,.0f}k, "
-                f"uncached {bill.uncached / 1000:,.0f}k",
-            )
-        )
-        rows.append(
-            row(
-                GROUP,
-                f"billed input without caching, {label}",
-                bill.uncached_total / 1000,
-                "k tok-eq",
-                ratio=bill.uncached_total / baseline.billed,
-                note=f"caching saves {100 * (1 - bill.billed / bill.uncached_total):.0f}%",
-            )
-        )
-    default = bills[DEFAULT_PRESET][0]
-    rows.append(
+        for name, settings in configurations(presets, SUMMARIZERS).items():
+            runs[name] = asyncio.run(replay(settings, turns, Path(tmp), name == "baseline"))
+            if name != "baseline" and not options.quick:
+                runs[name].locomo_hits = asyncio.run(locomo_hit_rate(settings, Path(tmp)))
+    base = runs["baseline"]
+    rows = [
         row(
             GROUP,
-            f"{DEFAULT_PRESET} (default) preset below no compaction",
-            100 * (1 - default.billed / baseline.billed),
-            "%",
-            ge=TARGET_REDUCTION,
+            "baseline (full history, nothing cut or summarized)",
+            base.dollars,
+            "$",
+            ratio=1.0,
+            note=_note(base, len(turns.user)),
+        ),
+    ]
+    for name, result in runs.items():
+        if name == "baseline":
+            continue
+        rows.append(
+            row(
+                GROUP,
+                f"{name}",
+                result.dollars,
+                "$",
+                ratio=result.dollars / base.dollars,
+                note=_note(result, len(turns.user)),
+            )
         )
-    )
+    default = runs.get(f"{DEFAULT_PRESET} + claude")
+    if default is None:
+        rows.append(missing(GROUP, "default preset + claude below the baseline", "%", "not run"))
+    else:
+        rows.append(
+            row(
+                GROUP,
+                f"{DEFAULT_PRESET} (default) + claude below the baseline, dollars",
+                100 * (1 - default.dollars / base.dollars),
+                "%",
+                ge=TARGET_REDUCTION,
+            )
+        )
+    if not LOCOMO_DIR.exists():
+        rows.append(missing(GROUP, "LoCoMo quality beside the cost", "%", "../shared not found"))
     return rows

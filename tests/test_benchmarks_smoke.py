@@ -125,15 +125,35 @@ async def test_quality_runs_on_a_tiny_dialogue(tmp_path: Path) -> None:
     assert quality.context_window_for(4_000) - 4_000 > 0
 
 
-def test_tokens_helpers_measure_samples() -> None:
+def test_tokens_helpers_measure_samples(tmp_path: Path) -> None:
     total, mean_abs, real, chars = tokens.len4_error(["hello world, this is English text."])
     assert real > 0 and chars > 0 and mean_abs >= 0 and -100 < total < 100
-    assert tokens.korean_samples() and tokens.code_samples()
+    # A seed file made here: the benchmark reads ../shared/seeds, the test needs no ../shared.
+    (tmp_path / "seed.txt").write_text(
+        "# 설계 문서\n"
+        "- 대화 기록은 로컬 데이터베이스에 저장됩니다\n"
+        "An English line that is long enough to be read.\n"
+        "| 요약 버전은 언제든지 되돌릴 수 있습니다 |\n",
+        encoding="utf-8",
+    )
+    korean = tokens.korean_samples(tmp_path)
+    assert korean == [
+        "대화 기록은 로컬 데이터베이스에 저장됩니다",
+        "요약 버전은 언제든지 되돌릴 수 있습니다",
+    ]
+    assert tokens.code_samples()
 
 
 async def test_cost_replays_a_short_script(tmp_path: Path) -> None:
     script = cost.script(turns=4)
-    bill, versions = await cost.replay({"preset": "window"}, script, tmp_path)
-    assert bill.chat_requests == 4 and versions == 0
-    assert bill.uncached_total >= bill.uncached > 0
-    assert bill.billed <= bill.uncached_total * cost.WRITE
+    run = await cost.replay({"preset": "window"}, script, tmp_path, baseline=True)
+    chat = run.bills["chat"]
+    assert chat.requests == 4 and run.versions == 0 and set(run.bills) == {"chat"}
+    assert chat.output > 0 and chat.input + chat.written + chat.read > 0
+    assert 0 < run.dollars and run.identifiers_kept == 100.0
+
+
+def test_cost_pauses_are_seeded_and_sometimes_outlive_the_cache() -> None:
+    pauses = cost.script(turns=200).pauses
+    assert pauses == cost.script(turns=200).pauses
+    assert 20 < sum(p > 300 for p in pauses) < 100
