@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from tui_chat.core.models import ContentBlock, Message, MessageStatus, Role
-from tui_chat.core.unanswered import is_unanswered, unanswered_prompts, without_unanswered
+from tui_chat.core.unanswered import (
+    is_unanswered,
+    left_out_note,
+    unanswered_prompts,
+    without_unanswered,
+)
 
 _ids = iter(range(1, 1_000_000))
 
@@ -63,3 +68,11 @@ def test_answered_turns_around_a_failed_one_are_kept_in_order() -> None:
     assert without_unanswered(history) == [q1, a1, q3, a3]
     assert unanswered_prompts(history) == [q2]
     assert without_unanswered([]) == [] and unanswered_prompts([]) == []
+
+
+def test_the_note_names_the_left_out_prompts() -> None:
+    first, second = msg("user", "a"), msg("user", "b")
+    note = left_out_note([first, second])
+    assert note is not None
+    assert note.startswith(f"2 prompts left out (#{first.id}, #{second.id})")
+    assert left_out_note([]) is None

@@ -69,3 +69,22 @@ def without_unanswered(messages: Sequence[Message], *, keep_last: bool = True) -
             continue
         kept.extend(turn)
     return kept
+
+
+def left_out_note(prompts: Sequence[Message]) -> str | None:
+    """The warning the context preview shows for left-out prompts (``None`` when none).
+
+    Args:
+        prompts: What :func:`unanswered_prompts` returned.
+
+    Returns:
+        One line naming the prompts by id, or ``None``.
+    """
+    if not prompts:
+        return None
+    ids = ", ".join(f"#{m.id}" for m in prompts)
+    noun = "prompt" if len(prompts) == 1 else "prompts"
+    return (
+        f"{len(prompts)} {noun} left out ({ids}): the reply failed before any text; "
+        "ctrl+r retries the last prompt, an older one can be sent again"
+    )
