@@ -113,6 +113,14 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE messages ADD COLUMN error TEXT;
     """,
+    # 4: the unsent draft of each conversation, so it survives quitting and reopening.
+    """
+    CREATE TABLE drafts (
+        conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
