@@ -143,7 +143,7 @@ def context_window_for(usable: int) -> int:
     from tui_chat.llm.models import model_info
 
     info = model_info("claude-sonnet-4-6")
-    from tui_chat.core.presets import Policy
+    from tui_chat.core.policy import Policy
 
     for window in range(usable, usable * 2):
         if window_for(info, Policy(context_window=window)).usable == usable:

@@ -12,7 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui_chat.core.context import (
+from tui_chat.core.models import Anchor, ContentBlock, Message, MessageStatus, Role, Summary
+from tui_chat.core.policy import Policy
+from tui_chat.core.presets import PRESETS
+from tui_chat.core.request import (
     CUT_NOTE,
     SECTIONS,
     BuiltRequest,
@@ -22,8 +25,6 @@ from tui_chat.core.context import (
     draft_breakdown,
     memory_text,
 )
-from tui_chat.core.models import Anchor, ContentBlock, Message, MessageStatus, Role, Summary
-from tui_chat.core.presets import PRESETS, Policy
 from tui_chat.core.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, get_counter
 
 COUNTER = get_counter()

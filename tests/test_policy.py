@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui_chat.core.models import ContentBlock, Message, Role
-from tui_chat.core.policy import (
+from tui_chat.core.policy import Policy
+from tui_chat.core.presets import PRESETS
+from tui_chat.core.triggers import (
     MAX_CONSECUTIVE_FAILURES,
     TriggerState,
     compaction_due,
@@ -18,7 +20,6 @@ from tui_chat.core.policy import (
     plan_boundary,
     trigger_state,
 )
-from tui_chat.core.presets import PRESETS, Policy
 from tui_chat.core.turns import group_turns, is_complete_turn, starts_turn
 
 

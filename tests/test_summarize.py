@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
+from tui_chat.core.blocks import message_body
 from tui_chat.core.identifiers import retention
 from tui_chat.core.models import ContentBlock, Message, Role, Segment, Summary, Usage
-from tui_chat.core.presets import PRESETS, Policy
+from tui_chat.core.policy import Policy
+from tui_chat.core.presets import PRESETS
 from tui_chat.core.summarize import (
     MARKER,
     ExtractiveSummarizer,
@@ -20,7 +22,6 @@ from tui_chat.core.summarize import (
     build_summary_prompt,
     extract_fields,
     extract_summary,
-    message_body,
     segments_text,
     segments_tokens,
     split_fields,

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from tui_chat import paths
-from tui_chat.core.presets import PRESETS, Policy, PolicyError, parse_setting
+from tui_chat.core.policy import Policy
+from tui_chat.core.presets import PRESETS, PolicyError, parse_setting
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."

@@ -1,85 +1,17 @@
-"""Compaction policies and the named presets, one per seed design (DESIGN.md section 4).
+"""The named presets, one per seed design (DESIGN.md section 4), and settings on top of them.
 
-A :class:`Policy` is the fully resolved set of knobs the request builder, the triggers and the
-compaction worker read. :func:`resolve_policy` layers a preset, the config defaults and a
-conversation's own settings, in that order.
+:func:`resolve_policy` layers a preset, the config defaults and a conversation's own settings,
+in that order, into a :class:`~tui_chat.core.policy.Policy`; :func:`parse_setting` validates one
+setting.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
-from typing import Any, Literal
+from dataclasses import fields, replace
+from typing import Any
 
-from tui_chat.core.models import Strategy
-
-TriggerKind = Literal["tokens", "turns", "ratio"]
-
-
-@dataclass(frozen=True, slots=True)
-class Policy:
-    """Every knob of context management for one conversation."""
-
-    preset: str = "window"
-    """Name of the preset this policy started from."""
-    trigger: TriggerKind = "ratio"
-    """What starts a compaction: unsummarised ``tokens``, every N ``turns``, or window ``ratio``."""
-    threshold_tokens: int = 8_000
-    """``tokens`` trigger: compact when unsummarised tokens exceed this (seed 000)."""
-    every_turns: int = 3
-    """``turns`` trigger: compact at turns 4, 7, 10 … for 3 (seed 001)."""
-    ratio: float = 0.75
-    """``ratio`` trigger: compact when the projected request reaches this share of the window."""
-    emergency_ratio: float = 1.0
-    """Compact before sending (blocking) when the request would reach this share of the window."""
-    strategy: Strategy = "running"
-    """``running`` rewrites one summary; ``segments`` appends one segment per block of turns."""
-    keep_recent: int = 4
-    """Messages kept verbatim at the end (rounded out to whole turns)."""
-    keep_recent_tokens: int | None = None
-    """When set, the verbatim window is chosen by token budget instead (seed 004: 800)."""
-    compression_rate: float = 0.3
-    """Target summary length as a share of the source characters (0.1–0.5)."""
-    summary_max_tokens: int = 2_000
-    """Largest summary the memory block may carry; segments roll up beyond it."""
-    summary_max_chars: int | None = None
-    """Hard cap on summary characters (seed 004's running brief)."""
-    anchor_budget_tokens: int = 4_000
-    """Tokens the pinned anchors may take in the memory block before a warning."""
-    max_anchors: int | None = None
-    """At most this many anchors are sent (seed 003: 5); more gives a warning."""
-    recall: bool = True
-    """Bring relevant excerpts of the compacted prefix back into the request."""
-    recall_budget_tokens: int = 1_500
-    """Tokens recalled excerpts may take."""
-    recall_max_excerpts: int = 32
-    """At most this many recalled excerpts. The token budget usually binds first; each
-    recalled message comes with the one after it, so 32 is about 16 exchanges."""
-    message_char_limit: int | None = None
-    """Cut each raw message to this many characters in the request (seed 000: 2,000)."""
-    prompt_char_limit: int | None = None
-    """Cut each message to this many characters in the summary prompt (seed 000: 3,000)."""
-    single_user_message: bool = False
-    """Send everything as one user message with the seed 000 section headers."""
-    summarizer: str = "auto"
-    """``auto`` (Claude when a key is set, else offline), ``extractive``, or a model id."""
-    summarizer_model: str = "claude-haiku-4-5"
-    """Model used by the Claude summarizer when ``summarizer`` is ``auto``."""
-    summarizer_max_tokens: int = 2_048
-    """``max_tokens`` of a summary call."""
-    summarizer_timeout: float = 60.0
-    """Seconds before a summary call is abandoned."""
-    warn_ratio: float = 0.8
-    """Gauge turns to the warning colour at this share of the window."""
-    context_window: int | None = None
-    """Override the model's context window (tests and small local models)."""
-    max_output: int | None = None
-    """Override the ``max_tokens`` sent with each reply."""
-    structured_fields: bool = False
-    """Keep decisions / open files / current task as fields (seed 004)."""
-    importance: bool = False
-    """Weight messages by importance when summarising offline (seed 003)."""
-
+from tui_chat.core.policy import Policy
 
 PRESETS: dict[str, Policy] = {
     "threshold": Policy(

@@ -15,9 +15,9 @@ from weakref import WeakKeyDictionary
 
 import aiosqlite
 
-from tui_chat.core.context import BuiltRequest, ContextInputs, build_request
 from tui_chat.core.models import ContentBlock, Conversation, Message, Summary
-from tui_chat.core.presets import Policy
+from tui_chat.core.policy import Policy
+from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.turns import starts_turn
 from tui_chat.llm.models import ModelInfo

@@ -23,19 +23,19 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from tui_chat.core.blocks import message_body
 from tui_chat.core.identifiers import retention
 from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger
-from tui_chat.core.policy import TriggerState, compaction_due, plan_boundary
-from tui_chat.core.presets import Policy
+from tui_chat.core.policy import Policy
 from tui_chat.core.summarize import (
     ExtractiveSummarizer,
     ModelSummarizer,
     SummaryError,
     SummaryInput,
     SummaryOutput,
-    message_body,
 )
 from tui_chat.core.tokens import TokenCounter
+from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
 from tui_chat.core.turns import group_turns
 from tui_chat.engine.events import (
     CompactionFailed,

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from tui_chat.config import Config
-from tui_chat.core.context import Breakdown, BuiltRequest, draft_breakdown
 from tui_chat.core.models import (
     Conversation,
     ConversationInfo,
@@ -21,7 +20,9 @@ from tui_chat.core.models import (
     SearchHit,
     Summary,
 )
-from tui_chat.core.presets import Policy, PolicyError, parse_setting, resolve_policy
+from tui_chat.core.policy import Policy
+from tui_chat.core.presets import PolicyError, parse_setting, resolve_policy
+from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
 from tui_chat.core.tokens import TokenCounter, get_counter
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.events import EngineEvent, EventCallback

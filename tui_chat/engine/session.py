@@ -14,11 +14,11 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from tui_chat.core.context import BuiltRequest
 from tui_chat.core.models import Conversation, Message, MessageStatus, Summary
-from tui_chat.core.policy import emergency_due
-from tui_chat.core.presets import Policy
+from tui_chat.core.policy import Policy
+from tui_chat.core.request import BuiltRequest
 from tui_chat.core.tokens import TokenCounter, update_calibration
+from tui_chat.core.triggers import emergency_due
 from tui_chat.engine.assemble import assemble
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.events import (

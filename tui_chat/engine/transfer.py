@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui_chat.core.blocks import content_text
 from tui_chat.core.models import Conversation, Message, Summary, utc_now
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.store.repository import Store
@@ -49,24 +50,6 @@ class ImportedMessage:
     created_at: str | None
     status: str
     pinned_note: str | None
-
-
-def plain_text(content: list[dict[str, Any]]) -> str:
-    """The searchable/displayable text of a list of content blocks."""
-    parts: list[str] = []
-    for block in content:
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(str(block.get("text", "")))
-        elif kind == "tool_use":
-            parts.append(f"[tool {block.get('name', '')}] {json.dumps(block.get('input', {}))}")
-        elif kind == "tool_result":
-            inner = block.get("content", "")
-            if isinstance(inner, list):
-                parts.append(plain_text([b for b in inner if isinstance(b, dict)]))
-            else:
-                parts.append(str(inner))
-    return "\n".join(p for p in parts if p)
 
 
 def export_json(
@@ -253,7 +236,7 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
             ImportedMessage(
                 role=role,
                 content=content,
-                text=plain_text(content),
+                text=content_text(content),
                 created_at=created,
                 status=status,
                 pinned_note=(note or "") if ours and item.get("pinned") else None,

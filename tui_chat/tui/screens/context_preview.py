@@ -13,11 +13,12 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
+from tui_chat.core.blocks import block_text
 from tui_chat.tui.text import inert, inert_content, tokens
 from tui_chat.tui.widgets.token_gauge import SECTIONS
 
 if TYPE_CHECKING:
-    from tui_chat.core.context import Breakdown, BuiltRequest
+    from tui_chat.core.request import Breakdown, BuiltRequest
 
 
 def breakdown_table(breakdown: Breakdown) -> Content:
@@ -52,22 +53,6 @@ def breakdown_table(breakdown: Breakdown) -> Content:
     return Content("\n").join(lines)
 
 
-def _block_text(block: Any) -> str:
-    if not isinstance(block, dict):
-        return str(block)
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text", ""))
-    if kind == "tool_use":
-        return f"[tool_use {block.get('name', '')}] {json.dumps(block.get('input', {}))}"
-    if kind == "tool_result":
-        inner = block.get("content", "")
-        if isinstance(inner, list):
-            return "\n".join(_block_text(b) for b in inner)
-        return f"[tool_result] {inner}"
-    return json.dumps(block, ensure_ascii=False)
-
-
 def _cache_mark(blocks: list[Any]) -> str:
     marked = any(isinstance(b, dict) and "cache_control" in b for b in blocks)
     return " · cache breakpoint" if marked else ""
@@ -84,7 +69,7 @@ def readable(request: dict[str, Any]) -> Content:
             " · cache breakpoint" if isinstance(block, dict) and "cache_control" in block else ""
         )
         parts.append(Content.styled(f"── system block {index}{cached}", "bold $text-accent"))
-        parts.append(inert_content(_block_text(block)))
+        parts.append(inert_content(block_text(block)))
         parts.append(Content(""))
     for index, message in enumerate(request.get("messages", []), start=1):
         role = str(message.get("role", "?"))
@@ -93,7 +78,7 @@ def readable(request: dict[str, Any]) -> Content:
         style = "bold $text-primary" if role == "user" else "bold $text-secondary"
         parts.append(Content.styled(f"── message {index} · {role}{_cache_mark(blocks)}", style))
         for block in blocks:
-            parts.append(inert_content(_block_text(block)))
+            parts.append(inert_content(block_text(block)))
         parts.append(Content(""))
     return Content("\n").join(parts)
 

@@ -14,7 +14,8 @@ from textual.validation import Integer, Number
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch, TextArea
 
 from tui_chat.core.models import Conversation
-from tui_chat.core.presets import PRESETS, Policy, resolve_policy
+from tui_chat.core.policy import Policy
+from tui_chat.core.presets import PRESETS, resolve_policy
 
 if TYPE_CHECKING:
     from tui_chat.tui.app import ChatApp

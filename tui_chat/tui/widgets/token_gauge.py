@@ -11,7 +11,7 @@ from textual.widget import Widget
 from tui_chat.tui.text import inert_content, tokens, usd
 
 if TYPE_CHECKING:
-    from tui_chat.core.context import Breakdown
+    from tui_chat.core.request import Breakdown
 
 SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("system", "system", "$secondary"),

@@ -1,0 +1,280 @@
+"""The request builder: what is sent to the model, exactly, and what each part costs.
+
+:func:`build_request` turns a conversation's state (system prompt, active summary, pins,
+recalled excerpts, unsummarised messages and the new message) into the keyword arguments of
+``messages.create`` / ``messages.stream`` plus a token :class:`Breakdown` for the gauge
+(DESIGN.md section 5). It is pure: same inputs, same request, byte for byte.
+
+The layouts are in :mod:`~tui_chat.core.request.compose`: system prompt and memory block in
+``system``, the raw turns and the new message (recalled excerpts first) in ``messages``, with a
+cache breakpoint after the memory block and one on the last block of the repeated history.
+
+The memory block only changes when a compaction or a pin changes it, so between compactions the
+whole prefix is read from the prompt cache. Recalled excerpts change with every message, so they
+travel inside the new message, after the cached prefix: anywhere earlier (in ``system``) they
+would invalidate the cached history on every turn. Without excerpts the breakpoint sits on the
+new message itself, which the next request sends again unchanged.
+
+With ``single_user_message`` (seed 000) everything goes into one user message instead.
+
+Guarantees: the first message is a user message, roles alternate, every ``tool_use`` is
+answered by a ``tool_result`` in the next message (anything else is sent as plain text),
+thinking and empty text blocks are never sent, and the request fits the usable window
+(window minus max output) whenever :attr:`BuiltRequest.fits` is true. When it would not fit,
+recalled excerpts go first, then the oldest raw turns, then pins, then the summary — each with
+a warning, never silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tui_chat.core.policy import Policy
+from tui_chat.core.request.compose import EPHEMERAL, Candidate, Composer, MemoryTexts
+from tui_chat.core.request.pieces import new_piece, prepare_all
+from tui_chat.core.request.render import (
+    MEMORY_PREAMBLE,
+    anchors_section,
+    recall_section,
+    summary_section,
+)
+from tui_chat.core.request.selection import Selector
+from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs
+from tui_chat.core.tokens import MESSAGE_OVERHEAD_TOKENS, calibrate
+from tui_chat.core.turns import group_turns
+
+
+@dataclass(frozen=True)
+class _Shed:
+    """How much has been shed to fit the window."""
+
+    turns: int = 0
+    recall: int | None = None
+    anchors: int | None = None
+    summary: bool = True
+
+
+class _Builder:
+    """Holds the prepared inputs of one :func:`build_request` call and finds a fitting layout."""
+
+    def __init__(self, inputs: ContextInputs) -> None:
+        self.inputs = inputs
+        self.policy = inputs.policy
+        self.counter = inputs.counter
+        self.usable = max(0, inputs.context_window - inputs.max_output)
+        self.turns = group_turns(inputs.raw_messages)
+        pinned = {message.id for _, message in inputs.anchors}
+        self.pieces = prepare_all(
+            inputs.raw_messages, self.counter, self.policy.message_char_limit, pinned
+        )
+        fresh = new_piece(inputs.new_message, self.counter)
+        # Without a new message the last turn is what is sent: it is never dropped.
+        self.max_drop = max(0, len(self.turns) - (0 if fresh is not None else 1))
+        self.selector = Selector(self.policy, self.counter, inputs.anchors, inputs.recalled)
+        self.composer = Composer(inputs.system_prompt, fresh, self.counter)
+        self.system_tokens = self.counter.count(inputs.system_prompt.strip())
+        self.summary_text = summary_section(inputs.summary) if inputs.summary else ""
+
+    def compose(self, shed: _Shed) -> Candidate:
+        """The request with what ``shed`` says left out."""
+        count = self.counter.count
+        kept_messages = [m for turn in self.turns[shed.turns :] for m in turn]
+        kept_ids = {m.id for m in kept_messages}
+        anchors, over_budget = self.selector.memory_anchors(kept_ids)
+        if shed.anchors is not None:
+            anchors = anchors[: shed.anchors]
+        recall = self.selector.recall(kept_ids | {entry.message.id for entry in anchors})
+        if shed.recall is not None:
+            recall = recall[: shed.recall]
+        texts = MemoryTexts(
+            summary=self.summary_text if shed.summary else "",
+            anchors=anchors_section([entry.text for entry in anchors]),
+            recall=recall_section([entry.text for entry in recall]),
+        )
+        preamble = count(MEMORY_PREAMBLE)
+        sections = dict.fromkeys(SECTIONS, 0)
+        sections["system"] = self.system_tokens
+        if texts.summary:
+            sections["summary"] = preamble + count(texts.summary)
+        if texts.anchors:
+            sections["anchors"] = count(texts.anchors) + (0 if texts.summary else preamble)
+        if texts.recall:
+            sections["recall"] = count(texts.recall)
+        pieces = [self.pieces[m.id] for m in kept_messages if m.id in self.pieces]
+        candidate = Candidate(
+            sections=sections,
+            anchor_ids=[entry.message.id for entry in anchors],
+            recalled_ids=[entry.message.id for entry in recall],
+            over_budget_anchors=over_budget,
+            cut_messages=sum(1 for piece in pieces if piece.cut),
+        )
+        return self.composer.compose(
+            candidate, pieces, texts, single=self.policy.single_user_message
+        )
+
+    def fits(self, tokens: int) -> bool:
+        """Whether ``tokens`` (and their calibrated count) fit the usable window."""
+        calibrated = calibrate(tokens, self.inputs.calibration)
+        return max(tokens, calibrated) <= self.usable
+
+    def _turn_tokens(self, index: int) -> int:
+        return sum(self.pieces[m.id].tokens for m in self.turns[index] if m.id in self.pieces)
+
+    def build(self) -> tuple[Candidate, _Shed]:
+        """Shed recall, then the oldest turns, then pins, then the summary until it fits."""
+        shed = _Shed()
+        candidate = self.compose(shed)
+        while not self.fits(candidate.total):
+            if candidate.recalled_ids and (shed.recall is None or shed.recall > 0):
+                shed = replace(shed, recall=len(candidate.recalled_ids) - 1)
+            elif shed.turns < self.max_drop:
+                excess = candidate.total - self.usable
+                turns = shed.turns
+                freed = 0
+                while turns < self.max_drop and (freed < excess or turns == shed.turns):
+                    freed += self._turn_tokens(turns)
+                    turns += 1
+                shed = replace(shed, turns=turns)
+            elif candidate.anchor_ids:
+                shed = replace(shed, anchors=len(candidate.anchor_ids) - 1)
+            elif shed.summary and self.summary_text:
+                shed = replace(shed, summary=False)
+            else:
+                break
+            candidate = self.compose(shed)
+        return candidate, shed
+
+
+def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) -> list[str]:
+    policy = builder.policy
+    notes: list[str] = []
+    if candidate.over_budget_anchors:
+        limit = f", at most {policy.max_anchors} pins" if policy.max_anchors is not None else ""
+        notes.append(
+            f"{candidate.over_budget_anchors} pinned message(s) not sent: over the anchor "
+            f"budget ({policy.anchor_budget_tokens} tokens{limit})"
+        )
+    if candidate.cut_messages:
+        notes.append(
+            f"{candidate.cut_messages} message(s) cut to {policy.message_char_limit} characters "
+            "in the request"
+        )
+    if shed.recall is not None:
+        notes.append("recalled excerpts reduced to fit the usable window")
+    if shed.turns:
+        count = sum(len(turn) for turn in builder.turns[: shed.turns])
+        notes.append(
+            f"{shed.turns} oldest turn(s) ({count} messages) left out to fit the usable window "
+            f"of {builder.usable} tokens; compact the conversation to keep them in a summary"
+        )
+    if shed.anchors is not None:
+        notes.append("pinned messages reduced to fit the usable window")
+    if not shed.summary:
+        notes.append("the summary was left out to fit the usable window")
+    if not fits:
+        notes.append(
+            f"the request does not fit: {candidate.total} tokens for a usable window of "
+            f"{builder.usable} even without older turns"
+        )
+    return notes
+
+
+def _trigger_tokens(policy: Policy, usable: int, sections: Mapping[str, int]) -> int | None:
+    if policy.trigger == "ratio":
+        return int(policy.ratio * usable)
+    if policy.trigger == "tokens":
+        fixed = sections["system"] + sections["anchors"] + sections["summary"] + sections["recall"]
+        return policy.threshold_tokens + fixed
+    return None
+
+
+def build_request(inputs: ContextInputs) -> BuiltRequest:
+    """Build the exact next request and its token breakdown.
+
+    Args:
+        inputs: The conversation's state; ``raw_messages`` are reused with their stored
+            ``token_count`` wherever they are sent unmodified.
+
+    Returns:
+        The request, its breakdown and what it carries.
+
+    Raises:
+        ValueError: when ``new_message`` is given but has nothing to send.
+    """
+    builder = _Builder(inputs)
+    candidate, shed = builder.build()
+    fits = builder.fits(candidate.total)
+    messages = candidate.messages
+    # The breakpoint ends the part the next request repeats: the whole request, or the
+    # history before the new message when that message carries this request's excerpts.
+    marked = len(messages) - (2 if candidate.recall_in_last else 1)
+    if marked >= 0:
+        last = messages[marked]
+        content = list(last["content"])
+        content[-1] = {**content[-1], "cache_control": EPHEMERAL}
+        messages[marked] = {"role": last["role"], "content": content}
+    request: dict[str, Any] = {"model": inputs.model}
+    if candidate.system:
+        request["system"] = candidate.system
+    request["messages"] = messages
+    request["max_tokens"] = inputs.max_output
+    total = candidate.total
+    breakdown = Breakdown(
+        window=inputs.context_window,
+        max_output=inputs.max_output,
+        usable=builder.usable,
+        sections=candidate.sections,
+        input_tokens=total,
+        calibrated_tokens=calibrate(total, inputs.calibration),
+        trigger_tokens=_trigger_tokens(inputs.policy, builder.usable, candidate.sections),
+        warn_tokens=int(inputs.policy.warn_ratio * builder.usable),
+        warnings=tuple(_warnings(builder, candidate, shed, fits)),
+        calibration=inputs.calibration,
+    )
+    dropped = [m.id for turn in builder.turns[: shed.turns] for m in turn]
+    return BuiltRequest(
+        request=request,
+        breakdown=breakdown,
+        sent_message_ids=tuple(candidate.sent_ids),
+        anchor_ids=tuple(candidate.anchor_ids),
+        recalled_ids=tuple(candidate.recalled_ids),
+        dropped_message_ids=tuple(dropped),
+        fits=fits,
+    )
+
+
+def draft_breakdown(base: BuiltRequest, draft_tokens: int) -> Breakdown:
+    """The gauge's fast path: ``base``'s breakdown with a draft counted as the new message.
+
+    ``base`` is built once per conversation change (usually with ``new_message=None``); per
+    keystroke only the draft is counted (``TokenCounter.count``, sub-millisecond for a
+    2,000-character draft) and this recomputes the totals.
+
+    Args:
+        base: The request built without the draft.
+        draft_tokens: ``TokenCounter.count`` of the draft text (0 for no draft); the
+            per-message overhead is added here.
+
+    Returns:
+        The breakdown with ``sections["new_message"]`` replaced by the draft.
+    """
+    old = base.breakdown
+    sections = dict(old.sections)
+    sections["new_message"] = draft_tokens + MESSAGE_OVERHEAD_TOKENS if draft_tokens > 0 else 0
+    total = sum(sections.values())
+    calibrated = calibrate(total, old.calibration)
+    warnings = [w for w in old.warnings if not w.startswith("the draft ")]
+    if max(total, calibrated) > old.usable:
+        warnings.append(
+            f"the draft brings the request to {calibrated} of {old.usable} usable tokens: "
+            "older turns will be compacted or left out before sending"
+        )
+    return replace(
+        old,
+        sections=sections,
+        input_tokens=total,
+        calibrated_tokens=calibrated,
+        warnings=tuple(warnings),
+    )

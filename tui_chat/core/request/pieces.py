@@ -1,0 +1,105 @@
+"""Stored messages (and the new one) as pieces ready to send, with their token counts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+
+from tui_chat.core.models import ContentBlock, Message
+from tui_chat.core.request.clip import clean_blocks, cut_content
+from tui_chat.core.request.types import Piece
+from tui_chat.core.tokens import TokenCounter
+from tui_chat.core.turns import message_tokens
+
+_UNFINISHED = ("error", "incomplete", "streaming")
+
+
+def superseded(messages: Sequence[Message]) -> set[int]:
+    """Failed or cut-off replies directly followed by another reply (a retry replaced them).
+
+    Args:
+        messages: Raw messages in order.
+
+    Returns:
+        The ids of the replies not to send.
+    """
+    return {
+        message.id
+        for message, following in pairwise(messages)
+        if message.role == "assistant"
+        and following.role == "assistant"
+        and message.status in _UNFINISHED
+    }
+
+
+def prepare(
+    message: Message, counter: TokenCounter, limit: int | None, pinned: bool
+) -> Piece | None:
+    """Clean one raw message for sending, cut to ``limit`` characters unless it is pinned.
+
+    Args:
+        message: A stored message.
+        counter: Counts the message when it changed (the stored count is reused otherwise).
+        limit: The policy's ``message_char_limit``.
+        pinned: Pinned messages are never cut.
+
+    Returns:
+        The piece, or ``None`` when nothing of the message can be sent.
+    """
+    blocks = clean_blocks(message.content)
+    if not blocks:
+        return None  # e.g. a reply that failed before any text ("error", no content)
+    cut = False
+    if limit is not None and not pinned:
+        blocks, cut = cut_content(blocks, limit)
+    if not cut and blocks == message.content:
+        tokens = message_tokens(message, counter)
+    else:
+        tokens = counter.count_message(message.role, blocks)
+    return Piece(message, message.role, blocks, tokens, "recent", cut)
+
+
+def prepare_all(
+    messages: Sequence[Message], counter: TokenCounter, limit: int | None, pinned: set[int]
+) -> dict[int, Piece]:
+    """Every raw message that can be sent, by id (superseded replies left out).
+
+    Args:
+        messages: Raw messages in order.
+        counter: Counts changed messages.
+        limit: The policy's ``message_char_limit``.
+        pinned: Ids of pinned messages (never cut).
+
+    Returns:
+        The pieces by message id, in order.
+    """
+    skipped = superseded(messages)
+    pieces: dict[int, Piece] = {}
+    for message in messages:
+        if message.id in skipped:
+            continue
+        piece = prepare(message, counter, limit, message.id in pinned)
+        if piece is not None:
+            pieces[message.id] = piece
+    return pieces
+
+
+def new_piece(content: list[ContentBlock] | None, counter: TokenCounter) -> Piece | None:
+    """The user's new message as a piece.
+
+    Args:
+        content: Its blocks, or ``None`` for a preview or retry.
+        counter: Counts it.
+
+    Returns:
+        The piece, or ``None`` when there is no new message.
+
+    Raises:
+        ValueError: when the message has nothing to send.
+    """
+    if content is None:
+        return None
+    blocks = clean_blocks(content)
+    if not blocks:
+        raise ValueError("the new message is empty")
+    return Piece(None, "user", blocks, counter.count_message("user", blocks), "new_message")

@@ -1,0 +1,156 @@
+"""The fixed texts of a request: the memory block, pinned entries and recalled excerpts.
+
+Everything here is a pure function of stored records, so the same summary and pins give the
+same bytes, which is what keeps the prompt cache warm between compactions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tui_chat.core.blocks import message_body
+from tui_chat.core.models import Anchor, Message, Summary
+
+MEMORY_PREAMBLE = (
+    "# Memory of this conversation\n"
+    "The earlier part of this conversation is not repeated in the messages; "
+    "this memory stands in for it."
+)
+"""Opens the memory block."""
+
+RECALL_HEADER = (
+    "# Recalled from the summarized part of this conversation\n"
+    "Verbatim excerpts found by search for the current message; they may be cut."
+)
+"""Opens the recalled excerpts."""
+
+PINNED_HEADER = "## Pinned messages (verbatim)"
+"""Opens the pinned messages inside the memory block."""
+
+CONTINUED_TEXT = "(continued from earlier in this conversation)"
+"""The user message put in front of a request whose first kept message is a reply."""
+
+SINGLE_CONTEXT_HEADER = (
+    "[CONVERSATION CONTEXT]\nThe following is a summary of our earlier conversation:"
+)
+"""Seed 000's context header, used when there is a summary."""
+
+PARAGRAPH = "\n\n"
+"""Between two blocks of a message rendered as text in a request: one paragraph each."""
+
+
+def message_text(message: Message) -> str:
+    """A stored message as the request carries it in text: one paragraph per block.
+
+    Args:
+        message: A stored message.
+
+    Returns:
+        Its readable text (see :mod:`tui_chat.core.blocks`).
+    """
+    return message_body(message, sep=PARAGRAPH)
+
+
+def summary_section(summary: Summary) -> str:
+    """The summary part of the memory block, headed by its coverage and version.
+
+    Args:
+        summary: The active summary version.
+
+    Returns:
+        The section text; byte-identical for the same version.
+    """
+    return (
+        f"## Summary of messages up to #{summary.covers_to_message_id} "
+        f"({summary.covered_messages} messages, version {summary.version})\n"
+        f"{summary.text.strip()}"
+    )
+
+
+def anchor_entry(anchor: Anchor, message: Message) -> str:
+    """One pinned message as the memory block carries it: id, role, time, note, then text.
+
+    Args:
+        anchor: The pin.
+        message: The pinned message.
+
+    Returns:
+        The entry text (empty when the message has nothing to send).
+    """
+    text = message_text(message).strip()
+    if not text:
+        return ""
+    note = anchor.note.strip()
+    label = f"[#{message.id} {message.role}, {message.created_at}"
+    label += f", note: {note}]" if note else "]"
+    return f"{label}\n{text}"
+
+
+def anchors_section(entries: Sequence[str]) -> str:
+    """The pinned part of the memory block.
+
+    Args:
+        entries: Entries made by :func:`anchor_entry`, in conversation order.
+
+    Returns:
+        The entries under :data:`PINNED_HEADER`, or ``""`` when there are none.
+    """
+    return PARAGRAPH.join([PINNED_HEADER, *entries]) if entries else ""
+
+
+def memory_block(summary_text: str, anchors_text: str) -> str:
+    """The memory block from its two parts, either of which may be empty.
+
+    Args:
+        summary_text: A :func:`summary_section`, or ``""``.
+        anchors_text: An :func:`anchors_section`, or ``""``.
+
+    Returns:
+        The parts under :data:`MEMORY_PREAMBLE`, or ``""`` when both are empty.
+    """
+    parts = [part for part in (summary_text, anchors_text) if part]
+    return PARAGRAPH.join([MEMORY_PREAMBLE, *parts]) if parts else ""
+
+
+def memory_text(summary: Summary | None, anchors: Sequence[tuple[Anchor, Message]]) -> str:
+    """The memory block: the summary with its coverage, then the given pins in order.
+
+    The caller chooses which pins go here (those older than the raw window, within budget);
+    :func:`~tui_chat.core.request.build_request` does. Same summary and pins give the same
+    bytes, which is what keeps the prompt cache warm between compactions.
+
+    Args:
+        summary: The active summary version, or ``None``.
+        anchors: Pinned messages to carry, in conversation order.
+
+    Returns:
+        The block's text, or the empty string when there is nothing to remember.
+    """
+    entries = [entry for entry in (anchor_entry(a, m) for a, m in anchors) if entry]
+    summary_text = summary_section(summary) if summary is not None else ""
+    return memory_block(summary_text, anchors_section(entries))
+
+
+def excerpt_entry(message: Message, text: str) -> str:
+    """One recalled excerpt: the message's id, role and time, then the (possibly cut) text.
+
+    Args:
+        message: The recalled message.
+        text: The part of its text that is sent.
+
+    Returns:
+        The entry text.
+    """
+    return f"[#{message.id} {message.role}, {message.created_at}]\n{text}"
+
+
+def recall_section(entries: Sequence[str]) -> str:
+    """The recalled excerpts under :data:`RECALL_HEADER`.
+
+    Args:
+        entries: Entries made by :func:`excerpt_entry`, best first.
+
+    Returns:
+        The section text, or ``""`` when there are none.
+    """
+    return PARAGRAPH.join([RECALL_HEADER, *entries]) if entries else ""
