@@ -1,7 +1,7 @@
 """Tokens: local counting throughput, the seeds' ``len/4`` estimate against tiktoken, and the
 per-keystroke gauge with 100,000 tokens of context.
 
-Text samples come from files every checkout has: English from ``../shared/DESIGN.md`` and the
+Text samples: English from ``../shared/DESIGN.md`` (the benchmark needs ``../shared``) and the
 LoCoMo dialogues, Korean from the seed design documents (lines that are mostly Hangul), code
 from tui-chat's own Python source.
 """
@@ -39,10 +39,10 @@ def english_samples() -> list[str]:
     return samples
 
 
-def korean_samples() -> list[str]:
-    """Lines of the seed documents that are mostly Korean."""
+def korean_samples(seeds: Path = SHARED / "seeds") -> list[str]:
+    """Lines of the seed documents (``*.txt`` in ``seeds``) that are mostly Korean."""
     samples = []
-    for path in sorted((SHARED / "seeds").glob("*.txt")):
+    for path in sorted(seeds.glob("*.txt")):
         for line in path.read_text(encoding="utf-8").splitlines():
             text = line.strip(" #>-*|")
             letters = [c for c in text if c.isalpha()]

@@ -6,10 +6,12 @@ line. The API key is held in memory only; it is never written anywhere by tui-ch
 
 from __future__ import annotations
 
+import math
 import os
 import re
+import stat
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 from tui_chat import paths
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PRESETS, PolicyError, parse_setting
+from tui_chat.llm.models import model_info
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
@@ -50,6 +53,8 @@ class Config:
     """Per-model overrides of window/max output/prices (``[models."claude-x"]``)."""
     source: Path | None = None
     """The file this config was read from, if any."""
+    warnings: tuple[str, ...] = ()
+    """Problems that do not stop tui-chat (e.g. a config holding ``api_key`` others can read)."""
 
     @property
     def has_key(self) -> bool:
@@ -62,6 +67,28 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "api": {"base_url": str, "api_key": str, "timeout": (int, float), "max_retries": int},
     "storage": {"db_path": str},
 }
+
+
+def _is_http_url(value: str) -> bool:
+    return re.fullmatch(r"https?://[^\s/?#]+\S*", value.strip()) is not None
+
+
+_RANGES: dict[tuple[str, str], tuple[Callable[[Any], bool], str]] = {
+    ("chat", "model"): (lambda v: bool(v.strip()), "must not be empty"),
+    ("api", "base_url"): (_is_http_url, "must be an http:// or https:// URL"),
+    ("api", "timeout"): (lambda v: math.isfinite(v) and v > 0, "must be seconds above 0"),
+    ("api", "max_retries"): (lambda v: 0 <= v <= 100, "must be between 0 and 100"),
+    ("storage", "db_path"): (lambda v: bool(v.strip()), "must not be empty"),
+}
+"""Range checks run after the type checks of ``_SECTIONS``: (test, what a good value is)."""
+
+_MODEL_RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "context_window": (lambda v: isinstance(v, int) and v > 0, "must be a whole number above 0"),
+    "max_output": (lambda v: isinstance(v, int) and v > 0, "must be a whole number above 0"),
+    "input_price": (lambda v: math.isfinite(v) and v >= 0, "must be 0 or more (USD/Mtok)"),
+    "output_price": (lambda v: math.isfinite(v) and v >= 0, "must be 0 or more (USD/Mtok)"),
+}
+"""``[models."id"]`` keys and their ranges (values are numbers by then)."""
 
 
 _KEY_PART = r"""(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)"""
@@ -156,19 +183,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
                 continue
             if section == "models":
                 for name, overrides in table.items():
-                    if not isinstance(overrides, dict):
-                        raise _fail(path, text, "models", name, "expected a table")
-                    for key, raw in overrides.items():
-                        if key not in (
-                            "context_window",
-                            "max_output",
-                            "input_price",
-                            "output_price",
-                        ):
-                            raise _fail(path, text, f"models.{name}", key, "unknown key")
-                        if isinstance(raw, bool) or not isinstance(raw, int | float):
-                            raise _fail(path, text, f"models.{name}", key, "must be a number")
-                    models[name] = dict(overrides)
+                    models[name] = _model_overrides(path, text, name, overrides)
                 continue
             if section not in _SECTIONS:
                 raise _fail(path, text, section, section, "unknown section")
@@ -192,16 +207,61 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
                         key,
                         f"expected {names}, got {type(raw).__name__}{shown}",
                     )
+                check = _RANGES.get((section, key))
+                if check is not None and not check[0](raw):
+                    raise _fail(path, text, section, key, f"{check[1]}, got {raw!r}")
                 values[key] = raw
     if "db_path" in values:
         values["db_path"] = Path(values["db_path"]).expanduser()
     if "timeout" in values:
         values["timeout"] = float(values["timeout"])
+    warnings = (_exposed_key_warning(path),) if source and "api_key" in values else ()
     if env.get("ANTHROPIC_API_KEY"):
         values["api_key"] = env["ANTHROPIC_API_KEY"]
     if env.get("ANTHROPIC_BASE_URL"):
         values["base_url"] = env["ANTHROPIC_BASE_URL"]
-    return Config(**values, compaction=compaction, models=models, source=source)
+    return Config(
+        **values,
+        compaction=compaction,
+        models=models,
+        source=source,
+        warnings=tuple(w for w in warnings if w),
+    )
+
+
+def _model_overrides(path: Path, text: str, name: str, overrides: object) -> dict[str, Any]:
+    """``[models."name"]``, each key checked on its own and then the table as a whole."""
+    if not isinstance(overrides, dict):
+        raise _fail(path, text, "models", name, "expected a table")
+    section = f"models.{name}"
+    for key, raw in overrides.items():
+        if key not in _MODEL_RANGES:
+            raise _fail(path, text, section, key, "unknown key")
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            raise _fail(path, text, section, key, "must be a number")
+        check, expected = _MODEL_RANGES[key]
+        if not check(raw):
+            raise _fail(path, text, section, key, f"{expected}, got {raw!r}")
+    try:
+        model_info(name, overrides)
+    except ValueError as exc:  # max_output against context_window: point at the former
+        key = "max_output" if "max_output" in overrides else "context_window"
+        raise _fail(path, text, section, key, str(exc)) from None
+    return dict(overrides)
+
+
+def _exposed_key_warning(path: Path) -> str:
+    """A warning when the file holding ``api_key`` can be read by its group or by others."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return ""
+    if not mode & (stat.S_IRGRP | stat.S_IROTH):
+        return ""
+    return (
+        f"{path} holds api_key and others can read it (mode {mode:04o}); "
+        f"run `chmod 600 {path}` or set ANTHROPIC_API_KEY instead"
+    )
 
 
 def policy_keys() -> list[str]:

@@ -1,0 +1,161 @@
+"""Writing a user-named file (exports, backups) without ever clobbering or half-writing one.
+
+One rule for every file tui-chat writes at a path the user chose:
+
+* an existing path (a file, a directory, a symlink even a dangling one) is refused unless
+  ``force`` is given;
+* the bytes go to a temporary file in the same directory, which is fsynced and then renamed
+  onto the path, so the path holds either the old file or the complete new one;
+* a symlink at the final component is never followed: with ``force`` the link itself is
+  replaced, its target is left alone;
+* the file is created 0600 (it holds conversations);
+* on any failure (full disk, read-only directory, interrupted write) the temporary file is
+  removed and the old file is intact.
+
+Like :mod:`tui_chat.paths`, this module sits outside the layers and imports nothing of
+tui-chat, so the store (backups) and the engine (exports) both use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+class TargetExistsError(FileExistsError):
+    """The path already exists and ``force`` was not given."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(errno.EEXIST, "already exists", str(path))
+        self.path = path
+
+    def __str__(self) -> str:
+        return f"{self.path} already exists; it was not changed"
+
+
+def check_target(path: Path, *, force: bool = False) -> None:
+    """Refuse ``path`` early (before any work) when it exists and ``force`` is not given.
+
+    Args:
+        path: The file to be written.
+        force: Allow replacing an existing file or symlink.
+
+    Raises:
+        TargetExistsError: ``path`` exists (as anything, a dangling symlink included).
+        IsADirectoryError: ``path`` is a directory (even with ``force``).
+    """
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+    if not force:
+        raise TargetExistsError(path)
+
+
+@contextlib.contextmanager
+def replacing(path: Path, *, force: bool = False) -> Iterator[Path]:
+    """Yield a private temporary file beside ``path``; move it onto ``path`` on success.
+
+    The caller fills the yielded file by any means (``os.write``, SQLite's backup API, …).
+    When the ``with`` block ends normally the file is fsynced and renamed onto ``path``
+    (refusing an existing one unless ``force``); when it raises, the file is removed.
+
+    Args:
+        path: The final file.
+        force: Replace an existing file or symlink (never following the link).
+
+    Yields:
+        The temporary file's path (created empty, mode 0600).
+
+    Raises:
+        TargetExistsError: ``path`` exists and ``force`` is not given (checked before and
+            again, atomically, when the file is put in place).
+        OSError: Creating, writing, syncing or renaming failed; nothing is left behind.
+    """
+    check_target(path, force=force)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    temporary = Path(name)
+    try:
+        yield temporary
+        _fsync_file(temporary)
+        if force:
+            os.replace(temporary, path)
+        else:
+            _move_no_clobber(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+    _fsync_directory(path.parent)
+
+
+def write_file(path: Path, data: bytes | str, *, force: bool = False) -> None:
+    """Write ``data`` to ``path`` by the rule above (UTF-8 for ``str``).
+
+    Args:
+        path: The file to write.
+        data: Its complete contents.
+        force: Replace an existing file or symlink (never following the link).
+
+    Raises:
+        TargetExistsError: ``path`` exists and ``force`` is not given.
+        OSError: Writing failed (e.g. ``ENOSPC``); ``path`` is unchanged and no file is left.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    with replacing(path, force=force) as temporary:
+        fd = os.open(temporary, os.O_WRONLY | os.O_NOFOLLOW)
+        try:
+            view = memoryview(payload)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+        finally:
+            os.close(fd)
+
+
+def _move_no_clobber(temporary: Path, path: Path) -> None:
+    """Put ``temporary`` at ``path`` unless something appeared there meanwhile.
+
+    ``link`` fails with ``EEXIST`` atomically; on file systems without hard links the check
+    and rename are two steps (a race only with another writer of the same path).
+    """
+    try:
+        os.link(temporary, path, follow_symlinks=False)
+    except FileExistsError:
+        raise TargetExistsError(path) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+            raise
+        check_target(path)
+        os.rename(temporary, path)
+        return
+    temporary.unlink()
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make the rename durable; some platforms cannot open a directory (then it is skipped)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
