@@ -40,3 +40,46 @@ def test_offline_summary_costs_only_the_rewrite() -> None:
     assert one_off(cost) == pytest.approx(0.8625 * 3_000)
     assert pays(cost)
     assert not pays(CompactionCost(folded=0, prefix=0, uncached=0, summary=0, new_prefix=0))
+
+
+def test_cost_trigger_fires_when_it_pays_and_keeps_the_ratio_net() -> None:
+    from tui_chat.core.policy import Policy
+    from tui_chat.core.triggers import TriggerState, compaction_due
+
+    policy = Policy(trigger="cost", summarizer="claude", ratio=0.75)
+
+    def state(foldable: int, projected: int) -> TriggerState:
+        return TriggerState(
+            unsummarized_tokens=foldable,
+            unsummarized_turns=10,
+            current_turn=10,
+            projected_tokens=projected,
+            usable_window=100_000,
+            last_reduction=None,
+            tokens_at_last_compaction=None,
+            consecutive_failures=0,
+            foldable_tokens=foldable,
+            summary_tokens=1_000,
+        )
+
+    assert compaction_due(policy, state(4_000, 12_000)) is None
+    reason = compaction_due(policy, state(30_000, 40_000))
+    assert reason is not None and "pays for itself" in reason
+    # Nothing worth folding (all recent), but the window is full: the ratio net fires.
+    full = compaction_due(policy, state(0, 80_000))
+    assert full is not None and "usable window" in full
+
+
+def test_estimate_per_summarizer() -> None:
+    from tui_chat.core.payback import estimate
+    from tui_chat.core.policy import Policy
+
+    claude = estimate(Policy(summarizer="claude"), foldable=20_000, summary=1_000, projected=30_000)
+    assert claude.prefix == 30_000 and claude.summary == 2_000 and claude.folded == 19_000
+    server = estimate(Policy(summarizer="server"), foldable=20_000, summary=1_000, projected=30_000)
+    assert server.prefix == 0 and server.uncached == 21_000
+    offline = estimate(
+        Policy(summarizer="extractive"), foldable=20_000, summary=0, projected=30_000
+    )
+    assert offline.prefix == offline.uncached == offline.summary == 0
+    assert offline.new_prefix == 30_000 - offline.folded

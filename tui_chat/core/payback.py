@@ -28,15 +28,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tui_chat.core.policy import Policy
+
 __all__ = [
     "CACHE_READ",
     "CACHE_WRITE",
+    "INSTRUCTION_TOKENS",
     "CompactionCost",
     "carried_token_price",
+    "estimate",
     "one_off",
     "pays",
     "savings",
 ]
+
+INSTRUCTION_TOKENS = 1_000
+"""About what a continuation adds uncached: the last reply's tail and the summary instruction."""
 
 CACHE_READ = 0.1
 """Price of a cache read relative to uncached input."""
@@ -93,3 +100,38 @@ def savings(cost: CompactionCost) -> float:
 def pays(cost: CompactionCost) -> bool:
     """Whether the compaction pays for itself within ``horizon`` turns."""
     return cost.folded > 0 and savings(cost) >= one_off(cost)
+
+
+def estimate(policy: Policy, *, foldable: int, summary: int, projected: int) -> CompactionCost:
+    """The figures of a compaction that folds ``foldable`` tokens now.
+
+    Args:
+        policy: The conversation's policy (summarizer, summary size, horizon, cold share).
+        foldable: Tokens of the raw messages the next version would fold.
+        summary: Tokens of the active summary it would replace.
+        projected: Tokens of the next request as it stands.
+
+    Returns:
+        The cost figures: the new summary is expected at ``compression_rate`` of what it
+        folds, at most ``summary_max_tokens``; a ``claude`` (or ``auto``) summary reads the
+        request from the cache, a ``server`` compaction sends its span uncached, and the
+        offline summarizer costs nothing.
+    """
+    source = foldable + summary
+    written = min(policy.summary_max_tokens, int(policy.compression_rate * source))
+    folded = source - written
+    if policy.summarizer == "extractive":
+        prefix = uncached = output = 0
+    elif policy.summarizer == "server":
+        prefix, uncached, output = 0, source, written
+    else:
+        prefix, uncached, output = projected, INSTRUCTION_TOKENS, written
+    return CompactionCost(
+        folded=folded,
+        prefix=prefix,
+        uncached=uncached,
+        summary=output,
+        new_prefix=max(0, projected - folded),
+        horizon=policy.payback_turns,
+        cold_share=policy.cache_cold_share,
+    )

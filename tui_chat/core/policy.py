@@ -12,7 +12,7 @@ from typing import Literal
 
 from tui_chat.core.models import Strategy
 
-TriggerKind = Literal["tokens", "turns", "ratio"]
+TriggerKind = Literal["tokens", "turns", "ratio", "cost"]
 """What starts a compaction (see :mod:`tui_chat.core.triggers`)."""
 
 
@@ -23,7 +23,9 @@ class Policy:
     preset: str = "window"
     """Name of the preset this policy started from."""
     trigger: TriggerKind = "ratio"
-    """What starts a compaction: unsummarised ``tokens``, every N ``turns``, or window ``ratio``."""
+    """What starts a compaction: unsummarised ``tokens``, every N ``turns``, window ``ratio``, or
+    ``cost`` (when it pays for itself, :mod:`tui_chat.core.payback`; ``ratio`` stays the safety
+    net)."""
     threshold_tokens: int = 8_000
     """``tokens`` trigger: compact when unsummarised tokens exceed this (seed 000)."""
     every_turns: int = 3
@@ -79,3 +81,7 @@ class Policy:
     """Keep decisions / open files / current task as fields (seed 004)."""
     importance: bool = False
     """Weight messages by importance when summarising offline (seed 003)."""
+    payback_turns: int = 4
+    """``cost`` trigger: turns within which a compaction must pay for itself."""
+    cache_cold_share: float = 0.25
+    """``cost`` trigger: share of turns that arrive after the 5-minute cache lifetime."""

@@ -87,7 +87,7 @@ SETTING_KEYS: tuple[str, ...] = (
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "preset": tuple(PRESETS),
-    "trigger": ("tokens", "turns", "ratio"),
+    "trigger": ("tokens", "turns", "ratio", "cost"),
     "strategy": ("running", "segments"),
 }
 _RANGES: dict[str, tuple[float, float]] = {
@@ -100,6 +100,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "recall_budget_tokens": (0, 1_000_000),
     "anchor_budget_tokens": (0, 1_000_000),
     "emergency_ratio": (0.1, 1.0),
+    "payback_turns": (1, 100),
+    "cache_cold_share": (0.0, 1.0),
 }
 
 

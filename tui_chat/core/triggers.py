@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tui_chat.core.models import Message
+from tui_chat.core.payback import estimate, pays
 from tui_chat.core.policy import Policy
 from tui_chat.core.tokens import get_counter
 from tui_chat.core.turns import (
@@ -68,6 +69,10 @@ class TriggerState:
     request when it became active, or failing that its ``source_tokens``."""
     consecutive_failures: int
     """Failed versions in a row since the last completed one."""
+    foldable_tokens: int = 0
+    """Tokens of the raw messages :func:`plan_boundary` would fold now (``cost`` trigger)."""
+    summary_tokens: int = 0
+    """Tokens of the active summary a new version would replace (``cost`` trigger)."""
 
 
 def trigger_state(
@@ -128,6 +133,9 @@ def compaction_due(policy: Policy, state: TriggerState) -> str | None:
     latest, at the start of turn 4), so turns 4, 7, 10 … are sent with the previous block
     summarised (seed 001); it keeps firing while blocks are behind. The ``ratio`` trigger
     fires when the projected request reaches ``ratio`` of the usable window (seeds 002 and 003).
+    The ``cost`` trigger fires when folding what :func:`plan_boundary` would fold pays for
+    itself within ``payback_turns`` (:mod:`tui_chat.core.payback`), and falls back to the
+    ``ratio`` rule as a safety net.
 
     Auto-compaction pauses after :data:`MAX_CONSECUTIVE_FAILURES` failures in a row. The thrash
     guard: when the newest version cut less than :data:`MIN_REDUCTION` of its source tokens,
@@ -154,6 +162,18 @@ def compaction_due(policy: Policy, state: TriggerState) -> str | None:
         return None
     if _thrashing(state):
         return None
+    if policy.trigger == "cost":
+        cost = estimate(
+            policy,
+            foldable=state.foldable_tokens,
+            summary=state.summary_tokens,
+            projected=state.projected_tokens,
+        )
+        if pays(cost):
+            return (
+                f"folding {cost.folded:,} tokens pays for itself within "
+                f"{policy.payback_turns} turns"
+            )
     if policy.trigger == "tokens":
         if state.unsummarized_tokens > policy.threshold_tokens:
             return (
