@@ -12,9 +12,10 @@ from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ready, settle, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
+from tui_chat.tui.actions import help_sections
 from tui_chat.tui.app import ChatApp
 from tui_chat.tui.screens.context_preview import ContextPreviewScreen
-from tui_chat.tui.screens.help import HelpScreen, binding_sections
+from tui_chat.tui.screens.help import HelpScreen
 from tui_chat.tui.screens.inspector import InspectorScreen
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.screens.prompt import Confirm, TextPrompt
@@ -232,7 +233,7 @@ async def test_export_writes_the_conversation(service: ChatService, tmp_path: Pa
 async def test_help_lists_every_binding(service: ChatService) -> None:
     from tui_chat.tui.widgets.conversation_list import ConversationList as Listing
 
-    listed = {keys for _, entries in binding_sections() for keys, _ in entries}
+    listed = {keys for _, entries in help_sections() for keys, _ in entries}
     for owner in (ChatApp, MainScreen, ChatPane, Composer, Listing, InspectorScreen):
         for binding in owner.BINDINGS:
             assert isinstance(binding, Binding)

@@ -1,4 +1,4 @@
-"""The command palette provider: every action of the main screen under its DESIGN.md name."""
+"""The command palette provider: every palette action of the main screen (see ``actions.py``)."""
 
 from __future__ import annotations
 
@@ -7,24 +7,9 @@ from typing import Final
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-PALETTE: Final[tuple[tuple[str, str, str], ...]] = (
-    ("New conversation", "new_conversation", "Start a new conversation  ctrl+n"),
-    ("Rename conversation", "rename_conversation", "Give this conversation a title  f2"),
-    ("Delete conversation", "delete_conversation", "Delete this conversation (asks first)"),
-    ("Search", "search", "Full-text search across every conversation  ctrl+f"),
-    ("Compact now", "compact", "Summarise the older turns now  ctrl+g"),
-    ("Pin message", "pin_message", "Always send the selected message verbatim"),
-    ("Unpin message", "unpin_message", "Stop pinning the selected message"),
-    ("Summary timeline", "toggle_timeline", "Show or hide the summary versions  ctrl+t"),
-    ("Inspect summary", "inspect_summary", "Full text, segments and diff of a version  f4"),
-    ("Roll back summary", "roll_back_summary", "Put the previous summary version in force"),
-    ("Regenerate summary", "regenerate_summary", "Summarise the same turns again"),
-    ("Context preview", "context_preview", "The exact request the next send makes  ctrl+o"),
-    ("Export conversation", "export", "Write the conversation to Markdown or JSON  ctrl+s"),
-    ("Settings", "settings", "Model, preset, thresholds, compression rate  f3"),
-    ("Retry reply", "retry", "Ask again for the last reply  ctrl+r"),
-    ("Cancel reply", "cancel_reply", "Stop the streaming reply  escape"),
-)
+from tui_chat.tui.actions import palette
+
+PALETTE: Final[tuple[tuple[str, str, str], ...]] = palette()
 """(palette name, main screen action, help) of every palette command."""
 
 

@@ -1,25 +1,89 @@
 """Textual messages of the TUI, and the adapter that turns engine events into them.
 
 The engine knows nothing about Textual: it calls a plain callback. :class:`EngineBridge` is
-that callback; it wraps each event in :class:`EngineUpdate` and posts it to the main screen,
-which is safe from any task (``post_message`` only enqueues).
+that callback; it wraps each event in the message class made for it (one per event, so the
+main screen has one ``@on`` handler per event) and posts it, which is safe from any task
+(``post_message`` only enqueues, in order).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
+from tui_chat.engine import events
 from tui_chat.engine.events import EngineEvent
 
 
 @dataclass
-class EngineUpdate(Message):
-    """An engine event (reply streaming, compaction progress) reaching the UI."""
+class EngineMessage(Message):
+    """Base of the messages that carry one engine event to the UI."""
 
     event: EngineEvent
+
+
+@dataclass
+class UserMessageSaved(EngineMessage):
+    """The user's message is stored: show it."""
+
+    event: events.UserMessageSaved
+
+
+@dataclass
+class ReplyStarted(EngineMessage):
+    """A reply row exists and text is about to stream into it."""
+
+    event: events.ReplyStarted
+
+
+@dataclass
+class ReplyDelta(EngineMessage):
+    """A chunk of reply text."""
+
+    event: events.ReplyDelta
+
+
+@dataclass
+class ReplyFinished(EngineMessage):
+    """The reply is stored with its final status (and error, if any)."""
+
+    event: events.ReplyFinished
+
+
+@dataclass
+class CompactionStarted(EngineMessage):
+    """A compaction began."""
+
+    event: events.CompactionStarted
+
+
+@dataclass
+class CompactionFinished(EngineMessage):
+    """A summary version completed."""
+
+    event: events.CompactionFinished
+
+
+@dataclass
+class CompactionFailed(EngineMessage):
+    """A compaction attempt failed."""
+
+    event: events.CompactionFailed
+
+
+_FOR_EVENT: Final[dict[type[EngineEvent], type[EngineMessage]]] = {
+    events.UserMessageSaved: UserMessageSaved,
+    events.ReplyStarted: ReplyStarted,
+    events.ReplyDelta: ReplyDelta,
+    events.ReplyFinished: ReplyFinished,
+    events.CompactionStarted: CompactionStarted,
+    events.CompactionFinished: CompactionFinished,
+    events.CompactionFailed: CompactionFailed,
+}
+"""The message class of each engine event."""
 
 
 @dataclass
@@ -30,21 +94,16 @@ class OpenConversation(Message):
     message_id: int | None = None
 
 
-@dataclass
-class ConversationsChanged(Message):
-    """A conversation was created, renamed, archived or deleted: refresh the list."""
-
-
 class EngineBridge:
     """The engine callback that forwards events to a Textual message pump.
 
     Args:
-        target: Where the :class:`EngineUpdate` messages go (the main screen).
+        target: Where the messages go (the main screen).
     """
 
     def __init__(self, target: MessagePump) -> None:
         self._target = target
 
     def __call__(self, event: EngineEvent) -> None:
-        """Forward one engine event."""
-        self._target.post_message(EngineUpdate(event))
+        """Forward one engine event as its message."""
+        self._target.post_message(_FOR_EVENT[type(event)](event))

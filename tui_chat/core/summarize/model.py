@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from tui_chat.core.models import Usage
+from tui_chat.core.summarize.continuation import PromptBuilder
 from tui_chat.core.summarize.output import check_request, finish
 from tui_chat.core.summarize.prompt import build_summary_prompt, extract_summary
 from tui_chat.core.summarize.segments import new_segment, parent_segments, roll_up, segments_text
@@ -33,10 +34,15 @@ class ModelSummarizer:
     Args:
         complete: Makes one model call (the ``llm`` layer binds the client and model).
         name: The model id recorded as the version's summarizer.
+        prompt: Builds the main call's prompts (a continuation of the cached conversation
+            sends only an instruction); roll-ups of segments always use the standalone one.
     """
 
-    def __init__(self, complete: Complete, name: str) -> None:
+    def __init__(
+        self, complete: Complete, name: str, prompt: PromptBuilder = build_summary_prompt
+    ) -> None:
         self._complete = complete
+        self._prompt = prompt
         self.name = name
 
     async def _call(
@@ -71,7 +77,7 @@ class ModelSummarizer:
         """
         check_request(request)
         targets = targets_for(request)
-        system, user = build_summary_prompt(request)
+        system, user = self._prompt(request)
         text, usage = await self._call(request, system, user)
         if request.policy.strategy == "running":
             if targets.max_chars is not None:

@@ -24,7 +24,7 @@ MARKER = "tui-chat summarizer"
 MAX_PROMPT_CHARS = 400_000
 """Messages are cut so that one summary prompt stays within the summarizer's window."""
 
-_SYSTEM = (
+SUMMARIZER_ROLE = (
     f"You are the {MARKER}: you compress the older part of a conversation between a user and "
     "an AI assistant into a summary that replaces those messages in the assistant's context. "
     "The assistant continues the conversation from your summary alone, so keep every fact it "
@@ -32,8 +32,9 @@ _SYSTEM = (
     "language of the conversation. Reply with the summary only, wrapped in <summary></summary> "
     "tags."
 )
+"""Who the summarizer is and what it replies with (the system prompt of a standalone call)."""
 
-_CONTENT_GUIDE = """\
+CONTENT_GUIDE = """\
 Cover, under these headings (leave out a heading with nothing under it):
 1. Task overview: the user's goal and requests, constraints and requirements.
 2. Work completed: files read, created or modified (exact paths), commands run, key results.
@@ -43,11 +44,13 @@ they were resolved; the user's preferences and style requirements.
 4. Current state: what happens next, open questions, blockers.
 Copy every identifier exactly as written; never round a number or paraphrase a path, name or URL.
 Instructions the user gave early stay in force until the user changes them: keep them."""
+"""What a running summary covers (seed 002's headings)."""
 
-_SEGMENT_GUIDE = """\
+SEGMENT_GUIDE = """\
 Keep the user's requests and preferences, decisions and their reasons, open questions, and \
 every exact identifier (file paths, names, numbers, URLs, versions, quoted strings). Write \
 plain prose or short bullets, no headings."""
+"""What a segment keeps."""
 
 
 def _render_messages(messages: Sequence[Message], pinned: frozenset[int], limit: int | None) -> str:
@@ -64,7 +67,8 @@ def _render_messages(messages: Sequence[Message], pinned: frozenset[int], limit:
     return "\n\n".join(lines)
 
 
-def _length_line(request: SummaryInput, targets: Targets) -> str:
+def length_line(request: SummaryInput, targets: Targets) -> str:
+    """The prompt's length target (characters at the compression rate for a segment)."""
     if request.policy.strategy == "segments":
         original, target = segment_target(request.messages, targets.rate, targets.max_tokens)
         level = f", {targets.level} level" if targets.level else ""
@@ -114,7 +118,7 @@ def build_summary_prompt(
             "summary that keeps what the rest of the conversation may still need."
         )
         sections.append(f"<summaries>\n{segments_text(merge)}\n</summaries>")
-        sections.append(_SEGMENT_GUIDE)
+        sections.append(SEGMENT_GUIDE)
         sections.append(
             f"Length: about {target:,} characters (the summaries are {chars:,}), at most "
             f"{targets.max_tokens:,} tokens."
@@ -132,8 +136,8 @@ def build_summary_prompt(
             f"{_render_messages(request.messages, request.pinned_ids, policy.prompt_char_limit)}"
             "\n</messages>"
         )
-        sections.append(_SEGMENT_GUIDE)
-        sections.append(_length_line(request, targets))
+        sections.append(SEGMENT_GUIDE)
+        sections.append(length_line(request, targets))
     else:
         previous = split_fields(request.previous.text) if request.previous is not None else ""
         rendered = _render_messages(request.messages, request.pinned_ids, policy.prompt_char_limit)
@@ -151,14 +155,27 @@ def build_summary_prompt(
         else:
             sections.append(f"Conversation:\n<messages>\n{rendered}\n</messages>")
             sections.append("Summarize the conversation so far.")
-        sections.append(_CONTENT_GUIDE)
-        sections.append(_length_line(request, targets))
-    if merge is None and request.pinned_ids:
+        sections.append(CONTENT_GUIDE)
+        sections.append(length_line(request, targets))
+    sections.extend(closing_sections(request, merging=merge is not None))
+    return SUMMARIZER_ROLE, "\n\n".join(sections)
+
+
+def closing_sections(request: SummaryInput, *, merging: bool = False) -> list[str]:
+    """The sections every summary prompt ends with: pins, tracked fields, the user's
+    instructions and the ``<summary>`` tags.
+
+    Args:
+        request: The version being made.
+        merging: True for a roll-up of segments (no pins or fields apply).
+    """
+    sections: list[str] = []
+    if not merging and request.pinned_ids:
         sections.append(
             "Messages marked (pinned) are kept verbatim elsewhere in the assistant's context: "
             "do not repeat their content; refer to them briefly if needed."
         )
-    if policy.structured_fields and merge is None:
+    if request.policy.structured_fields and not merging:
         sections.append(_fields_note(request.previous))
     if request.instructions and request.instructions.strip():
         sections.append(
@@ -166,7 +183,7 @@ def build_summary_prompt(
             f"{request.instructions.strip()}"
         )
     sections.append("Wrap the whole summary in <summary></summary> tags.")
-    return _SYSTEM, "\n\n".join(sections)
+    return sections
 
 
 _TAGGED = re.compile(r"<summary>(.*?)</summary>", re.IGNORECASE | re.DOTALL)

@@ -1,72 +1,17 @@
-"""The help screen: every key binding of every part of the app, read from the BINDINGS."""
+"""The help screen: every key of every part of the app, read from the table of actions."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-
-def _keys(binding: Binding) -> str:
-    if binding.key_display:
-        return binding.key_display
-    return " / ".join(key.strip() for key in binding.key.split(","))
-
-
-def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
-    """(section title, [(keys, description)]) for every part of the app."""
-    from tui_chat.tui.app import ChatApp
-    from tui_chat.tui.screens.context_preview import ContextPreviewScreen
-    from tui_chat.tui.screens.inspector import InspectorScreen
-    from tui_chat.tui.screens.main import MainScreen
-    from tui_chat.tui.screens.search import SearchScreen
-    from tui_chat.tui.screens.settings import SettingsScreen
-    from tui_chat.tui.widgets.chat_pane import ChatPane
-    from tui_chat.tui.widgets.composer import Composer
-    from tui_chat.tui.widgets.conversation_list import ConversationList
-
-    def rows(bindings: list[BindingType], *extra: tuple[str, str]) -> list[tuple[str, str]]:
-        found = [
-            (_keys(b), b.tooltip or b.description or b.action)
-            for b in bindings
-            if isinstance(b, Binding)
-        ]
-        return found + list(extra)
-
-    return [
-        (
-            "Everywhere",
-            rows(
-                ChatApp.BINDINGS,
-                (ChatApp.COMMAND_PALETTE_BINDING, "Command palette"),
-                ("tab / shift+tab", "Move between panels"),
-            ),
-        ),
-        ("Chat", rows(MainScreen.BINDINGS)),
-        (
-            "Composer",
-            rows(
-                Composer.BINDINGS,
-                ("up / down", "Prompt history (first / last line)"),
-                ("tab", "Go to the messages"),
-            ),
-        ),
-        ("Messages (f5 or tab)", rows(ChatPane.BINDINGS)),
-        (
-            "Summary timeline (ctrl+t)",
-            [("up / down", "Move between versions"), ("enter", "Inspect the version")],
-        ),
-        ("Summary inspector", rows(InspectorScreen.BINDINGS)),
-        ("Conversation list (ctrl+b)", rows(ConversationList.BINDINGS, ("enter", "Open"))),
-        ("Search (ctrl+f)", rows(SearchScreen.BINDINGS, ("enter", "Jump to the hit"))),
-        ("Context preview (ctrl+o)", rows(ContextPreviewScreen.BINDINGS)),
-        ("Settings (f3)", rows(SettingsScreen.BINDINGS)),
-    ]
+from tui_chat.tui.actions import bindings, help_sections
 
 
 def render_section(title: str, entries: list[tuple[str, str]]) -> Content:
@@ -103,7 +48,7 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen Grid > Static { height: auto; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,f1", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("help")
 
     def compose(self) -> ComposeResult:
         """Title and a grid of sections."""
@@ -115,7 +60,7 @@ class HelpScreen(ModalScreen[None]):
                 markup=False,
             )
             with VerticalScroll(), Grid():
-                for title, entries in binding_sections():
+                for title, entries in help_sections():
                     yield Static(render_section(title, entries))
 
     def action_close(self) -> None:

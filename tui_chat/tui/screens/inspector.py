@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
-from textual import getters, work
+from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -15,17 +16,34 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker
 
 from tui_chat.core.models import Summary
+from tui_chat.tui.actions import bindings
+from tui_chat.tui.failures import report_failure
+from tui_chat.tui.screens.prompt import TextPrompt
 from tui_chat.tui.text import clock_time, inert_content, tokens
 from tui_chat.tui.widgets.summary_timeline import retention
 
-if TYPE_CHECKING:
-    from tui_chat.tui.app import ChatApp
+
+@dataclass(frozen=True, slots=True)
+class Activate:
+    """The inspector's result: put this summary version in force."""
+
+    version: int
 
 
-def _app_type() -> type[ChatApp]:
-    from tui_chat.tui.app import ChatApp
+@dataclass(frozen=True, slots=True)
+class Regenerate:
+    """The inspector's result: summarise this version's turns again with these instructions."""
 
-    return ChatApp
+    summary: Summary
+    instructions: str
+
+
+def regenerate_prompt(summary: Summary) -> TextPrompt:
+    """The prompt that asks for a regeneration's optional instructions."""
+    return TextPrompt(
+        f"Regenerate summary v{summary.version} — instructions (optional)",
+        placeholder="e.g. keep every SQL statement and file path",
+    )
 
 
 def figures(summary: Summary, *, active: bool) -> Content:
@@ -112,8 +130,10 @@ def segments(summary: Summary) -> Content:
     return Content("\n").join(blocks)
 
 
-class InspectorScreen(ModalScreen[None]):
+class InspectorScreen(ModalScreen[Activate | Regenerate | None]):
     """Inspect one summary version; ``a`` activates it, ``g`` regenerates it.
+
+    Dismisses with what the user chose (:class:`Activate`, :class:`Regenerate`) or ``None``.
 
     Args:
         summary: The version.
@@ -137,16 +157,7 @@ class InspectorScreen(ModalScreen[None]):
     InspectorScreen VerticalScroll { height: 1fr; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Close"),
-        Binding("a", "activate", "Activate"),
-        Binding("g", "regenerate", "Regenerate"),
-        Binding("t", "show_tab('text')", "Text", show=False),
-        Binding("s", "show_tab('segments')", "Segments", show=False),
-        Binding("d", "show_tab('diff')", "Diff", show=False),
-    ]
-
-    app = getters.app(_app_type)
+    BINDINGS: ClassVar[list[BindingType]] = bindings("inspector")
 
     def __init__(self, summary: Summary, parent: Summary | None, *, active: bool) -> None:
         super().__init__()
@@ -173,7 +184,7 @@ class InspectorScreen(ModalScreen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: hand failures to the app's one handler."""
-        self.app.report_worker_failure(event.worker)
+        report_failure(self, event.worker)
 
     def action_show_tab(self, tab: str) -> None:
         """Switch tab."""
@@ -183,29 +194,22 @@ class InspectorScreen(ModalScreen[None]):
         """Back to the chat."""
         self.dismiss(None)
 
-    async def action_activate(self) -> None:
-        """Put this version in force."""
+    def _completed(self) -> bool:
         if self.summary.status != "completed":
             self.notify(f"v{self.summary.version} is {self.summary.status}.", severity="warning")
-            return
-        await self.app.main_screen.activate_version(self.summary.version)
-        self.dismiss(None)
+            return False
+        return True
+
+    def action_activate(self) -> None:
+        """Put this version in force."""
+        if self._completed():
+            self.dismiss(Activate(self.summary.version))
 
     @work(exit_on_error=False)
     async def action_regenerate(self) -> None:
-        """Ask for instructions and regenerate this version in the background."""
-        from tui_chat.tui.screens.prompt import TextPrompt
-
-        if self.summary.status != "completed":
-            self.notify(f"v{self.summary.version} is {self.summary.status}.", severity="warning")
+        """Ask for instructions, then leave to regenerate this version in the background."""
+        if not self._completed():
             return
-        instructions = await self.app.push_screen_wait(
-            TextPrompt(
-                f"Regenerate summary v{self.summary.version} — instructions (optional)",
-                placeholder="e.g. keep every SQL statement and file path",
-            )
-        )
-        if instructions is None:
-            return
-        self.app.main_screen.regenerate(self.summary, instructions.strip())
-        self.dismiss(None)
+        instructions = await self.app.push_screen_wait(regenerate_prompt(self.summary))
+        if instructions is not None:
+            self.dismiss(Regenerate(self.summary, instructions.strip()))

@@ -1,7 +1,9 @@
-"""The main screen: conversation list, chat pane, composer, token gauge, summary timeline.
+"""The main screen: what the user and the engine do to the chat.
 
-Every user action lives here as an ``action_*`` method, so key bindings, the command palette
-and the help screen all name the same things.
+Every user action lives here as an ``action_*`` method named in the table of actions
+(``tui/actions.py``), which the key bindings, the command palette and the help screen read.
+Each engine event arrives as its own message with its own handler. The panels themselves and
+their reloading are :class:`~tui_chat.tui.screens.chat_view.ChatView`'s.
 """
 
 from __future__ import annotations
@@ -10,40 +12,27 @@ import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from textual import getters, on, work
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual import on, work
+from textual.binding import BindingType
 from textual.command import Provider
-from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static, TextArea
-from textual.worker import Worker
+from textual.widgets import TextArea
 
-from tui_chat.core.models import Conversation, Message, Summary
-from tui_chat.engine.events import (
-    CompactionFailed,
-    CompactionFinished,
-    CompactionStarted,
-    ReplyDelta,
-    ReplyFinished,
-    ReplyStarted,
-    UserMessageSaved,
-)
+from tui_chat.core.models import Summary
+from tui_chat.tui import messages
+from tui_chat.tui.actions import bindings
 from tui_chat.tui.commands import ChatCommands
-from tui_chat.tui.messages import ConversationsChanged, EngineUpdate, OpenConversation
-from tui_chat.tui.text import inert, one_line, tokens
-from tui_chat.tui.widgets.chat_pane import ChatPane
+from tui_chat.tui.screens.chat_view import NO_KEY_HELP, ChatView
+from tui_chat.tui.screens.inspector import Activate, InspectorScreen, Regenerate, regenerate_prompt
+from tui_chat.tui.screens.prompt import Confirm, TextPrompt
+from tui_chat.tui.screens.search import SearchScreen
+from tui_chat.tui.screens.settings import SettingsScreen
+from tui_chat.tui.text import one_line, tokens
 from tui_chat.tui.widgets.composer import Composer
-from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
-from tui_chat.tui.widgets.token_gauge import TokenGauge
-
-if TYPE_CHECKING:
-    from tui_chat.tui.app import ChatApp
 
 GAUGE_DEBOUNCE = 0.15
 """Seconds of typing pause before the gauge recounts the draft."""
@@ -51,158 +40,20 @@ GAUGE_DEBOUNCE = 0.15
 RECALL_DEBOUNCE = 0.6
 """Seconds of typing pause before the full request (with recall for the draft) is built."""
 
-NO_KEY_HELP = (
-    "No API key: reading, search, pins, export and offline compaction work; sending needs a "
-    "key. Set it with  export ANTHROPIC_API_KEY=sk-ant-…  (or [api] api_key in config.toml) "
-    "and restart."
-)
 
-
-def _app_type() -> type[ChatApp]:
-    from tui_chat.tui.app import ChatApp
-
-    return ChatApp
-
-
-class MainScreen(Screen[None]):
+class MainScreen(ChatView):
     """The chat: everything the user works with, keyboard first."""
 
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ChatCommands}
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+n", "new_conversation", "New", tooltip="New conversation"),
-        Binding("ctrl+b", "toggle_conversations", "Chats", tooltip="Show/hide conversations"),
-        Binding("ctrl+t", "toggle_timeline", "Timeline", tooltip="Show/hide summary timeline"),
-        Binding("ctrl+f", "search", "Search", tooltip="Search all conversations"),
-        Binding("ctrl+g", "compact", "Compact", tooltip="Compact now"),
-        Binding("ctrl+o", "context_preview", "Context", tooltip="Context preview (next request)"),
-        Binding("ctrl+s", "export", "Export", show=False, tooltip="Export conversation"),
-        Binding("ctrl+r", "retry", "Retry", show=False, tooltip="Retry the last reply"),
-        Binding("escape", "cancel_reply", "Cancel reply", tooltip="Cancel the streaming reply"),
-        Binding("f2", "rename_conversation", "Rename", show=False, tooltip="Rename conversation"),
-        Binding("f3", "settings", "Settings", show=False, tooltip="Conversation settings"),
-        Binding("f4", "inspect_summary", "Inspect", show=False, tooltip="Inspect summary"),
-        Binding("f5", "focus_messages", "Messages", show=False, tooltip="Select messages"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("main")
 
-    app = getters.app(_app_type)
-    chat = getters.query_one("#chat", ChatPane)
-    composer = getters.query_one("#composer", Composer)
-    gauge = getters.query_one("#gauge", TokenGauge)
-    timeline = getters.query_one("#timeline", SummaryTimeline)
-    conversations = getters.query_one("#conversations", ConversationList)
-
-    conversation: reactive[Conversation | None] = reactive(None, init=False)
-    """The conversation on screen."""
     streaming_id: reactive[int | None] = reactive(None, init=False)
     """Id of the reply being streamed, if any."""
 
     def __init__(self) -> None:
         super().__init__()
         self._gauge_timers: list[Timer] = []
-
-    def compose(self) -> ComposeResult:
-        """Header, list | chat + composer + gauge | timeline, footer."""
-        yield Header(icon="◆")
-        with Horizontal(id="body"):
-            yield ConversationList(id="conversations")
-            with Vertical(id="center"):
-                yield ChatPane(id="chat")
-                yield Static(NO_KEY_HELP, id="no-key", markup=False)
-                yield Composer(id="composer", cursor_blink=self.app.cursor_blink)
-                yield TokenGauge(id="gauge")
-            yield SummaryTimeline(id="timeline", clock=self.app.clock)
-        yield Footer()
-
-    def on_mount(self) -> None:
-        """Start with the composer focused and panels closed."""
-        self.query_one("#no-key").display = not self.app.config.has_key
-        self.conversations.display = False
-        self.timeline.display = False
-        self.composer.focus()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Worker messages do not bubble: hand failures to the app's one handler."""
-        self.app.report_worker_failure(event.worker)
-
-    # -- loading ---------------------------------------------------------------------------
-
-    @property
-    def conversation_id(self) -> str | None:
-        """Id of the conversation on screen."""
-        return self.conversation.id if self.conversation else None
-
-    async def open_conversation(self, conversation_id: str, around: int | None = None) -> None:
-        """Show a conversation (optionally scrolled to one message) and refresh every panel."""
-        conversation = await self.app.service.resolve(conversation_id)
-        self.conversation = conversation
-        self._show_title(conversation)
-        await self.chat.show(conversation.id, around)
-        page = [v.message for v in self.chat.views]
-        self.composer.set_history([m.text for m in page if m.role == "user"])
-        await self.refresh_panels()
-
-    def _show_title(self, conversation: Conversation) -> None:
-        policy = self.app.service.policy_for(conversation)
-        self.title = one_line(conversation.title, 60)
-        self.sub_title = inert(f"{conversation.model} · preset {policy.preset}")
-
-    async def refresh_panels(self) -> None:
-        """Reload the gauge, the cost, the timeline and the conversation list."""
-        await self.refresh_gauge()
-        await self.refresh_timeline()
-        await self.refresh_conversations()
-
-    async def refresh_gauge(self, *, full: bool = False) -> None:
-        """Recount the next request with the current draft.
-
-        Args:
-            full: Build the whole request, so excerpts recalled for the draft are counted
-                too (slower: only after a longer pause in typing).
-        """
-        if (conv_id := self.conversation_id) is None:
-            return
-        service = self.app.service
-        draft = self.composer.text
-        if full and draft.strip():
-            breakdown = (await service.context(conv_id, draft)).breakdown
-        else:
-            breakdown = await service.gauge(conv_id, draft)
-        if draft != self.composer.text or conv_id != self.conversation_id:
-            return  # typing went on (or the conversation changed): a newer count follows
-        self.gauge.breakdown = breakdown
-        self.gauge.cost = await service.cost_usd(conv_id)
-        self.gauge.paused = await service.compaction_paused(conv_id)
-
-    async def refresh_timeline(self) -> None:
-        """Reload the summary versions."""
-        if self.conversation is None:
-            return
-        service = self.app.service
-        conversation = await service.resolve(self.conversation.id)
-        self.conversation = conversation
-        policy = service.policy_for(conversation)
-        rate = policy.compression_rate if policy.strategy == "segments" else None
-        await self.timeline.set_summaries(
-            await service.summaries(conversation.id), conversation.active_summary_id, rate
-        )
-
-    async def refresh_conversations(self) -> None:
-        """Reload the conversation list."""
-        infos = await self.app.service.list_conversations()
-        self.conversations.set_conversations(infos, self.conversation_id, self.app.clock())
-
-    @on(ConversationsChanged)
-    async def _conversations_changed(self) -> None:
-        await self.refresh_conversations()
-
-    @on(OpenConversation)
-    async def _open(self, event: OpenConversation) -> None:
-        await self.open_conversation(event.conversation_id, event.message_id)
-        if event.message_id is not None:
-            self.chat.focus()
-        else:
-            self.composer.focus()
 
     # -- the draft and the gauge -------------------------------------------------------------
 
@@ -235,67 +86,10 @@ class MainScreen(Screen[None]):
         event.composer.remember(event.text)
         self.app.send_reply(self.conversation.id, event.text)
 
-    async def on_engine_update(self, message: EngineUpdate) -> None:
-        """Apply an engine event to the widgets."""
-        event = message.event
-        current = self.conversation_id
-        match event:
-            case UserMessageSaved(message=saved) if saved.conversation_id == current:
-                await self.chat.add_message(saved)
-            case ReplyStarted(message=reply) if reply.conversation_id == current:
-                await (await self.chat.add_message(reply)).start_stream()
-                self.streaming_id = reply.id
-            case ReplyDelta(message_id=message_id, text=text):
-                if (streaming := self.chat.view_for(message_id)) is not None:
-                    await streaming.write(text)
-            case ReplyFinished(message=reply, error=error):
-                await self._reply_finished(reply, error.display if error else None)
-            case CompactionStarted(conversation_id=conv_id, summary=summary):
-                if conv_id == current:
-                    self.notify(f"Compacting: summary v{summary.version} started…", timeout=3)
-                    await self.refresh_timeline()
-            case CompactionFinished(conversation_id=conv_id, summary=summary, activated=active):
-                if conv_id == current:
-                    self.notify(self._finished_text(summary, active), title="Compaction done")
-                    await self.refresh_timeline()
-                    await self.refresh_gauge()
-            case CompactionFailed(conversation_id=conv_id, summary=summary, error=error, paused=p):
-                if conv_id == current:
-                    version = f" v{summary.version}" if summary else ""
-                    text = f"Summary{version} failed: {error}"
-                    if p:
-                        text += " — auto-compaction is paused; ctrl+g still compacts."
-                    self.notify(text, title="Compaction failed", severity="error", markup=False)
-                    await self.refresh_timeline()
-                    await self.refresh_gauge()
-
-    @staticmethod
-    def _finished_text(summary: Summary, activated: bool) -> str:
-        text = (
-            f"Summary v{summary.version}: {tokens(summary.source_tokens)} → "
-            f"{tokens(summary.summary_tokens)} tokens (−{summary.reduction:.0%})"
-        )
-        if not activated:
-            text += "; kept aside (another version is active)"
-        return text
-
-    async def _reply_finished(self, reply: Message, error_text: str | None) -> None:
-        view = self.chat.view_for(reply.id)
-        if view is not None:
-            await view.finish(reply, error_text)
-        if self.streaming_id == reply.id:
-            self.streaming_id = None
-        if error_text and reply.conversation_id == self.conversation_id:
-            self.notify(error_text, title="Reply failed", severity="error", markup=False)
-
     async def reply_done(self) -> None:
         """After a reply worker ends: the title may have changed, figures certainly did."""
         self.streaming_id = None
-        if self.conversation is not None:
-            conversation = await self.app.service.resolve(self.conversation.id)
-            self.conversation = conversation
-            self._show_title(conversation)
-            await self.refresh_panels()
+        await self.reload()
 
     def watch_streaming_id(self) -> None:
         """Show "Cancel reply" in the footer only while streaming."""
@@ -306,6 +100,72 @@ class MainScreen(Screen[None]):
         if action == "cancel_reply":
             return self.app.replying
         return True
+
+    # -- engine events -----------------------------------------------------------------------
+
+    @on(messages.UserMessageSaved)
+    async def _user_message_saved(self, message: messages.UserMessageSaved) -> None:
+        saved = message.event.message
+        if saved.conversation_id == self.conversation_id:
+            await self.chat.add_message(saved)
+
+    @on(messages.ReplyStarted)
+    async def _reply_started(self, message: messages.ReplyStarted) -> None:
+        reply = message.event.message
+        if reply.conversation_id == self.conversation_id:
+            await (await self.chat.add_message(reply)).start_stream()
+            self.streaming_id = reply.id
+
+    @on(messages.ReplyDelta)
+    async def _reply_delta(self, message: messages.ReplyDelta) -> None:
+        if (streaming := self.chat.view_for(message.event.message_id)) is not None:
+            await streaming.write(message.event.text)
+
+    @on(messages.ReplyFinished)
+    async def _reply_finished(self, message: messages.ReplyFinished) -> None:
+        reply, error = message.event.message, message.event.error
+        error_text = error.display if error else None
+        view = self.chat.view_for(reply.id)
+        if view is not None:
+            await view.finish(reply, error_text)
+        if self.streaming_id == reply.id:
+            self.streaming_id = None
+        if error_text and reply.conversation_id == self.conversation_id:
+            self.notify(error_text, title="Reply failed", severity="error", markup=False)
+
+    @on(messages.CompactionStarted)
+    async def _compaction_started(self, message: messages.CompactionStarted) -> None:
+        event = message.event
+        if event.conversation_id == self.conversation_id:
+            self.notify(f"Compacting: summary v{event.summary.version} started…", timeout=3)
+            await self.refresh_timeline()
+
+    @on(messages.CompactionFinished)
+    async def _compaction_finished(self, message: messages.CompactionFinished) -> None:
+        event = message.event
+        if event.conversation_id != self.conversation_id:
+            return
+        summary = event.summary
+        text = (
+            f"Summary v{summary.version}: {tokens(summary.source_tokens)} → "
+            f"{tokens(summary.summary_tokens)} tokens (−{summary.reduction:.0%})"
+        )
+        if not event.activated:
+            text += "; kept aside (another version is active)"
+        self.notify(text, title="Compaction done")
+        await self.refresh_summaries()
+
+    @on(messages.CompactionFailed)
+    async def _compaction_failed(self, message: messages.CompactionFailed) -> None:
+        event = message.event
+        if event.conversation_id != self.conversation_id:
+            return
+        version = f" v{event.summary.version}" if event.summary else ""
+        text = f"Summary{version} failed: {event.error}"
+        if event.paused:
+            text += " — auto-compaction is paused; ctrl+g still compacts."
+        self.notify(text, title="Compaction failed", severity="error", markup=False)
+        await self.refresh_summaries()
 
     # -- actions -----------------------------------------------------------------------------
 
@@ -366,8 +226,6 @@ class MainScreen(Screen[None]):
     @work(exit_on_error=False)
     async def action_rename_conversation(self, conversation_id: str | None = None) -> None:
         """Rename a conversation (the current one by default)."""
-        from tui_chat.tui.screens.prompt import TextPrompt
-
         if (conv_id := self._target(conversation_id)) is None:
             return
         conversation = await self.app.service.resolve(conv_id)
@@ -378,15 +236,13 @@ class MainScreen(Screen[None]):
             return
         await self.app.service.rename(conv_id, title)
         if conv_id == self.conversation_id:
-            await self.reply_done()
+            await self.reload()
         else:
             await self.refresh_conversations()
 
     @work(exit_on_error=False)
     async def action_delete_conversation(self, conversation_id: str | None = None) -> None:
         """Delete a conversation after confirmation; opens another one afterwards."""
-        from tui_chat.tui.screens.prompt import Confirm
-
         if (conv_id := self._target(conversation_id)) is None:
             return
         conversation = await self.app.service.resolve(conv_id)
@@ -398,10 +254,7 @@ class MainScreen(Screen[None]):
             return
         await self.app.service.delete(conv_id)
         self.notify(f"Deleted “{one_line(conversation.title, 50)}”.", markup=False)
-        if conv_id == self.conversation_id:
-            await self._open_any()
-        else:
-            await self.refresh_conversations()
+        await self._after_removal(conv_id)
 
     async def action_archive_conversation(self, conversation_id: str | None = None) -> None:
         """Archive a conversation (hidden from the list, kept in the database)."""
@@ -409,12 +262,13 @@ class MainScreen(Screen[None]):
             return
         conversation = await self.app.service.archive(conv_id)
         self.notify(f"Archived “{one_line(conversation.title, 50)}”.", markup=False)
-        if conv_id == self.conversation_id:
-            await self._open_any()
-        else:
-            await self.refresh_conversations()
+        await self._after_removal(conv_id)
 
-    async def _open_any(self) -> None:
+    async def _after_removal(self, conv_id: str) -> None:
+        """A conversation left the list: open another one if it was on screen."""
+        if conv_id != self.conversation_id:
+            await self.refresh_conversations()
+            return
         infos = await self.app.service.list_conversations()
         if infos:
             await self.open_conversation(infos[0].conversation.id)
@@ -476,19 +330,22 @@ class MainScreen(Screen[None]):
 
     async def action_inspect_summary(self, summary: Summary | None = None) -> None:
         """Open the inspector on the highlighted (or active) summary version."""
-        from tui_chat.tui.screens.inspector import InspectorScreen
-
         await self.refresh_timeline()
         summary = summary or self._highlighted_or_active()
         if summary is None or self.conversation is None:
             self.notify("No summary yet: ctrl+g compacts now.", severity="warning")
             return
         parent = next((s for s in self.timeline.summaries if s.id == summary.parent_id), None)
+        active = summary.id == self.conversation.active_summary_id
         await self.app.push_screen(
-            InspectorScreen(
-                summary, parent, active=summary.id == self.conversation.active_summary_id
-            )
+            InspectorScreen(summary, parent, active=active), self._inspector_closed
         )
+
+    async def _inspector_closed(self, choice: Activate | Regenerate | None) -> None:
+        if isinstance(choice, Activate):
+            await self.activate_version(choice.version)
+        elif isinstance(choice, Regenerate):
+            self.regenerate(choice.summary, choice.instructions)
 
     @on(SummaryTimeline.Inspect)
     async def _inspect(self, event: SummaryTimeline.Inspect) -> None:
@@ -501,8 +358,7 @@ class MainScreen(Screen[None]):
         await self.app.service.activate(self.conversation.id, version)
         label = f"v{version}" if version else "no summary (everything raw)"
         self.notify(f"Summary in force: {label}.")
-        await self.refresh_timeline()
-        await self.refresh_gauge()
+        await self.refresh_summaries()
 
     async def action_roll_back_summary(self) -> None:
         """Put the previous completed version in force (none before v1)."""
@@ -527,30 +383,21 @@ class MainScreen(Screen[None]):
     @work(exit_on_error=False)
     async def action_regenerate_summary(self) -> None:
         """Regenerate the highlighted (or active) version, asking for instructions."""
-        from tui_chat.tui.screens.prompt import TextPrompt
-
         await self.refresh_timeline()
         summary = self._highlighted_or_active()
         if summary is None:
             self.notify("No completed summary to regenerate.", severity="warning")
             return
-        instructions = await self.app.push_screen_wait(
-            TextPrompt(
-                f"Regenerate summary v{summary.version} — instructions (optional)",
-                placeholder="e.g. keep every SQL statement and file path",
-            )
-        )
+        instructions = await self.app.push_screen_wait(regenerate_prompt(summary))
         if instructions is not None:
             self.regenerate(summary, instructions.strip())
 
     @work(exit_on_error=False)
     async def action_search(self) -> None:
         """Search every conversation and jump to the chosen message."""
-        from tui_chat.tui.screens.search import SearchScreen
-
-        hit = await self.app.push_screen_wait(SearchScreen())
+        hit = await self.app.push_screen_wait(SearchScreen(self.app.service.search))
         if hit is not None:
-            self.post_message(OpenConversation(hit.conversation_id, hit.message_id))
+            self.post_message(messages.OpenConversation(hit.conversation_id, hit.message_id))
 
     async def action_context_preview(self) -> None:
         """Show the exact request the next send would make."""
@@ -564,8 +411,6 @@ class MainScreen(Screen[None]):
     @work(exit_on_error=False)
     async def action_export(self) -> None:
         """Export the conversation to a Markdown (``.md``) or JSON (``.json``) file."""
-        from tui_chat.tui.screens.prompt import TextPrompt
-
         if self.conversation is None:
             return
         default = self.app.export_dir / f"tui-chat-{self.conversation.id[:8]}.md"
@@ -591,12 +436,12 @@ class MainScreen(Screen[None]):
 
     async def action_settings(self) -> None:
         """Open the conversation's settings."""
-        from tui_chat.tui.screens.settings import SettingsScreen
-
         if self.conversation is None:
             return
-        await self.app.push_screen(SettingsScreen(self.conversation), self._settings_closed)
+        screen = SettingsScreen(self.conversation, self.app.service)
+        await self.app.push_screen(screen, self._settings_closed)
 
-    async def _settings_closed(self, changed: bool | None) -> None:
-        if changed and self.conversation is not None:
-            await self.reply_done()
+    async def _settings_closed(self, saved: list[str] | None) -> None:
+        if saved:
+            self.notify(f"Saved: {', '.join(saved)}.")
+            await self.reload()

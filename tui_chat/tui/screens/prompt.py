@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from tui_chat.tui.actions import bindings
 from tui_chat.tui.text import inert_content
 
 MODAL_CSS = """
@@ -38,7 +39,7 @@ class TextPrompt(ModalScreen[str | None]):
     """
 
     DEFAULT_CSS = MODAL_CSS
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("prompt")
 
     def __init__(self, title: str, value: str = "", placeholder: str = "") -> None:
         super().__init__()
@@ -72,10 +73,7 @@ class Confirm(ModalScreen[bool]):
     """
 
     DEFAULT_CSS = MODAL_CSS
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("confirm")
 
     def __init__(self, question: str, confirm_label: str = "Yes") -> None:
         super().__init__()

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
 
-from textual import getters, on, work
+from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -17,19 +18,14 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker
 
 from tui_chat.core.models import HIT_END, HIT_START, SearchHit
+from tui_chat.tui.actions import bindings
+from tui_chat.tui.failures import report_failure
 from tui_chat.tui.text import clock_time, inert_content, one_line
-
-if TYPE_CHECKING:
-    from tui_chat.tui.app import ChatApp
 
 SEARCH_DEBOUNCE = 0.2
 
-
-def _app_type() -> type[ChatApp]:
-    from tui_chat.tui.app import ChatApp
-
-    return ChatApp
-
+Search = Callable[[str], Awaitable[list[SearchHit]]]
+"""Runs a full-text query (the engine's ``search``)."""
 
 _MATCH = re.compile(f"{HIT_START}([^{HIT_START}{HIT_END}]*){HIT_END}")
 
@@ -47,7 +43,13 @@ def highlight(snippet: str) -> Content:
 
 
 class SearchScreen(ModalScreen[SearchHit | None]):
-    """Type to search (FTS5, every word, the last as a prefix); ``enter`` opens the hit."""
+    """Type to search (FTS5, every word, the last as a prefix); ``enter`` opens the hit.
+
+    Dismisses with the chosen hit, or ``None``.
+
+    Args:
+        search: Runs a query and returns its hits.
+    """
 
     DEFAULT_CSS = """
     SearchScreen { align: center middle; }
@@ -63,15 +65,11 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     SearchScreen #search-status { color: $text-muted; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("down", "focus_results", "Results", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("search")
 
-    app = getters.app(_app_type)
-
-    def __init__(self) -> None:
+    def __init__(self, search: Search) -> None:
         super().__init__()
+        self._find = search
         self.hits: list[SearchHit] = []
         self._timer: Timer | None = None
 
@@ -85,7 +83,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: hand failures to the app's one handler."""
-        self.app.report_worker_failure(event.worker)
+        report_failure(self, event.worker)
 
     @on(Input.Changed, "#search-input")
     def _changed(self) -> None:
@@ -111,7 +109,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     async def _do_search(self, query: str) -> None:
         status = self.query_one("#search-status", Static)
         results = self.query_one("#search-results", OptionList)
-        self.hits = await self.app.service.search(query) if query.strip() else []
+        self.hits = await self._find(query) if query.strip() else []
         results.clear_options()
         results.add_options([Option(self._prompt(hit)) for hit in self.hits])
         if query.strip():

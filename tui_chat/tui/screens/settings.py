@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import replace
+from typing import Any, ClassVar, Protocol
 
-from textual import getters, on
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
@@ -15,17 +16,8 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from tui_chat.core.models import Conversation
 from tui_chat.core.policy import Policy
-from tui_chat.core.presets import PRESETS, resolve_policy
-
-if TYPE_CHECKING:
-    from tui_chat.tui.app import ChatApp
-
-
-def _app_type() -> type[ChatApp]:
-    from tui_chat.tui.app import ChatApp
-
-    return ChatApp
-
+from tui_chat.core.presets import PRESETS
+from tui_chat.tui.actions import bindings
 
 NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (
     ("threshold_tokens", "Token threshold (tokens trigger)", Integer(minimum=100)),
@@ -43,13 +35,27 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-class SettingsScreen(ModalScreen[bool]):
+class SettingsSource(Protocol):
+    """What the settings screen asks of the engine (a ``ChatService`` is one)."""
+
+    def policy_for(self, conversation: Conversation) -> Policy:
+        """The policy in force for a conversation with these settings."""
+        ...
+
+    async def set_setting(self, conversation_id: str, key: str, value: str) -> Conversation:
+        """Validate and write one setting (raises ``SettingError``, nothing changed)."""
+        ...
+
+
+class SettingsScreen(ModalScreen[list[str]]):
     """Edit the conversation's settings; ``ctrl+s`` saves, ``escape`` cancels.
 
-    Dismisses with ``True`` when something was saved.
+    Every change is validated and written through the engine; an invalid one keeps the screen
+    open with the engine's message. Dismisses with the keys saved (empty: nothing changed).
 
     Args:
         conversation: The conversation to configure.
+        source: The engine.
     """
 
     DEFAULT_CSS = """
@@ -72,21 +78,21 @@ class SettingsScreen(ModalScreen[bool]):
     SettingsScreen #settings-buttons > Button { margin-left: 2; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "save", "Save", priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("settings")
 
-    app = getters.app(_app_type)
-
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(self, conversation: Conversation, source: SettingsSource) -> None:
         super().__init__()
         self.conversation = conversation
+        self._source = source
 
     @property
     def policy(self) -> Policy:
         """The policy in force before editing."""
-        return self.app.service.policy_for(self.conversation)
+        return self._source.policy_for(self.conversation)
+
+    def preset_policy(self, preset: str) -> Policy:
+        """The policy a preset brings on its own (choosing a preset drops other settings)."""
+        return self._source.policy_for(replace(self.conversation, settings={"preset": preset}))
 
     def compose(self) -> ComposeResult:
         """One row per setting, then Save / Cancel."""
@@ -161,8 +167,7 @@ class SettingsScreen(ModalScreen[bool]):
         # A preset brings its own knobs: show them so the user edits from there.
         if not isinstance(event.value, str) or event.value == self.policy.preset:
             return
-        policy = resolve_policy({"preset": event.value}, self.app.config.compaction)
-        self._show_policy(policy)
+        self._show_policy(self.preset_policy(event.value))
 
     def _show_policy(self, policy: Policy) -> None:
         self.query_one("#trigger", Select).value = policy.trigger
@@ -199,7 +204,7 @@ class SettingsScreen(ModalScreen[bool]):
         base = self.policy
         if preset != base.preset:
             out.append(("preset", preset))
-            base = resolve_policy({"preset": preset}, self.app.config.compaction)
+            base = self.preset_policy(preset)
         for key, value in self._values().items():
             current = getattr(base, key)
             shown = "on" if current is True else "off" if current is False else _text(current)
@@ -217,20 +222,17 @@ class SettingsScreen(ModalScreen[bool]):
             error.update(f"Fix the highlighted fields: {', '.join(str(i) for i in invalid)}")
             return
         changes = self.changes()
-        service = self.app.service
         try:
             for key, value in changes:
-                self.conversation = await service.set_setting(self.conversation.id, key, value)
+                self.conversation = await self._source.set_setting(self.conversation.id, key, value)
         except SettingError as exc:
             error.update(f"{exc}")
             return
-        if changes:
-            self.notify(f"Saved: {', '.join(k for k, _ in changes)}.")
-        self.dismiss(bool(changes))
+        self.dismiss([key for key, _ in changes])
 
     def action_cancel(self) -> None:
         """Close without saving."""
-        self.dismiss(False)
+        self.dismiss([])
 
     @on(Button.Pressed, "#save")
     async def _save_pressed(self) -> None:

@@ -1,39 +1,56 @@
 """The chat pane: a bounded window of message widgets over the conversation in SQLite.
 
 Textual containers are not virtualised, so only a window of at most :attr:`ChatPane.MAX_MOUNTED`
-messages is mounted. Older pages are fetched from the engine when the user scrolls or moves the
-selection past the top, newer ones the same way at the bottom of a window that was pruned
-there; when the window grows too large the other end is pruned.
+messages is mounted. Older pages are fetched from the :class:`MessageSource` (the engine) when
+the user scrolls or moves the selection past the top, newer ones the same way at the bottom of a
+window that was pruned there; when the window grows too large the other end is pruned.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, Protocol
 
-from textual import getters
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.worker import Worker
 
 from tui_chat.core.models import Message
+from tui_chat.tui.actions import bindings
+from tui_chat.tui.failures import report_failure
 from tui_chat.tui.widgets.message_view import MessageView
 
-if TYPE_CHECKING:
-    from tui_chat.tui.app import ChatApp
 
+class MessageSource(Protocol):
+    """Where the chat pane reads a conversation's messages (a ``ChatService`` is one)."""
 
-def _app_type() -> type[ChatApp]:
-    from tui_chat.tui.app import ChatApp
+    async def messages(
+        self,
+        conversation_id: str,
+        *,
+        before_id: int | None = None,
+        after_id: int | None = None,
+        limit: int = 50,
+    ) -> list[Message]:
+        """Up to ``limit`` messages, oldest first: the newest ones, those just before
+        ``before_id``, or those just after ``after_id``."""
+        ...
 
-    return ChatApp
+    async def pinned_ids(self, conversation_id: str) -> set[int]:
+        """Ids of the conversation's pinned messages."""
+        ...
 
 
 class ChatPane(VerticalScroll, can_focus=True):
-    """Messages of one conversation, newest at the bottom, with a keyboard selection."""
+    """Messages of one conversation, newest at the bottom, with a keyboard selection.
+
+    Args:
+        source: Where messages and pins are read.
+        id: The widget id.
+    """
 
     PAGE: ClassVar[int] = 50
     """Messages fetched per page when paging."""
@@ -52,17 +69,7 @@ class ChatPane(VerticalScroll, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "select_previous", "Previous message", show=False),
-        Binding("down,j", "select_next", "Next message", show=False),
-        Binding("home,g", "select_first", "First message", show=False),
-        Binding("end,G", "select_last", "Last message", show=False),
-        Binding("c,y", "copy_message", "Copy"),
-        Binding("p", "screen.toggle_pin", "Pin/unpin"),
-        Binding("enter,i,escape", "focus_composer", "Compose"),
-    ]
-
-    app = getters.app(_app_type)
+    BINDINGS: ClassVar[list[BindingType]] = bindings("chat")
 
     selected: reactive[int | None] = reactive(None, init=False)
     """Id of the selected message (``None``: nothing selected)."""
@@ -79,8 +86,9 @@ class ChatPane(VerticalScroll, can_focus=True):
             """The chat pane."""
             return self.pane
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, source: MessageSource, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._source = source
         self.conversation_id: str | None = None
         self.has_older = False
         self.has_newer = False
@@ -91,7 +99,7 @@ class ChatPane(VerticalScroll, can_focus=True):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: hand failures to the app's one handler."""
-        self.app.report_worker_failure(event.worker)
+        report_failure(self, event.worker)
 
     # -- the window -------------------------------------------------------------------------
 
@@ -111,7 +119,7 @@ class ChatPane(VerticalScroll, can_focus=True):
         """One page ending before ``before_id``, and whether more exist before it."""
         assert self.conversation_id is not None
         size = size or self.PAGE
-        page = await self.app.service.messages(
+        page = await self._source.messages(
             self.conversation_id, before_id=before_id, limit=size + 1
         )
         more = len(page) > size
@@ -125,13 +133,13 @@ class ChatPane(VerticalScroll, can_focus=True):
             around: A message to show and select (e.g. a search hit).
         """
         self.conversation_id = conversation_id
-        self._pinned = await self.app.service.pinned_ids(conversation_id)
+        self._pinned = await self._source.pinned_ids(conversation_id)
         page, self.has_older = await self._page(
             None if around is None else around + 1, self.FIRST_PAGE
         )
         self.has_newer = False
         if around is not None:
-            newest = await self.app.service.messages(conversation_id, limit=1)
+            newest = await self._source.messages(conversation_id, limit=1)
             self.has_newer = bool(newest) and bool(page) and newest[-1].id != page[-1].id
         await self.remove_children()
         self.set_reactive(ChatPane.selected, None)
@@ -202,7 +210,7 @@ class ChatPane(VerticalScroll, can_focus=True):
         self._loading = True
         try:
             last = views[-1]
-            page = await self.app.service.messages(
+            page = await self._source.messages(
                 self.conversation_id, after_id=last.message_id, limit=self.PAGE + 1
             )
             self.has_newer = len(page) > self.PAGE
@@ -343,7 +351,3 @@ class ChatPane(VerticalScroll, can_focus=True):
             return
         self.app.copy_to_clipboard(view.body_text)
         self.notify(f"Copied message #{view.message_id} ({len(view.body_text)} characters).")
-
-    def action_focus_composer(self) -> None:
-        """Go back to the composer."""
-        self.app.action_focus_composer()

@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import TextArea
+
+from tui_chat.tui.actions import bindings
 
 
 class Composer(TextArea):
@@ -29,16 +31,7 @@ class Composer(TextArea):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "submit", "Send", priority=True),
-        Binding(
-            "ctrl+j,shift+enter,alt+enter",
-            "newline",
-            "Newline",
-            key_display="ctrl+j",
-            priority=True,
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("composer")
 
     @dataclass
     class Submitted(Message):

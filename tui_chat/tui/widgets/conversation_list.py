@@ -6,13 +6,14 @@ from datetime import datetime
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_chat.core.models import ConversationInfo
+from tui_chat.tui.actions import bindings
 from tui_chat.tui.messages import OpenConversation
 from tui_chat.tui.text import age, inert_content, one_line, tokens
 
@@ -31,12 +32,7 @@ class ConversationList(Vertical):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "screen.new_conversation", "New"),
-        Binding("r", "rename", "Rename"),
-        Binding("d,delete", "delete", "Delete"),
-        Binding("a", "archive", "Archive"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("conversations")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

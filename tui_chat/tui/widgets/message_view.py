@@ -73,7 +73,7 @@ class MessageView(Vertical):
         yield Static(self._status(), classes="status")
         if self.message.role == "assistant":
             yield Button(
-                "Retry", id="retry", compact=True, variant="warning", action="app.retry_reply"
+                "Retry", id="retry", compact=True, variant="warning", action="screen.retry"
             )
 
     def on_mount(self) -> None:

@@ -1,0 +1,403 @@
+"""Every user action of the TUI, in one table: the key bindings, the help screen and the
+command palette are all read from here, so a key, a name or a description is written once.
+
+:data:`ACTIONS` says what each action is called (footer label, help text, palette name and
+help); :data:`KEYMAP` says which keys run it, part by part of the app. The shape follows
+Harlequin's ``actions.py`` (a table of actions) next to its keymap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from textual.binding import Binding, BindingType
+
+__all__ = [
+    "ACTIONS",
+    "HELP_SECTIONS",
+    "KEYMAP",
+    "Action",
+    "Key",
+    "Note",
+    "Section",
+    "bindings",
+    "help_sections",
+    "palette",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One thing the user can do, and every text that names it.
+
+    Attributes:
+        action: The Textual action run (a method ``action_<name>``, maybe with arguments or a
+            namespace such as ``screen.``).
+        description: The short label shown in the footer.
+        tooltip: The longer text of the help screen (the label when empty).
+        show: Whether the footer shows the binding.
+        priority: Whether the binding runs before the focused widget sees the key.
+        palette: The command palette's name for it (not in the palette when empty).
+        palette_help: What the palette says under the name (before the key).
+    """
+
+    action: str
+    description: str
+    tooltip: str = ""
+    show: bool = True
+    priority: bool = False
+    palette: str = ""
+    palette_help: str = ""
+
+    @property
+    def help_text(self) -> str:
+        """What the help screen says about it."""
+        return self.tooltip or self.description
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """Keys bound to an action of :data:`ACTIONS`.
+
+    Attributes:
+        keys: Comma-separated Textual key names.
+        action: The action's id in :data:`ACTIONS`.
+        key_display: How the help screen and footer show the keys (default: all of them).
+    """
+
+    keys: str
+    action: str
+    key_display: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The keys as the help screen shows them."""
+        if self.key_display:
+            return self.key_display
+        return " / ".join(key.strip() for key in self.keys.split(","))
+
+    def binding(self) -> Binding:
+        """The Textual binding."""
+        action = ACTIONS[self.action]
+        return Binding(
+            self.keys,
+            action.action,
+            action.description,
+            show=action.show,
+            key_display=self.key_display,
+            priority=action.priority,
+            tooltip=action.tooltip,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Keys a widget handles itself (no binding), listed on the help screen."""
+
+    keys: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One section of the help screen.
+
+    Attributes:
+        title: The heading; ``{}`` is replaced by the main-screen keys of ``opened_by``.
+        scope: The part of the app whose :data:`KEYMAP` entries are listed.
+        opened_by: The id of the main-screen action that opens this part, if any.
+    """
+
+    title: str
+    scope: str
+    opened_by: str = ""
+
+
+ACTIONS: Final[dict[str, Action]] = {
+    # -- the main screen, in the order of the command palette -------------------------------
+    "new_conversation": Action(
+        "new_conversation",
+        "New",
+        "New conversation",
+        palette="New conversation",
+        palette_help="Start a new conversation",
+    ),
+    "rename_conversation": Action(
+        "rename_conversation",
+        "Rename",
+        "Rename conversation",
+        show=False,
+        palette="Rename conversation",
+        palette_help="Give this conversation a title",
+    ),
+    "delete_conversation": Action(
+        "delete_conversation",
+        "Delete",
+        palette="Delete conversation",
+        palette_help="Delete this conversation (asks first)",
+    ),
+    "search": Action(
+        "search",
+        "Search",
+        "Search all conversations",
+        palette="Search",
+        palette_help="Full-text search across every conversation",
+    ),
+    "compact": Action(
+        "compact",
+        "Compact",
+        "Compact now",
+        palette="Compact now",
+        palette_help="Summarise the older turns now",
+    ),
+    "pin_message": Action(
+        "pin_message",
+        "Pin",
+        palette="Pin message",
+        palette_help="Always send the selected message verbatim",
+    ),
+    "unpin_message": Action(
+        "unpin_message",
+        "Unpin",
+        palette="Unpin message",
+        palette_help="Stop pinning the selected message",
+    ),
+    "toggle_timeline": Action(
+        "toggle_timeline",
+        "Timeline",
+        "Show/hide summary timeline",
+        palette="Summary timeline",
+        palette_help="Show or hide the summary versions",
+    ),
+    "inspect_summary": Action(
+        "inspect_summary",
+        "Inspect",
+        "Inspect summary",
+        show=False,
+        palette="Inspect summary",
+        palette_help="Full text, segments and diff of a version",
+    ),
+    "roll_back_summary": Action(
+        "roll_back_summary",
+        "Roll back",
+        palette="Roll back summary",
+        palette_help="Put the previous summary version in force",
+    ),
+    "regenerate_summary": Action(
+        "regenerate_summary",
+        "Regenerate",
+        palette="Regenerate summary",
+        palette_help="Summarise the same turns again",
+    ),
+    "context_preview": Action(
+        "context_preview",
+        "Context",
+        "Context preview (next request)",
+        palette="Context preview",
+        palette_help="The exact request the next send makes",
+    ),
+    "export": Action(
+        "export",
+        "Export",
+        "Export conversation",
+        show=False,
+        palette="Export conversation",
+        palette_help="Write the conversation to Markdown or JSON",
+    ),
+    "settings": Action(
+        "settings",
+        "Settings",
+        "Conversation settings",
+        show=False,
+        palette="Settings",
+        palette_help="Model, preset, thresholds, compression rate",
+    ),
+    "retry": Action(
+        "retry",
+        "Retry",
+        "Retry the last reply",
+        show=False,
+        palette="Retry reply",
+        palette_help="Ask again for the last reply",
+    ),
+    "cancel_reply": Action(
+        "cancel_reply",
+        "Cancel reply",
+        "Cancel the streaming reply",
+        palette="Cancel reply",
+        palette_help="Stop the streaming reply",
+    ),
+    "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
+    "focus_messages": Action("focus_messages", "Messages", "Select messages", show=False),
+    # -- everywhere --------------------------------------------------------------------------
+    "app.help": Action("help", "Help"),
+    "app.quit": Action("quit", "Quit", priority=True),
+    # -- the composer ------------------------------------------------------------------------
+    "composer.submit": Action("submit", "Send", priority=True),
+    "composer.newline": Action("newline", "Newline", priority=True),
+    # -- the chat pane (messages) ------------------------------------------------------------
+    "chat.previous": Action("select_previous", "Previous message", show=False),
+    "chat.next": Action("select_next", "Next message", show=False),
+    "chat.first": Action("select_first", "First message", show=False),
+    "chat.last": Action("select_last", "Last message", show=False),
+    "chat.copy": Action("copy_message", "Copy"),
+    "chat.toggle_pin": Action("screen.toggle_pin", "Pin/unpin"),
+    "chat.compose": Action("screen.focus_composer", "Compose"),
+    # -- the conversation list ---------------------------------------------------------------
+    "conversations.new": Action("screen.new_conversation", "New"),
+    "conversations.rename": Action("rename", "Rename"),
+    "conversations.delete": Action("delete", "Delete"),
+    "conversations.archive": Action("archive", "Archive"),
+    # -- modal screens -----------------------------------------------------------------------
+    "close": Action("close", "Close"),
+    "cancel": Action("cancel", "Cancel"),
+    "inspector.activate": Action("activate", "Activate"),
+    "inspector.regenerate": Action("regenerate", "Regenerate"),
+    "inspector.text": Action("show_tab('text')", "Text", show=False),
+    "inspector.segments": Action("show_tab('segments')", "Segments", show=False),
+    "inspector.diff": Action("show_tab('diff')", "Diff", show=False),
+    "search.results": Action("focus_results", "Results", show=False),
+    "preview.copy": Action("copy", "Copy JSON"),
+    "preview.readable": Action("show_tab('readable')", "Readable"),
+    "preview.json": Action("show_tab('json')", "JSON"),
+    "settings.save": Action("save", "Save", priority=True),
+    "confirm.yes": Action("answer(True)", "Yes"),
+    "confirm.no": Action("answer(False)", "No"),
+}
+"""Every action by id (main-screen actions by their own name, others ``part.name``)."""
+
+
+KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
+    "app": (
+        Key("f1", "app.help"),
+        Key("ctrl+q", "app.quit"),
+        Note("ctrl+p", "Command palette"),
+        Note("tab / shift+tab", "Move between panels"),
+    ),
+    "main": (
+        Key("ctrl+n", "new_conversation"),
+        Key("ctrl+b", "toggle_conversations"),
+        Key("ctrl+t", "toggle_timeline"),
+        Key("ctrl+f", "search"),
+        Key("ctrl+g", "compact"),
+        Key("ctrl+o", "context_preview"),
+        Key("ctrl+s", "export"),
+        Key("ctrl+r", "retry"),
+        Key("escape", "cancel_reply"),
+        Key("f2", "rename_conversation"),
+        Key("f3", "settings"),
+        Key("f4", "inspect_summary"),
+        Key("f5", "focus_messages"),
+    ),
+    "composer": (
+        Key("enter", "composer.submit"),
+        Key("ctrl+j,shift+enter,alt+enter", "composer.newline", key_display="ctrl+j"),
+        Note("up / down", "Prompt history (first / last line)"),
+        Note("tab", "Go to the messages"),
+    ),
+    "chat": (
+        Key("up,k", "chat.previous"),
+        Key("down,j", "chat.next"),
+        Key("home,g", "chat.first"),
+        Key("end,G", "chat.last"),
+        Key("c,y", "chat.copy"),
+        Key("p", "chat.toggle_pin"),
+        Key("enter,i,escape", "chat.compose"),
+    ),
+    "timeline": (
+        Note("up / down", "Move between versions"),
+        Note("enter", "Inspect the version"),
+    ),
+    "inspector": (
+        Key("escape,q", "close"),
+        Key("a", "inspector.activate"),
+        Key("g", "inspector.regenerate"),
+        Key("t", "inspector.text"),
+        Key("s", "inspector.segments"),
+        Key("d", "inspector.diff"),
+    ),
+    "conversations": (
+        Key("n", "conversations.new"),
+        Key("r", "conversations.rename"),
+        Key("d,delete", "conversations.delete"),
+        Key("a", "conversations.archive"),
+        Note("enter", "Open"),
+    ),
+    "search": (
+        Key("escape", "close"),
+        Key("down", "search.results"),
+        Note("enter", "Jump to the hit"),
+    ),
+    "preview": (
+        Key("escape,q", "close"),
+        Key("c", "preview.copy"),
+        Key("r", "preview.readable"),
+        Key("j", "preview.json"),
+    ),
+    "settings": (
+        Key("escape", "cancel"),
+        Key("ctrl+s", "settings.save"),
+    ),
+    "help": (Key("escape,q,f1", "close"),),
+    "prompt": (Key("escape", "cancel"),),
+    "confirm": (
+        Key("y", "confirm.yes"),
+        Key("n,escape", "confirm.no"),
+    ),
+}
+"""The keys of each part of the app, in footer and help order."""
+
+
+HELP_SECTIONS: Final[tuple[Section, ...]] = (
+    Section("Everywhere", "app"),
+    Section("Chat", "main"),
+    Section("Composer", "composer"),
+    Section("Messages ({} or tab)", "chat", "focus_messages"),
+    Section("Summary timeline ({})", "timeline", "toggle_timeline"),
+    Section("Summary inspector", "inspector"),
+    Section("Conversation list ({})", "conversations", "toggle_conversations"),
+    Section("Search ({})", "search", "search"),
+    Section("Context preview ({})", "preview", "context_preview"),
+    Section("Settings ({})", "settings", "settings"),
+)
+"""The parts of the app the help screen lists, in order."""
+
+
+def bindings(scope: str) -> list[BindingType]:
+    """The Textual ``BINDINGS`` of one part of the app (a :data:`KEYMAP` key)."""
+    return [entry.binding() for entry in KEYMAP[scope] if isinstance(entry, Key)]
+
+
+def _main_keys(action_id: str) -> str:
+    """The main-screen keys of an action ('' when it has none)."""
+    return next(
+        (k.shown for k in KEYMAP["main"] if isinstance(k, Key) and k.action == action_id), ""
+    )
+
+
+def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
+    """(section title, [(keys, description)]) for every part of the help screen."""
+    sections = []
+    for section in HELP_SECTIONS:
+        rows = [
+            (entry.shown, ACTIONS[entry.action].help_text)
+            if isinstance(entry, Key)
+            else (entry.keys, entry.text)
+            for entry in KEYMAP[section.scope]
+        ]
+        title = section.title.format(_main_keys(section.opened_by))
+        sections.append((title, rows))
+    return sections
+
+
+def palette() -> tuple[tuple[str, str, str], ...]:
+    """(palette name, main-screen action, help with the key) of every palette command."""
+    entries = []
+    for action_id, action in ACTIONS.items():
+        if not action.palette:
+            continue
+        keys = _main_keys(action_id)
+        help_text = f"{action.palette_help}  {keys}" if keys else action.palette_help
+        entries.append((action.palette, action.action, help_text))
+    return tuple(entries)

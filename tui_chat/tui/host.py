@@ -1,0 +1,108 @@
+"""The application as its screens see it: the engine, the settings and the long-lived work.
+
+:class:`ChatHost` is the one typed way into the app (``app = getters.app(ChatHost)``). It knows
+no screen, so screens and widgets can use it without importing ``app.py``, which builds on it
+and adds the screens and start-up (the import graph of ``tui/`` stays acyclic).
+
+Long-lived work (a streaming reply, a manual compaction or regeneration) runs in workers
+attached to the App, so pruning or replacing a widget never cancels it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import App
+from textual.worker import WorkerState
+
+from tui_chat.config import Config
+
+if TYPE_CHECKING:
+    from tui_chat.core.models import Summary
+    from tui_chat.engine.service import ChatService
+    from tui_chat.engine.session import SendOutcome
+    from tui_chat.tui.messages import EngineBridge
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class ChatHost(App[None]):
+    """The engine, the user's settings and the workers that outlive any widget.
+
+    Args:
+        config: The loaded configuration.
+        db_path: Database file (defaults to the config's).
+        conversation_ref: Conversation to open: an id, a unique prefix or ``last``; ``None``
+            opens the last conversation, or a new one when there is none.
+        service: An already open engine (tests); the app then does not close it.
+        clock: Current time for ages ("5m ago"); fixed in snapshot tests.
+        cursor_blink: Blink the composer's cursor (off in snapshot tests).
+        export_dir: Default folder of exports.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        db_path: Path | None = None,
+        conversation_ref: str | None = None,
+        *,
+        service: ChatService | None = None,
+        clock: Callable[[], datetime] = _utc_now,
+        cursor_blink: bool = True,
+        export_dir: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.db_path = db_path
+        self.conversation_ref = conversation_ref
+        self.clock = clock
+        self.cursor_blink = cursor_blink
+        self.export_dir = export_dir or Path.cwd()
+        self._service = service
+        self._owns_service = service is None
+        self.bridge: EngineBridge | None = None
+        """Where engine events of the work started here go (set once the app is mounted)."""
+
+    @property
+    def service(self) -> ChatService:
+        """The engine (open once the app is loaded)."""
+        if self._service is None:
+            raise RuntimeError("the engine is not open yet")
+        return self._service
+
+    @property
+    def replying(self) -> bool:
+        """True while a reply is being streamed."""
+        return any(
+            w.group == "reply" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for w in self.workers
+        )
+
+    @work(name="reply", group="reply", exclusive=True, exit_on_error=False)
+    async def send_reply(self, conversation_id: str, text: str | None) -> SendOutcome:
+        """Send ``text`` (or retry the last reply when ``None``), streaming into the screen."""
+        if text is None:
+            return await self.service.retry(conversation_id, self.bridge)
+        return await self.service.send(conversation_id, text, self.bridge)
+
+    def cancel_reply(self) -> None:
+        """Cancel the streaming reply; the engine keeps what arrived, marked incomplete."""
+        self.workers.cancel_group(self, "reply")
+
+    @work(name="compact", group="compaction", exit_on_error=False)
+    async def compact(self, conversation_id: str, instructions: str | None = None) -> Summary:
+        """Compact a conversation now (progress arrives as engine events)."""
+        return await self.service.compact(conversation_id, instructions)
+
+    @work(name="regenerate", group="compaction", exit_on_error=False)
+    async def regenerate(
+        self, conversation_id: str, version: int, instructions: str | None = None
+    ) -> Summary:
+        """Regenerate a summary version with optional instructions."""
+        return await self.service.regenerate(conversation_id, version, instructions)

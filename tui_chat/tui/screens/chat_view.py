@@ -1,0 +1,157 @@
+"""The chat screen's view: its panels, and how they are (re)loaded from the engine.
+
+:class:`ChatView` lays out the conversation list, the chat pane, the composer, the token gauge
+and the summary timeline, and refreshes them; :class:`~tui_chat.tui.screens.main.MainScreen`
+builds on it with what the user and the engine do.
+"""
+
+from __future__ import annotations
+
+from textual import getters, on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+from textual.worker import Worker
+
+from tui_chat.core.models import Conversation
+from tui_chat.tui.failures import report_failure
+from tui_chat.tui.host import ChatHost
+from tui_chat.tui.messages import OpenConversation
+from tui_chat.tui.text import inert, one_line
+from tui_chat.tui.widgets.chat_pane import ChatPane
+from tui_chat.tui.widgets.composer import Composer
+from tui_chat.tui.widgets.conversation_list import ConversationList
+from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
+from tui_chat.tui.widgets.token_gauge import TokenGauge
+
+NO_KEY_HELP = (
+    "No API key: reading, search, pins, export and offline compaction work; sending needs a "
+    "key. Set it with  export ANTHROPIC_API_KEY=sk-ant-…  (or [api] api_key in config.toml) "
+    "and restart."
+)
+
+
+class ChatView(Screen[None]):
+    """The panels of the chat and the conversation they show."""
+
+    app = getters.app(ChatHost)
+    chat = getters.query_one("#chat", ChatPane)
+    composer = getters.query_one("#composer", Composer)
+    gauge = getters.query_one("#gauge", TokenGauge)
+    timeline = getters.query_one("#timeline", SummaryTimeline)
+    conversations = getters.query_one("#conversations", ConversationList)
+
+    conversation: reactive[Conversation | None] = reactive(None, init=False)
+    """The conversation on screen."""
+
+    def compose(self) -> ComposeResult:
+        """Header, list | chat + composer + gauge | timeline, footer."""
+        yield Header(icon="◆")
+        with Horizontal(id="body"):
+            yield ConversationList(id="conversations")
+            with Vertical(id="center"):
+                yield ChatPane(self.app.service, id="chat")
+                yield Static(NO_KEY_HELP, id="no-key", markup=False)
+                yield Composer(id="composer", cursor_blink=self.app.cursor_blink)
+                yield TokenGauge(id="gauge")
+            yield SummaryTimeline(id="timeline", clock=self.app.clock)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Start with the composer focused and panels closed."""
+        self.query_one("#no-key").display = not self.app.config.has_key
+        self.conversations.display = False
+        self.timeline.display = False
+        self.composer.focus()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Worker messages do not bubble: report this screen's failures here."""
+        report_failure(self, event.worker)
+
+    @property
+    def conversation_id(self) -> str | None:
+        """Id of the conversation on screen."""
+        return self.conversation.id if self.conversation else None
+
+    async def open_conversation(self, conversation_id: str, around: int | None = None) -> None:
+        """Show a conversation (optionally scrolled to one message) and refresh every panel."""
+        conversation = await self.app.service.resolve(conversation_id)
+        self.conversation = conversation
+        self._show_title(conversation)
+        await self.chat.show(conversation.id, around)
+        page = [v.message for v in self.chat.views]
+        self.composer.set_history([m.text for m in page if m.role == "user"])
+        await self.refresh_panels()
+
+    def _show_title(self, conversation: Conversation) -> None:
+        policy = self.app.service.policy_for(conversation)
+        self.title = one_line(conversation.title, 60)
+        self.sub_title = inert(f"{conversation.model} · preset {policy.preset}")
+
+    async def reload(self) -> None:
+        """Read the conversation again (its title or settings changed) and refresh everything."""
+        if self.conversation is not None:
+            conversation = await self.app.service.resolve(self.conversation.id)
+            self.conversation = conversation
+            self._show_title(conversation)
+            await self.refresh_panels()
+
+    async def refresh_panels(self) -> None:
+        """Reload the gauge, the cost, the timeline and the conversation list."""
+        await self.refresh_gauge()
+        await self.refresh_timeline()
+        await self.refresh_conversations()
+
+    async def refresh_gauge(self, *, full: bool = False) -> None:
+        """Recount the next request with the current draft.
+
+        Args:
+            full: Build the whole request, so excerpts recalled for the draft are counted
+                too (slower: only after a longer pause in typing).
+        """
+        if (conv_id := self.conversation_id) is None:
+            return
+        service = self.app.service
+        draft = self.composer.text
+        if full and draft.strip():
+            breakdown = (await service.context(conv_id, draft)).breakdown
+        else:
+            breakdown = await service.gauge(conv_id, draft)
+        if draft != self.composer.text or conv_id != self.conversation_id:
+            return  # typing went on (or the conversation changed): a newer count follows
+        self.gauge.breakdown = breakdown
+        self.gauge.cost = await service.cost_usd(conv_id)
+        self.gauge.paused = await service.compaction_paused(conv_id)
+
+    async def refresh_timeline(self) -> None:
+        """Reload the summary versions."""
+        if self.conversation is None:
+            return
+        service = self.app.service
+        conversation = await service.resolve(self.conversation.id)
+        self.conversation = conversation
+        policy = service.policy_for(conversation)
+        rate = policy.compression_rate if policy.strategy == "segments" else None
+        await self.timeline.set_summaries(
+            await service.summaries(conversation.id), conversation.active_summary_id, rate
+        )
+
+    async def refresh_summaries(self) -> None:
+        """Reload what a compaction changes: the timeline and the gauge."""
+        await self.refresh_timeline()
+        await self.refresh_gauge()
+
+    async def refresh_conversations(self) -> None:
+        """Reload the conversation list."""
+        infos = await self.app.service.list_conversations()
+        self.conversations.set_conversations(infos, self.conversation_id, self.app.clock())
+
+    @on(OpenConversation)
+    async def _open(self, event: OpenConversation) -> None:
+        await self.open_conversation(event.conversation_id, event.message_id)
+        if event.message_id is not None:
+            self.chat.focus()
+        else:
+            self.composer.focus()
