@@ -121,6 +121,15 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at TEXT NOT NULL
     );
     """,
+    # 5: the send lease: one sender per conversation at a time across processes (each reply
+    # follows its own question), and what tells a live stream from one a dead process left.
+    """
+    CREATE TABLE send_leases (
+        conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+        owner TEXT NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
