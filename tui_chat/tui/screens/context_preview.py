@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.syntax import Syntax
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from tui_chat.core.blocks import block_text
+from tui_chat.tui.actions import bindings
 from tui_chat.tui.text import inert, inert_content, tokens
 from tui_chat.tui.widgets.token_gauge import SECTIONS
 
@@ -101,12 +102,7 @@ class ContextPreviewScreen(Screen[None]):
     ContextPreviewScreen TabPane { padding: 0 1; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Close"),
-        Binding("c", "copy", "Copy JSON"),
-        Binding("r", "show_tab('readable')", "Readable"),
-        Binding("j", "show_tab('json')", "JSON"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("preview")
 
     def __init__(self, built: BuiltRequest) -> None:
         super().__init__()
