@@ -13,6 +13,7 @@ from tests.fake_anthropic import FakeAnthropic
 from tui_chat.engine.compaction import CompactionError
 from tui_chat.engine.events import CompactionFinished, ReplyDelta
 from tui_chat.engine.service import ChatService
+from tui_chat.store.summaries import SummaryStart
 
 Make = Callable[..., Awaitable[ChatService]]
 
@@ -42,13 +43,13 @@ async def test_send_stores_both_messages_with_counts_and_usage(
     )
     assert outcome.error is None
     assert "".join(deltas) == outcome.reply.text == "Reply to: hello world"
-    messages = await service.store.list_messages(conv.id)
+    messages = await service.store.messages.history(conv.id)
     assert [m.role for m in messages] == ["user", "assistant"]
     assert all(m.token_count > 0 for m in messages)
     reply = messages[1]
     assert reply.status == "complete" and reply.stop_reason == "end_turn"
     assert reply.usage is not None and reply.usage.total_input > 0
-    assert (await service.store.get_conversation(conv.id)).title == "hello world"
+    assert (await service.store.conversations.get(conv.id)).title == "hello world"
     # Calibration learned from the real usage.
     ratio, samples = await service.store.calibration(conv.model)
     assert samples == 0 or ratio != 1.0
@@ -63,14 +64,14 @@ async def test_dropped_stream_is_stored_incomplete_and_retry_replaces_it(
     outcome = await service.send(conv.id, "tell me a story")
     assert outcome.error is not None and outcome.error.kind == "incomplete"
     assert outcome.reply.status == "incomplete" and outcome.reply.text
-    stored = await service.store.list_messages(conv.id)
+    stored = await service.store.messages.history(conv.id)
     assert stored[0].text == "tell me a story"
     retried = await service.retry(conv.id)
     assert retried.error is None and retried.reply.status == "complete"
     body = fake_anthropic.message_requests[-1].body
     # The cut-off reply is not sent back: the retry request ends with the user message.
     assert body["messages"][-1]["role"] == "user"
-    assert len(await service.store.list_messages(conv.id)) == 3  # nothing deleted
+    assert len(await service.store.messages.history(conv.id)) == 3  # nothing deleted
 
 
 @pytest.mark.parametrize("status", [401, 403, 404, 413, 429, 500, 529])
@@ -83,7 +84,7 @@ async def test_api_errors_keep_the_user_message(
     outcome = await service.send(conv.id, "are you there?")
     assert outcome.error is not None and outcome.error.message and outcome.error.hint
     assert outcome.reply.status == "error"
-    messages = await service.store.list_messages(conv.id)
+    messages = await service.store.messages.history(conv.id)
     assert messages[0].text == "are you there?" and messages[0].status == "complete"
     assert (await service.retry(conv.id)).reply.status == "complete"
 
@@ -98,7 +99,7 @@ async def test_why_a_reply_failed_survives_a_restart(
     assert outcome.error is not None
     await service.close()
     reopened = await make_service()
-    failed = (await reopened.store.list_messages(conv.id))[-1]
+    failed = (await reopened.store.messages.history(conv.id))[-1]
     assert failed.status == "error"
     assert failed.error == f"{outcome.error.message} — {outcome.error.hint}"
 
@@ -109,7 +110,7 @@ async def test_no_key_keeps_the_message_and_says_how(make_service: Make) -> None
     outcome = await service.send(conv.id, "offline hello")
     assert outcome.error is not None and outcome.error.kind == "no_key"
     assert "ANTHROPIC_API_KEY" in outcome.error.hint
-    assert (await service.store.list_messages(conv.id))[0].text == "offline hello"
+    assert (await service.store.messages.history(conv.id))[0].text == "offline hello"
 
 
 async def test_cancel_keeps_partial_reply(
@@ -129,7 +130,7 @@ async def test_cancel_keeps_partial_reply(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    messages = await service.store.list_messages(conv.id)
+    messages = await service.store.messages.history(conv.id)
     assert messages[0].text == "long answer please"
     assert messages[1].status == "incomplete" and messages[1].text
 
@@ -176,7 +177,7 @@ async def test_each_preset_compacts_when_and_how_it_says(
     versions = await service.summaries(conv.id)
     assert versions, f"{preset} never compacted"
     assert all(v.status == "completed" for v in versions)
-    policy = service.policy_for(await service.store.get_conversation(conv.id))
+    policy = service.policy_for(await service.store.conversations.get(conv.id))
     newest = versions[0]
     assert newest.strategy == policy.strategy
     if preset == "turns":
@@ -197,9 +198,9 @@ async def test_each_preset_compacts_when_and_how_it_says(
     assert built.breakdown.sections["summary"] > 0
     assert built.breakdown.input_tokens <= built.breakdown.usable
     # Messages after the active coverage are sent raw.
-    active = await service.store.active_summary(conv.id)
+    active = await service.store.summaries.active(conv.id)
     assert active is not None
-    raw_after = await service.store.list_messages(conv.id, after_id=active.covers_to_message_id)
+    raw_after = await service.store.messages.history(conv.id, after_id=active.covers_to_message_id)
     assert set(built.sent_message_ids) >= {m.id for m in raw_after} - set(built.dropped_message_ids)
 
 
@@ -236,7 +237,7 @@ async def test_rollback_then_send_uses_older_version_plus_raw_after(
     body = fake_anthropic.message_requests[-1].body
     sent = request_text(body)
     assert old.text.splitlines()[0][:40] in sent
-    after = await service.store.list_messages(conv.id, after_id=old.covers_to_message_id)
+    after = await service.store.messages.history(conv.id, after_id=old.covers_to_message_id)
     for message in after[:-1]:
         if message.role == "user":
             assert message.text[:60] in sent
@@ -299,20 +300,22 @@ async def test_killed_workers_lease_is_taken_over(
     service.worker.poke = lambda _cid: None  # type: ignore[method-assign]  # no auto runs
     for i in range(1, 5):
         await service.send(conv.id, long_turn(i))
-    messages = await service.store.list_messages(conv.id)
+    messages = await service.store.messages.history(conv.id)
     # A worker that died: its in-progress row and an expired lease.
-    dead = await service.store.begin_summary(
-        conv.id,
-        parent_id=None,
-        strategy="segments",
-        covers_to_message_id=messages[5].id,
-        trigger="auto",
-        owner="dead-worker",
-        lease_seconds=-1,
+    dead = await service.store.summaries.begin(
+        SummaryStart(
+            conv.id,
+            parent_id=None,
+            strategy="segments",
+            covers_to_message_id=messages[5].id,
+            trigger="auto",
+            owner="dead-worker",
+            lease_seconds=-1,
+        )
     )
     done = await service.worker.maybe_compact(conv.id)
     assert done is not None and done.id == dead.id and done.status == "completed"
-    assert (await service.store.active_summary(conv.id)).id == dead.id  # type: ignore[union-attr]
+    assert (await service.store.summaries.active(conv.id)).id == dead.id  # type: ignore[union-attr]
 
 
 async def test_failed_summaries_are_recorded_never_activated_and_pause(
@@ -332,7 +335,7 @@ async def test_failed_summaries_are_recorded_never_activated_and_pause(
     versions = await service.summaries(conv.id)
     assert [v.status for v in versions] == ["failed"] * 3
     assert all(v.text == "" and v.error for v in versions)
-    assert await service.store.active_summary(conv.id) is None
+    assert await service.store.summaries.active(conv.id) is None
     assert await service.compaction_paused(conv.id)
     # Paused for auto, manual still works.
     assert (await service.compact(conv.id)).status == "completed"
@@ -358,14 +361,14 @@ async def test_offline_extractive_compaction_without_key(make_service: Make) -> 
     conv = await service.new_conversation()
     # Build history without the API: import-style inserts.
     for i in range(1, 8):
-        await service.store.add_message(
+        await service.store.messages.add(
             conv.id,
             role="user",
             content=[{"type": "text", "text": long_turn(i)}],
             text=long_turn(i),
             token_count=service.counter.count(long_turn(i)),
         )
-        await service.store.add_message(
+        await service.store.messages.add(
             conv.id,
             role="assistant",
             content=[{"type": "text", "text": f"ok {i}"}],

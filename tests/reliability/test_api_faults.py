@@ -153,7 +153,7 @@ async def test_reply_fault_keeps_everything_and_retry_works(
     assert error.message and error.hint
     _says(error.display, fault.says)
     assert MARKER_KEY not in error.display
-    stored = await service.store.list_messages(conv.id)
+    stored = await service.store.messages.history(conv.id)
     assert [m.role for m in stored] == ["user", "assistant"]
     assert stored[0].text == "are you there?" and stored[0].status == "complete"
     reply = stored[1]
@@ -177,7 +177,7 @@ async def test_reply_fault_keeps_everything_and_retry_works(
     sent = fake_anthropic.message_requests[-1].body["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
     assert PARTIAL.split()[0] not in json.dumps(sent)
-    statuses = [m.status for m in await service.store.list_messages(conv.id)]
+    statuses = [m.status for m in await service.store.messages.history(conv.id)]
     assert statuses == ["complete", reply.status, "complete", "complete", "complete"]
 
 
@@ -259,7 +259,7 @@ async def _history(service: ChatService, turns: int = 4) -> str:
     conv = await service.new_conversation()
     for i in range(1, turns + 1):
         for role, text in (("user", f"Question {i} about file_{i}.py?"), ("assistant", f"A{i}.")):
-            await service.store.add_message(
+            await service.store.messages.add(
                 conv.id,
                 role=role,  # type: ignore[arg-type]
                 content=[{"type": "text", "text": text}],
@@ -303,7 +303,7 @@ async def test_summary_fault_is_recorded_never_active_and_backs_off(
         assert "timed out after 0.5 s" in failed.error
     else:
         assert f"({fault.kind})" in failed.error, failed.error
-    assert await service.store.active_summary(cid) is None
+    assert await service.store.summaries.active(cid) is None
     [event] = [e for e in events if isinstance(e, CompactionFailed)]
     assert event.error and not event.paused
     # Backoff: the next automatic attempt waits (no request, no new row) ...
@@ -317,8 +317,8 @@ async def test_summary_fault_is_recorded_never_active_and_backs_off(
     done = await service.worker.maybe_compact(cid)
     assert done is not None and done.status == "completed" and done.text
     assert failed.error not in done.text
-    assert (await service.store.active_summary(cid)).id == done.id  # type: ignore[union-attr]
-    assert await service.store.consecutive_failures(cid) == 0
+    assert (await service.store.summaries.active(cid)).id == done.id  # type: ignore[union-attr]
+    assert await service.store.summaries.consecutive_failures(cid) == 0
 
 
 async def test_three_mixed_failures_pause_auto_compaction_not_manual(
@@ -339,10 +339,10 @@ async def test_three_mixed_failures_pause_auto_compaction_not_manual(
     requests_before = len(fake_anthropic.message_requests)
     assert await service.worker.maybe_compact(cid) is None
     assert len(fake_anthropic.message_requests) == requests_before
-    assert await service.store.active_summary(cid) is None
+    assert await service.store.summaries.active(cid) is None
     manual = await service.compact(cid)
     assert manual.status == "completed" and manual.trigger == "manual"
-    assert (await service.store.active_summary(cid)).id == manual.id  # type: ignore[union-attr]
+    assert (await service.store.summaries.active(cid)).id == manual.id  # type: ignore[union-attr]
     assert not await service.compaction_paused(cid)
 
 
@@ -369,8 +369,8 @@ async def test_failing_summarizer_never_delays_or_breaks_the_chat(
     assert len(summary_requests) == 3
     assert [v.status for v in versions] == ["failed"] * 3
     assert paused_events == [False, False, True]
-    assert await service.store.active_summary(conv.id) is None
-    messages = await service.store.list_messages(conv.id)
+    assert await service.store.summaries.active(conv.id) is None
+    messages = await service.store.messages.history(conv.id)
     assert len(messages) == 30 and all(m.status == "complete" for m in messages)
 
 

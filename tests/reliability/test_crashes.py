@@ -48,6 +48,7 @@ from tests.reliability.helpers import (
 )
 from tui_chat.engine.compaction import CompactionError
 from tui_chat.engine.service import ChatService
+from tui_chat.store.summaries import SummaryStart
 
 ITERATIONS = int(os.environ.get("TUI_CHAT_CRASH_ITERATIONS", "5"))
 SEED = int(os.environ.get("TUI_CHAT_CRASH_SEED", str(random.randrange(2**32))))
@@ -334,21 +335,23 @@ async def test_manual_compaction_takes_over_an_expired_lease(
         assert outcome.error is None
     await service.finish_background()
     await service.activate(conv.id, 0)
-    messages = await service.store.list_messages(conv.id)
+    messages = await service.store.messages.history(conv.id)
     # A worker died holding the lease over the first two turns.
-    dead = await service.store.begin_summary(
-        conv.id,
-        parent_id=None,
-        strategy="segments",
-        covers_to_message_id=messages[3].id,
-        trigger="manual",
-        owner="killed-process",
-        lease_seconds=60,
+    dead = await service.store.summaries.begin(
+        SummaryStart(
+            conv.id,
+            parent_id=None,
+            strategy="segments",
+            covers_to_message_id=messages[3].id,
+            trigger="manual",
+            owner="killed-process",
+            lease_seconds=60,
+        )
     )
     # While the lease is live nobody else may compact ...
     with pytest.raises(CompactionError, match="already running"):
         await service.compact(conv.id)
-    assert (await service.store.get_summary(dead.id)).status == "in_progress"
+    assert (await service.store.summaries.get(dead.id)).status == "in_progress"
     # ... once it has expired the next manual compaction finishes the orphan first.
     execute(
         Path(str(service.store.path)),
@@ -356,9 +359,9 @@ async def test_manual_compaction_takes_over_an_expired_lease(
         (time.time() - 1, dead.id),
     )
     await service.compact(conv.id)
-    finished = await service.store.get_summary(dead.id)
+    finished = await service.store.summaries.get(dead.id)
     assert finished.status == "completed" and finished.text
     assert finished.covers_to_message_id == messages[3].id
-    assert await service.store.in_progress(conv.id) is None
-    active = await service.store.active_summary(conv.id)
+    assert await service.store.summaries.in_progress(conv.id) is None
+    active = await service.store.summaries.active(conv.id)
     assert active is not None and active.status == "completed"

@@ -25,7 +25,8 @@ from tests.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import CONTROL_CHARS, Ran, cli_json, run_cli, run_main
 from tui_chat.core.tokens import get_counter
 from tui_chat.engine.transfer import MAX_IMPORT_MESSAGES, ImportError_, import_conversation
-from tui_chat.store.repository import Store, clean_text
+from tui_chat.store.repository import Store
+from tui_chat.store.rows import clean_text
 
 HOSTILE_PIECES = [
     "\x1b[31m",  # SGR colour
@@ -252,16 +253,16 @@ FTS_SYNTAX = [
     query=st.one_of(st.text(), hostile_text, st.lists(st.sampled_from(FTS_SYNTAX)).map(" ".join))
 )
 async def test_any_search_query_is_safe(store: Store, query: str) -> None:
-    conv = await store.create_conversation(title="t", model="m")
-    await store.add_message(
+    conv = await store.conversations.create(title="t", model="m")
+    await store.messages.add(
         conv.id,
         role="user",
         content=[{"type": "text", "text": "near and or not"}],
         text="near and or not",
         token_count=4,
     )
-    await store.search(query)
-    await store.search(query, any_word=True)
+    await store.search.find(query)
+    await store.search.find(query, any_word=True)
 
 
 @settings(
@@ -293,11 +294,11 @@ async def test_any_search_query_is_safe(store: Store, query: str) -> None:
 )
 async def test_a_message_is_found_by_its_own_text(store: Store, words: list[str]) -> None:
     text = " ".join(words)
-    conv = await store.create_conversation(title="t", model="m")
-    message = await store.add_message(
+    conv = await store.conversations.create(title="t", model="m")
+    message = await store.messages.add(
         conv.id, role="user", content=[{"type": "text", "text": text}], text=text, token_count=1
     )
-    hits = await store.search(text, conversation_id=conv.id)
+    hits = await store.search.find(text, conversation_id=conv.id)
     if any(ch.isalnum() for ch in text):
         assert [h.message_id for h in hits] == [message.id], text
     else:
@@ -437,7 +438,7 @@ async def test_any_json_imports_whole_or_not_at_all(
         assert str(exc).startswith(f"{path}: ")
         assert _counts(db) == before
         return
-    stored = await store.list_messages(conversation.id)
+    stored = await store.messages.history(conversation.id)
     assert len(stored) == len(document["messages"])
     assert [m.role for m in stored] == [m["role"] for m in document["messages"]]
     assert not any(m.status == "streaming" for m in stored)

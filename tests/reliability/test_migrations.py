@@ -132,10 +132,10 @@ async def test_migrated_rows_read_search_and_work(fixture: Path, tmp_path: Path)
     service = await ChatService.open(Config(api_key=None, db_path=path))
     try:
         store = service.store
-        infos = await store.list_conversations(include_archived=True)
+        infos = await store.conversations.all(include_archived=True)
         assert {i.conversation.id for i in infos} == {r["id"] for r in before["conversations"]}
         for info in infos:
-            messages = await store.list_messages(info.conversation.id)
+            messages = await store.messages.history(info.conversation.id)
             expected = [
                 r for r in before["messages"] if r["conversation_id"] == info.conversation.id
             ]
@@ -143,10 +143,10 @@ async def test_migrated_rows_read_search_and_work(fixture: Path, tmp_path: Path)
             assert [m.status for m in messages] == [r["status"] for r in expected]
             assert info.message_count == len(expected)
             assert info.token_count == sum(r["token_count"] for r in expected)
-            summaries = await store.list_summaries(info.conversation.id)
+            summaries = await store.summaries.versions(info.conversation.id)
             rows = [r for r in before["summaries"] if r["conversation_id"] == info.conversation.id]
             assert sorted(s.version for s in summaries) == sorted(r["version"] for r in rows)
-            pinned = await store.pinned_ids(info.conversation.id)
+            pinned = await store.anchors.pinned_ids(info.conversation.id)
             assert pinned == {
                 r["message_id"]
                 for r in before["anchors"]
@@ -156,7 +156,7 @@ async def test_migrated_rows_read_search_and_work(fixture: Path, tmp_path: Path)
         for message in before["messages"]:
             word = next((w for w in re.findall(r"[A-Za-z]{5,}", message["text"])), None)
             if word:
-                hits = await store.search(word, conversation_id=message["conversation_id"])
+                hits = await store.search.find(word, conversation_id=message["conversation_id"])
                 assert message["id"] in [h.message_id for h in hits], word
         # And the conversations are usable: the next request builds, compaction works offline
         # (it first takes over the version a dead worker left in progress), a message is added.
@@ -166,7 +166,7 @@ async def test_migrated_rows_read_search_and_work(fixture: Path, tmp_path: Path)
         busy = next(i.conversation.id for i in infos if i.message_count > 5)
         summary = await service.compact(busy)
         assert summary.status == "completed"
-        assert await store.in_progress(busy) is None
+        assert await store.summaries.in_progress(busy) is None
         outcome = await service.send(busy, "after the migration")
         assert outcome.user is not None and outcome.user.text == "after the migration"
     finally:

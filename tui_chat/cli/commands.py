@@ -307,7 +307,7 @@ async def _list(service: Any, args: argparse.Namespace) -> int:
 
 async def _show(service: Any, args: argparse.Namespace) -> int:
     conversation = await service.resolve(args.conv)
-    messages = await service.store.list_messages(conversation.id)
+    messages = await service.store.messages.history(conversation.id)
     pinned = await service.pinned_ids(conversation.id)
     if args.json:
         _json_out(
@@ -403,7 +403,7 @@ async def _context(service: Any, args: argparse.Namespace) -> int:
 
 
 async def _summary_view(service: Any, conversation_id: str, summary: Any, as_json: bool) -> None:
-    conversation = await service.store.get_conversation(conversation_id)
+    conversation = await service.store.conversations.get(conversation_id)
     versions = {s.id: s.version for s in await service.summaries(conversation_id)}
     data = summary_json(summary, conversation.active_summary_id, versions)
     if as_json:
@@ -507,7 +507,7 @@ async def _export(service: Any, args: argparse.Namespace) -> int:
 
 async def _import(service: Any, args: argparse.Namespace) -> int:
     conversation = await service.import_file(args.file)
-    count, _ = await service.store.message_stats(conversation.id)
+    count, _ = await service.store.messages.stats(conversation.id)
     if args.json:
         _json_out({**conversation_json(conversation), "messages": count})
     else:

@@ -45,7 +45,9 @@ from tui_chat.engine.events import (
 )
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.summarizer import claude_complete
-from tui_chat.store.repository import Conflict, Store
+from tui_chat.store.errors import Conflict
+from tui_chat.store.repository import Store
+from tui_chat.store.summaries import SummaryResult, SummaryStart
 
 log = logging.getLogger(__name__)
 
@@ -137,22 +139,22 @@ class CompactionWorker:
 
     async def trigger_state(self, conversation: Conversation) -> TriggerState:
         """The figures the policy's triggers read."""
-        active = await self.store.active_summary(conversation.id)
+        active = await self.store.summaries.active(conversation.id)
         coverage = active.covers_to_message_id if active else 0
-        _, tokens = await self.store.message_stats(conversation.id, after_id=coverage)
-        last = await self.store.last_message(conversation.id)
+        _, tokens = await self.store.messages.stats(conversation.id, after_id=coverage)
+        last = await self.store.messages.last(conversation.id)
         current_turn = last.turn if last else 0
         covered_turn = 0
         if active is not None:
             with contextlib.suppress(Exception):
-                covered_turn = (await self.store.get_message(active.covers_to_message_id)).turn
+                covered_turn = (await self.store.messages.get(active.covers_to_message_id)).turn
         complete_turns = max(0, current_turn - covered_turn)
         if last is not None and not (last.role == "assistant" and not last.has_tool_use):
             complete_turns = max(0, complete_turns - 1)
         projected, usable = (0, 1)
         if self.projected_tokens is not None:
             projected, usable = await self.projected_tokens(conversation)
-        failures = await self.store.consecutive_failures(conversation.id)
+        failures = await self.store.summaries.consecutive_failures(conversation.id)
         return TriggerState(
             unsummarized_tokens=tokens,
             unsummarized_turns=complete_turns,
@@ -166,13 +168,11 @@ class CompactionWorker:
 
     async def backoff_remaining(self, conversation_id: str) -> float:
         """Seconds until the next automatic attempt may run after recent failures."""
-        failures = await self.store.consecutive_failures(conversation_id)
+        failures = await self.store.summaries.consecutive_failures(conversation_id)
         if failures == 0:
             return 0.0
-        newest = next(
-            (s for s in await self.store.list_summaries(conversation_id) if s.status == "failed"),
-            None,
-        )
+        versions = await self.store.summaries.versions(conversation_id)
+        newest = next((s for s in versions if s.status == "failed"), None)
         if newest is None or newest.completed_at is None:
             return 0.0
         failed_at = datetime.fromisoformat(newest.completed_at).timestamp()
@@ -181,12 +181,12 @@ class CompactionWorker:
 
     async def paused(self, conversation_id: str) -> bool:
         """True when auto-compaction is paused after three consecutive failures."""
-        return await self.store.consecutive_failures(conversation_id) >= 3
+        return await self.store.summaries.consecutive_failures(conversation_id) >= 3
 
     async def maybe_compact(self, conversation_id: str) -> Summary | None:
         """Take over an expired lease, or compact if the policy's trigger is due."""
-        conversation = await self.store.get_conversation(conversation_id)
-        taken = await self.store.take_over_expired(
+        conversation = await self.store.conversations.get(conversation_id)
+        taken = await self.store.summaries.take_over_expired(
             conversation_id, owner=self.owner, lease_seconds=self.lease_seconds
         )
         if taken is not None:
@@ -223,26 +223,25 @@ class CompactionWorker:
             CompactionError: nothing to fold, another compaction holds the lease, or the
                 summary failed (the failure is recorded on the version row).
         """
-        conversation = await self.store.get_conversation(conversation_id)
+        conversation = await self.store.conversations.get(conversation_id)
         policy = self.policy_for(conversation)
         # A version orphaned by a dead worker (expired lease) would block every new one:
         # finish it first, from the boundary it recorded.
         resumed: Summary | None = None
-        taken = await self.store.take_over_expired(
+        taken = await self.store.summaries.take_over_expired(
             conversation_id, owner=self.owner, lease_seconds=self.lease_seconds
         )
         if taken is not None:
             with contextlib.suppress(CompactionError):
                 resumed = await self._work(conversation, taken)
         if regenerate is not None:
-            parent = (
-                await self.store.get_summary(regenerate.parent_id) if regenerate.parent_id else None
-            )
+            parent_id = regenerate.parent_id
+            parent = await self.store.summaries.get(parent_id) if parent_id else None
             covers_to = regenerate.covers_to_message_id
         else:
-            parent = await self.store.active_summary(conversation_id)
+            parent = await self.store.summaries.active(conversation_id)
             after = parent.covers_to_message_id if parent else 0
-            raw = await self.store.list_messages(conversation_id, after_id=after)
+            raw = await self.store.messages.history(conversation_id, after_id=after)
             count = plan_boundary(policy, raw, manual=trigger in ("manual", "emergency"))
             if count <= 0:
                 if resumed is not None:
@@ -250,15 +249,17 @@ class CompactionWorker:
                 raise CompactionError("nothing to compact yet: too few complete turns")
             covers_to = raw[count - 1].id
         try:
-            row = await self.store.begin_summary(
-                conversation_id,
-                parent_id=parent.id if parent else None,
-                strategy=policy.strategy,
-                covers_to_message_id=covers_to,
-                trigger=trigger,
-                owner=self.owner,
-                lease_seconds=self.lease_seconds,
-                instructions=instructions,
+            row = await self.store.summaries.begin(
+                SummaryStart(
+                    conversation_id,
+                    parent_id=parent.id if parent else None,
+                    strategy=policy.strategy,
+                    covers_to_message_id=covers_to,
+                    trigger=trigger,
+                    owner=self.owner,
+                    lease_seconds=self.lease_seconds,
+                    instructions=instructions,
+                )
             )
         except Conflict as exc:
             raise CompactionError(str(exc)) from None
@@ -270,14 +271,14 @@ class CompactionWorker:
         renewer = asyncio.get_running_loop().create_task(self._renew(row.id))
         try:
             policy = self.policy_for(conversation)
-            parent = await self.store.get_summary(row.parent_id) if row.parent_id else None
+            parent = await self.store.summaries.get(row.parent_id) if row.parent_id else None
             after = parent.covers_to_message_id if parent else 0
-            messages = await self.store.list_messages(
+            messages = await self.store.messages.history(
                 conversation.id, after_id=after, up_to_id=row.covers_to_message_id
             )
             if not messages:
                 raise SummaryError("no messages in the span to summarise")
-            pinned = frozenset(await self.store.pinned_ids(conversation.id))
+            pinned = frozenset(await self.store.anchors.pinned_ids(conversation.id))
             used_ratio = 0.0
             if self.projected_tokens is not None:
                 projected, usable = await self.projected_tokens(conversation)
@@ -292,9 +293,7 @@ class CompactionWorker:
             source_tokens = sum(m.token_count for m in messages) + (
                 parent.summary_tokens if parent else 0
             )
-            done, activated = await self.store.complete_summary(
-                row.id,
-                owner=self.owner,
+            result = SummaryResult(
                 text=output.text,
                 segments=output.segments,
                 fields=output.fields,
@@ -304,7 +303,9 @@ class CompactionWorker:
                 summarizer=output.summarizer,
                 identifiers_kept=kept,
                 identifiers_total=total,
-                activate_if_parent=True,
+            )
+            done, activated = await self.store.summaries.complete(
+                row.id, result, owner=self.owner, activate_if_parent=True
             )
         except asyncio.CancelledError:
             raise
@@ -312,7 +313,7 @@ class CompactionWorker:
             message = str(exc) or type(exc).__name__
             failed: Summary | None = None
             with contextlib.suppress(Exception):
-                failed = await self.store.fail_summary(row.id, owner=self.owner, error=message)
+                failed = await self.store.summaries.fail(row.id, owner=self.owner, error=message)
             paused = await self.paused(conversation.id)
             self.emit(CompactionFailed(conversation.id, failed, message, paused))
             raise CompactionError(f"compaction failed: {message}") from exc
@@ -326,7 +327,7 @@ class CompactionWorker:
     async def _renew(self, summary_id: int) -> None:
         while True:
             await asyncio.sleep(self.lease_seconds / 3)
-            if not await self.store.renew_lease(
+            if not await self.store.summaries.renew_lease(
                 summary_id, owner=self.owner, lease_seconds=self.lease_seconds
             ):
                 return

@@ -30,7 +30,9 @@ from tui_chat.engine.session import ChatSession, SendOutcome
 from tui_chat.engine.transfer import export_json, export_markdown, import_conversation
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo, base_model_id, cost_usd, model_info
-from tui_chat.store.repository import NotFound, Store, clean_text
+from tui_chat.store.errors import NotFound
+from tui_chat.store.repository import Store
+from tui_chat.store.rows import clean_text
 
 __all__ = ["ChatService", "CompactionError", "NotFound", "SettingError"]
 
@@ -137,8 +139,8 @@ class ChatService:
         b = built.breakdown
         # What the request would be if nothing were dropped to fit: the trigger must see the
         # whole unsummarised history, in calibrated (real) tokens.
-        active = await self.store.active_summary(conversation.id)
-        _, unsummarized = await self.store.message_stats(
+        active = await self.store.summaries.active(conversation.id)
+        _, unsummarized = await self.store.messages.stats(
             conversation.id, after_id=active.covers_to_message_id if active else 0
         )
         local = b.input_tokens - b.sections.get("recent", 0) + unsummarized
@@ -151,7 +153,7 @@ class ChatService:
         self, title: str | None = None, model: str | None = None, system: str | None = None
     ) -> Conversation:
         """Create a conversation with the configured defaults."""
-        return await self.store.create_conversation(
+        return await self.store.conversations.create(
             title=title or "New conversation",
             model=model or self.config.model,
             system_prompt=self.config.system_prompt if system is None else system,
@@ -159,31 +161,31 @@ class ChatService:
 
     async def resolve(self, ref: str) -> Conversation:
         """A conversation by id, unique prefix or ``last``. Raises :class:`NotFound`."""
-        return await self.store.resolve_conversation(ref)
+        return await self.store.conversations.resolve(ref)
 
     async def list_conversations(self, include_archived: bool = False) -> list[ConversationInfo]:
         """Conversations, newest first."""
-        return await self.store.list_conversations(include_archived=include_archived)
+        return await self.store.conversations.all(include_archived=include_archived)
 
     async def rename(self, conversation_id: str, title: str) -> Conversation:
         """Rename a conversation."""
         title = " ".join(title.split())
         if not title:
             raise SettingError("a title cannot be empty")
-        return await self.store.update_conversation(conversation_id, title=title)
+        return await self.store.conversations.update(conversation_id, title=title)
 
     async def archive(self, conversation_id: str, archived: bool = True) -> Conversation:
         """Archive (hide from the list) or unarchive a conversation."""
         from tui_chat.core.models import utc_now
 
-        return await self.store.update_conversation(
+        return await self.store.conversations.update(
             conversation_id, archived_at=utc_now() if archived else None
         )
 
     async def delete(self, conversation_id: str) -> None:
         """Delete a conversation and all it holds (callers confirm first)."""
         await self.worker.wait(conversation_id)
-        await self.store.delete_conversation(conversation_id)
+        await self.store.conversations.delete(conversation_id)
         self._invalidate(conversation_id)
 
     async def messages(
@@ -197,16 +199,16 @@ class ChatService:
         """A page of messages, oldest first: the newest ``limit`` before ``before_id``, or
         with ``after_id`` the oldest ``limit`` after it (paging forward)."""
         if after_id is not None:
-            return await self.store.list_messages(
+            return await self.store.messages.history(
                 conversation_id, after_id=after_id, before_id=before_id, limit=limit
             )
-        return await self.store.list_messages(
+        return await self.store.messages.history(
             conversation_id, before_id=before_id, limit=limit, newest=True
         )
 
     async def message(self, message_id: int) -> Message:
         """One message by id."""
-        return await self.store.get_message(message_id)
+        return await self.store.messages.get(message_id)
 
     # -- sending -------------------------------------------------------------------------
 
@@ -214,17 +216,17 @@ class ChatService:
         self, conversation_id: str, text: str, on_event: EventCallback | None = None
     ) -> SendOutcome:
         """Store the user's message and stream the reply (see :class:`ChatSession`)."""
-        conversation = await self.store.get_conversation(conversation_id)
+        conversation = await self.store.conversations.get(conversation_id)
         outcome = await self.session.send(conversation_id, text, on_event)
         if conversation.title == "New conversation":
-            await self.store.update_conversation(conversation_id, title=_title_from(text))
+            await self.store.conversations.update(conversation_id, title=_title_from(text))
         return outcome
 
     async def retry(
         self, conversation_id: str, on_event: EventCallback | None = None
     ) -> SendOutcome:
         """Ask again for the reply to the last user message."""
-        last = await self.store.last_message(conversation_id)
+        last = await self.store.messages.last(conversation_id)
         if last is None:
             raise SettingError("nothing to retry: the conversation is empty")
         if last.role == "assistant" and last.status == "complete":
@@ -243,20 +245,20 @@ class ChatService:
 
     async def context(self, conversation_id: str, draft: str | None = None) -> BuiltRequest:
         """The exact request the next send would make (``draft`` as the new message)."""
-        conversation = await self.store.get_conversation(conversation_id)
+        conversation = await self.store.conversations.get(conversation_id)
         # Cleaned as a sent message is stored (no NUL, no lone surrogate): the exact request.
         return await self.session.build(conversation, None if draft is None else clean_text(draft))
 
     async def gauge(self, conversation_id: str, draft: str = "") -> Breakdown:
         """The token breakdown with ``draft`` counted; cheap enough to call per keystroke."""
-        conversation = await self.store.get_conversation(conversation_id)
+        conversation = await self.store.conversations.get(conversation_id)
         base = await self.base_request(conversation)
         return draft_breakdown(base, self.counter.count(draft) if draft else 0)
 
     async def cost_usd(self, conversation_id: str) -> float:
         """What the conversation's replies have cost so far, in USD."""
         total = 0.0
-        for model, usage in await self.store.usage_totals(conversation_id):
+        for model, usage in await self.store.messages.usage_totals(conversation_id):
             total += cost_usd(self.info_for(model), usage)
         return total
 
@@ -271,20 +273,20 @@ class ChatService:
 
     async def summaries(self, conversation_id: str) -> list[Summary]:
         """Every version, newest first."""
-        return await self.store.list_summaries(conversation_id)
+        return await self.store.summaries.versions(conversation_id)
 
     async def summary(self, conversation_id: str, version: int) -> Summary:
         """One version."""
-        return await self.store.get_version(conversation_id, version)
+        return await self.store.summaries.get_version(conversation_id, version)
 
     async def activate(self, conversation_id: str, version: int) -> Summary | None:
         """Roll back or forward to a completed version (0 = send no summary at all)."""
         if version == 0:
-            await self.store.activate(conversation_id, None)
+            await self.store.summaries.activate(conversation_id, None)
             self._invalidate(conversation_id)
             return None
-        summary = await self.store.get_version(conversation_id, version)
-        await self.store.activate(conversation_id, summary.id)
+        summary = await self.store.summaries.get_version(conversation_id, version)
+        await self.store.summaries.activate(conversation_id, summary.id)
         self._invalidate(conversation_id)
         return summary
 
@@ -292,7 +294,7 @@ class ChatService:
         self, conversation_id: str, version: int, instructions: str | None = None
     ) -> Summary:
         """A new version over the same coverage as ``version``; the old one is kept."""
-        old = await self.store.get_version(conversation_id, version)
+        old = await self.store.summaries.get_version(conversation_id, version)
         if old.status != "completed":
             raise CompactionError(f"version {version} is {old.status}; regenerate a completed one")
         await self.worker.wait(conversation_id)
@@ -300,11 +302,11 @@ class ChatService:
             conversation_id, trigger="regenerate", instructions=instructions, regenerate=old
         )
         # A regenerated version replaces the one it regenerates when that one was in force.
-        conversation = await self.store.get_conversation(conversation_id)
+        conversation = await self.store.conversations.get(conversation_id)
         if conversation.active_summary_id == old.id:
-            await self.store.activate(conversation_id, new.id)
+            await self.store.summaries.activate(conversation_id, new.id)
         self._invalidate(conversation_id)
-        return await self.store.get_summary(new.id)
+        return await self.store.summaries.get(new.id)
 
     async def compaction_paused(self, conversation_id: str) -> bool:
         """True when auto-compaction paused after three failures (manual still works)."""
@@ -318,19 +320,19 @@ class ChatService:
 
     async def pin(self, message_id: int, note: str = "") -> None:
         """Pin a message so it is always sent verbatim."""
-        anchor = await self.store.pin(message_id, note)
+        anchor = await self.store.anchors.pin(message_id, note)
         self._invalidate(anchor.conversation_id)
 
     async def unpin(self, message_id: int) -> bool:
         """Unpin a message; False when it was not pinned."""
-        message = await self.store.get_message(message_id)
-        done = await self.store.unpin(message_id)
+        message = await self.store.messages.get(message_id)
+        done = await self.store.anchors.unpin(message_id)
         self._invalidate(message.conversation_id)
         return done
 
     async def pinned_ids(self, conversation_id: str) -> set[int]:
         """Ids of a conversation's pinned messages."""
-        return await self.store.pinned_ids(conversation_id)
+        return await self.store.anchors.pinned_ids(conversation_id)
 
     # -- search --------------------------------------------------------------------------
 
@@ -338,7 +340,7 @@ class ChatService:
         self, query: str, conversation_id: str | None = None, limit: int = 50
     ) -> list[SearchHit]:
         """Full-text search across conversations (or within one)."""
-        return await self.store.search(query, conversation_id=conversation_id, limit=limit)
+        return await self.store.search.find(query, conversation_id=conversation_id, limit=limit)
 
     # -- settings ------------------------------------------------------------------------
 
@@ -348,13 +350,13 @@ class ChatService:
         Raises:
             SettingError: unknown key or invalid value (nothing is changed).
         """
-        conversation = await self.store.get_conversation(conversation_id)
+        conversation = await self.store.conversations.get(conversation_id)
         if key == "model":
             if not value.strip():
                 raise SettingError("model must not be empty")
-            updated = await self.store.update_conversation(conversation_id, model=value.strip())
+            updated = await self.store.conversations.update(conversation_id, model=value.strip())
         elif key == "system":
-            updated = await self.store.update_conversation(conversation_id, system_prompt=value)
+            updated = await self.store.conversations.update(conversation_id, system_prompt=value)
         else:
             from tui_chat.core.presets import SETTING_KEYS
 
@@ -377,7 +379,7 @@ class ChatService:
                 resolve_policy(settings, self.config.compaction)
             except PolicyError as exc:
                 raise SettingError(str(exc)) from None
-            updated = await self.store.update_conversation(conversation_id, settings=settings)
+            updated = await self.store.conversations.update(conversation_id, settings=settings)
         self._invalidate(conversation_id)
         return updated
 
@@ -385,11 +387,11 @@ class ChatService:
 
     async def export(self, conversation_id: str, fmt: str = "md") -> str:
         """The conversation as JSON (``json``) or Markdown (``md``)."""
-        conversation = await self.store.get_conversation(conversation_id)
-        messages = await self.store.list_messages(conversation_id)
-        pinned = {a.message_id: a.note for a, _ in await self.store.anchors(conversation_id)}
+        conversation = await self.store.conversations.get(conversation_id)
+        messages = await self.store.messages.history(conversation_id)
+        pinned = {a.message_id: a.note for a, _ in await self.store.anchors.pinned(conversation_id)}
         if fmt == "json":
-            summaries = await self.store.list_summaries(conversation_id)
+            summaries = await self.store.summaries.versions(conversation_id)
             return export_json(conversation, messages, summaries, pinned)
         if fmt == "md":
             return export_markdown(conversation, messages, pinned)
@@ -420,7 +422,7 @@ class ChatService:
             report["tokenizer"] = f"failed: {exc}"
         report["integrity"] = await self.store.integrity_check()
         try:
-            conversations = await self.store.list_conversations(include_archived=True)
+            conversations = await self.store.conversations.all(include_archived=True)
             report["conversations"] = len(conversations)
         except sqlite3.DatabaseError as exc:
             report["conversations"] = f"unreadable: {exc}"

@@ -90,7 +90,7 @@ class ChatSession:
     async def build(self, conversation: Conversation, draft: str | None = None) -> BuiltRequest:
         """The exact request the next send would make (with ``draft`` as the new message)."""
         policy = self.policy_for(conversation)
-        summary = await self.store.active_summary(conversation.id)
+        summary = await self.store.summaries.active(conversation.id)
         return await self._build(conversation, policy, summary, draft)
 
     async def _build(
@@ -122,7 +122,7 @@ class ChatSession:
         if not text.strip():
             raise EmptyMessage("the message is empty")
         content = [{"type": "text", "text": text}]
-        user = await self.store.add_message(
+        user = await self.store.messages.add(
             conversation_id,
             role="user",
             content=content,
@@ -139,16 +139,16 @@ class ChatSession:
         self, conversation_id: str, on_event: EventCallback | None = None
     ) -> SendOutcome:
         """Stream a reply to the stored history (used by send and by retry)."""
-        conversation = await self.store.get_conversation(conversation_id)
+        conversation = await self.store.conversations.get(conversation_id)
         policy = self.policy_for(conversation)
-        summary = await self.store.active_summary(conversation_id)
+        summary = await self.store.summaries.active(conversation_id)
         built = await self._build(conversation, policy, summary, None)
         if self.client.has_key and (
             not built.fits
             or emergency_due(policy, built.breakdown.calibrated_tokens, built.breakdown.usable)
         ):
             built = await self._emergency(conversation, policy, built)
-        reply = await self.store.add_message(
+        reply = await self.store.messages.add(
             conversation_id,
             role="assistant",
             content=[],
@@ -170,7 +170,7 @@ class ChatSession:
             if time.monotonic() - last_flush >= FLUSH_SECONDS:
                 last_flush = time.monotonic()
                 partial = "".join(chunks)
-                await self.store.update_message(
+                await self.store.messages.update(
                     reply.id, content=[{"type": "text", "text": partial}], text=partial
                 )
 
@@ -195,7 +195,7 @@ class ChatSession:
         await self.worker.wait(conversation.id)
         with contextlib.suppress(CompactionError):
             await self.worker.compact(conversation.id, trigger="emergency")
-        summary = await self.store.active_summary(conversation.id)
+        summary = await self.store.summaries.active(conversation.id)
         # The builder drops the oldest raw turns if even this does not fit.
         return await self._build(conversation, policy, summary, None)
 
@@ -217,7 +217,7 @@ class ChatSession:
         stop_reason = result.stop_reason
         if status == "error" and result.error is not None:
             stop_reason = f"error:{result.error.kind}"
-        stored = await self.store.update_message(
+        stored = await self.store.messages.update(
             reply.id,
             content=result.content,
             text=result.text,

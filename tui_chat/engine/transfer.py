@@ -258,7 +258,7 @@ async def import_conversation(
 ) -> Conversation:
     """Validate and import a file as a new conversation (all or nothing)."""
     fields, messages = parse_import(path)
-    conversation = await store.create_conversation(
+    conversation = await store.conversations.create(
         title=fields["title"],
         model=fields.get("model", default_model),
         system_prompt=fields["system"],
@@ -276,12 +276,12 @@ async def import_conversation(
             }
             for m in messages
         ]
-        await store.add_messages(conversation.id, rows)
-        stored = await store.list_messages(conversation.id)
+        await store.messages.add_many(conversation.id, rows)
+        stored = await store.messages.history(conversation.id)
         for message, imported in zip(stored, messages, strict=True):
             if imported.pinned_note is not None:
-                await store.pin(message.id, imported.pinned_note)
+                await store.anchors.pin(message.id, imported.pinned_note)
     except BaseException:
-        await store.delete_conversation(conversation.id)
+        await store.conversations.delete(conversation.id)
         raise
-    return await store.get_conversation(conversation.id)
+    return await store.conversations.get(conversation.id)

@@ -9,15 +9,12 @@ from pathlib import Path
 
 import aiosqlite
 
+from tui_chat.store.errors import StoreError
 from tui_chat.store.migrations import LATEST_VERSION, MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a write waits for another process's transaction before SQLite gives up (a
 summary commit can queue behind a long import or a soak of sends on a loaded machine)."""
-
-
-class StoreError(Exception):
-    """The database cannot be used; the message says why and what to do."""
 
 
 def _private_file(path: Path) -> None:

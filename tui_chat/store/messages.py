@@ -1,0 +1,322 @@
+"""The messages repository: append, complete, read and page a conversation's messages.
+
+Messages are append-only except for a streaming reply completing (:meth:`Messages.update`).
+:meth:`Messages.raw_tail` reads only the tail that can fit a request, newest pages first,
+with parsed messages reused from a per-store cache, so building the next request costs the
+same for a 100-message and a 100,000-message conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import aiosqlite
+
+from tui_chat.core.models import ContentBlock, Message, MessageStatus, Role, Usage, utc_now
+from tui_chat.core.turns import starts_turn
+from tui_chat.store.errors import NotFound
+from tui_chat.store.message_cache import MessageCache
+from tui_chat.store.rows import MESSAGE_COLUMNS, clean_text, clean_value, message_from, to_json
+from tui_chat.store.sql import Sql
+
+PAGE = 1_024
+"""Message ids (with their token counts) read per step while walking back from the end."""
+FETCH = 900
+"""Messages fetched per ``IN (…)`` query (well under SQLite's variable limit)."""
+
+_INSERT = (
+    f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+async def _last_turn(db: aiosqlite.Connection, conversation_id: str) -> int:
+    async with db.execute(
+        "SELECT turn FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1",
+        (conversation_id,),
+    ) as cursor:
+        last = await cursor.fetchone()
+    return int(last[0]) if last else 0
+
+
+def _insert_row(conversation_id: str, turn: int, fields: dict[str, Any]) -> tuple[Any, ...]:
+    """The :data:`_INSERT` parameters of one message given as :meth:`Messages.add` keywords."""
+    usage: Usage | None = fields.get("usage")
+    error: str | None = fields.get("error")
+    return (
+        conversation_id,
+        fields["role"],
+        to_json(fields["content"]),
+        clean_text(fields["text"]),
+        turn,
+        int(fields["token_count"]),
+        fields.get("status", "complete"),
+        fields.get("model"),
+        to_json(usage.to_dict()) if usage else None,
+        fields.get("stop_reason"),
+        fields.get("created_at") or utc_now(),
+        clean_text(error) if error else None,
+    )
+
+
+async def _touch(db: aiosqlite.Connection, conversation_id: str) -> None:
+    await db.execute(
+        "UPDATE conversations SET updated_at = ? WHERE id = ?", (utc_now(), conversation_id)
+    )
+
+
+class Messages:
+    """The ``messages`` table (its full-text index follows through triggers)."""
+
+    def __init__(self, sql: Sql) -> None:
+        """Use the store's shared connection; the parsed-message cache lives as long."""
+        self._sql = sql
+        self._cache = MessageCache()
+
+    async def add(
+        self,
+        conversation_id: str,
+        *,
+        role: Role,
+        content: list[ContentBlock],
+        text: str,
+        token_count: int,
+        status: MessageStatus = "complete",
+        model: str | None = None,
+        usage: Usage | None = None,
+        stop_reason: str | None = None,
+        created_at: str | None = None,
+        error: str | None = None,
+    ) -> Message:
+        """Append a message; its turn number follows DESIGN.md's turn definition."""
+        content = clean_value(content)
+        fields = {
+            "role": role,
+            "content": content,
+            "text": text,
+            "token_count": token_count,
+            "status": status,
+            "model": model,
+            "usage": usage,
+            "stop_reason": stop_reason,
+            "created_at": created_at,
+            "error": error,
+        }
+        async with self._sql.transaction() as db:
+            last_turn = await _last_turn(db, conversation_id)
+            turn = last_turn + 1 if (starts_turn(role, content) or last_turn == 0) else last_turn
+            cursor = await db.execute(_INSERT, _insert_row(conversation_id, turn, fields))
+            message_id = cursor.lastrowid
+            await _touch(db, conversation_id)
+        assert message_id is not None
+        return await self.get(message_id)
+
+    async def add_many(self, conversation_id: str, rows: Iterable[dict[str, Any]]) -> int:
+        """Bulk-append messages in one transaction (import, benchmarks). Returns the count.
+
+        Each row has the keyword arguments of :meth:`add`.
+        """
+        async with self._sql.transaction() as db:
+            turn = await _last_turn(db, conversation_id)
+            params = []
+            for row in rows:
+                content = clean_value(row["content"])
+                if starts_turn(row["role"], content) or turn == 0:
+                    turn += 1
+                params.append(_insert_row(conversation_id, turn, {**row, "content": content}))
+            await db.executemany(_INSERT, params)
+            await _touch(db, conversation_id)
+        return len(params)
+
+    async def update(
+        self,
+        message_id: int,
+        *,
+        content: list[ContentBlock] | None = None,
+        text: str | None = None,
+        token_count: int | None = None,
+        status: MessageStatus | None = None,
+        model: str | None = None,
+        usage: Usage | None = None,
+        stop_reason: str | None = None,
+        error: str | None = None,
+    ) -> Message:
+        """Change a streaming reply as it completes (the only rewrite a message gets)."""
+        values: dict[str, Any] = {}
+        if content is not None:
+            values["content"] = to_json(clean_value(content))
+        if text is not None:
+            values["text"] = clean_text(text)
+        if token_count is not None:
+            values["token_count"] = token_count
+        if status is not None:
+            values["status"] = status
+        if model is not None:
+            values["model"] = model
+        if usage is not None:
+            values["usage"] = to_json(usage.to_dict())
+        if stop_reason is not None:
+            values["stop_reason"] = stop_reason
+        if error is not None:
+            values["error"] = clean_text(error)
+        if values:
+            assignments = ", ".join(f"{k} = ?" for k in values)
+            async with self._sql.transaction() as db:
+                await db.execute(
+                    f"UPDATE messages SET {assignments} WHERE id = ?",
+                    (*values.values(), message_id),
+                )
+        return await self.get(message_id)
+
+    async def get(self, message_id: int) -> Message:
+        """One message by id. Raises :class:`NotFound`."""
+        row = await self._sql.one(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)
+        )
+        if row is None:
+            raise NotFound(f"no message {message_id}")
+        return message_from(row)
+
+    async def get_many(self, message_ids: Sequence[int]) -> list[Message]:
+        """Several messages by id, in id order (missing ids are skipped)."""
+        if not message_ids:
+            return []
+        marks = ", ".join("?" for _ in message_ids)
+        rows = await self._sql.all(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id IN ({marks}) ORDER BY id",
+            tuple(message_ids),
+        )
+        return [message_from(r) for r in rows]
+
+    async def history(
+        self,
+        conversation_id: str,
+        *,
+        after_id: int | None = None,
+        up_to_id: int | None = None,
+        before_id: int | None = None,
+        limit: int | None = None,
+        newest: bool = False,
+    ) -> list[Message]:
+        """A conversation's messages in id order.
+
+        Args:
+            conversation_id: The conversation.
+            after_id: Only messages with a larger id.
+            up_to_id: Only messages with an id at most this.
+            before_id: Only messages with a smaller id (paging backwards).
+            limit: At most this many.
+            newest: With ``limit``, take the newest ones (still returned oldest first).
+        """
+        clauses = ["conversation_id = ?"]
+        params: list[Any] = [conversation_id]
+        if after_id is not None:
+            clauses.append("id > ?")
+            params.append(after_id)
+        if up_to_id is not None:
+            clauses.append("id <= ?")
+            params.append(up_to_id)
+        if before_id is not None:
+            clauses.append("id < ?")
+            params.append(before_id)
+        order = "DESC" if newest else "ASC"
+        sql = (
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE {' AND '.join(clauses)} "
+            f"ORDER BY id {order}"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        rows = await self._sql.all(sql, params)
+        messages = [message_from(r) for r in rows]
+        if newest:
+            messages.reverse()
+        return messages
+
+    async def stats(self, conversation_id: str, *, after_id: int | None = None) -> tuple[int, int]:
+        """``(count, tokens)`` of the conversation's messages after ``after_id``."""
+        row = await self._sql.one(
+            "SELECT count(*), IFNULL(sum(token_count), 0) FROM messages "
+            "WHERE conversation_id = ? AND id > ?",
+            (conversation_id, after_id or 0),
+        )
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+    async def last(self, conversation_id: str) -> Message | None:
+        """The newest message, if any."""
+        messages = await self.history(conversation_id, limit=1, newest=True)
+        return messages[0] if messages else None
+
+    async def usage_totals(self, conversation_id: str) -> list[tuple[str, Usage]]:
+        """Summed API usage of a conversation's replies, per model."""
+        rows = await self._sql.all(
+            "SELECT IFNULL(model, ''), "
+            "sum(json_extract(usage, '$.input_tokens')), "
+            "sum(json_extract(usage, '$.output_tokens')), "
+            "sum(json_extract(usage, '$.cache_creation_input_tokens')), "
+            "sum(json_extract(usage, '$.cache_read_input_tokens')) "
+            "FROM messages WHERE conversation_id = ? AND usage IS NOT NULL GROUP BY model",
+            (conversation_id,),
+        )
+        return [
+            (str(r[0]), Usage(int(r[1] or 0), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0)))
+            for r in rows
+        ]
+
+    async def raw_tail(self, conversation_id: str, after_id: int, budget: int) -> list[Message]:
+        """The newest whole turns after ``after_id`` whose stored counts fit ``budget`` tokens.
+
+        Walks back over ids and stored token counts until the budget is spent, then loads those
+        messages (parsed ones come from the store's cache), and trims the front to a turn start
+        so a tool_use is never separated from its tool_result.
+        """
+        rows: list[tuple[int, str]] = []
+        spent = 0
+        before: int | None = None
+        while True:
+            sql = (
+                "SELECT id, token_count, status FROM messages WHERE conversation_id = ? AND id > ?"
+                + (" AND id < ?" if before is not None else "")
+                + " ORDER BY id DESC LIMIT ?"
+            )
+            params: tuple[Any, ...] = (conversation_id, after_id)
+            params += (before, PAGE) if before is not None else (PAGE,)
+            page = await self._sql.all(sql, params)
+            if not page:
+                break
+            for message_id, tokens, status in page:
+                rows.append((message_id, status))
+                spent += tokens
+                if spent > budget:
+                    break
+            before = page[-1][0]
+            if spent > budget or len(page) < PAGE:
+                break
+        rows.reverse()
+        collected = await self._cached(conversation_id, rows)
+        # Trim a leading partial turn (its start lies before what we read).
+        if collected and not starts_turn(collected[0].role, collected[0].content):
+            first_turn = collected[0].turn
+            index = 0
+            while index < len(collected) and collected[index].turn == first_turn:
+                index += 1
+            if index < len(collected):
+                collected = collected[index:]
+        return collected
+
+    async def _cached(self, conversation_id: str, rows: Sequence[tuple[int, str]]) -> list[Message]:
+        """The messages of ``(id, status)`` rows in order, parsed ones reused from the cache."""
+        found: dict[int, Message] = {}
+        wanted: list[int] = []
+        for message_id, status in rows:
+            cached = self._cache.get(conversation_id, message_id) if status == "complete" else None
+            if cached is None:
+                wanted.append(message_id)
+            else:
+                found[message_id] = cached
+        for start in range(0, len(wanted), FETCH):
+            for message in await self.get_many(wanted[start : start + FETCH]):
+                found[message.id] = message
+                self._cache.put(message)
+        return [found[message_id] for message_id, _ in rows if message_id in found]

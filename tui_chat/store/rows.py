@@ -1,0 +1,128 @@
+"""Rows and models: the column lists, the row mappers, and values made storable.
+
+Every repository reads and writes through these, so a column is named and a row is mapped in
+exactly one place.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from tui_chat.core.models import Anchor, Conversation, Message, Segment, Summary, Usage
+
+CONVERSATION_COLUMNS = (
+    "id, title, model, system_prompt, settings, created_at, updated_at, archived_at, "
+    "active_summary_id"
+)
+MESSAGE_COLUMNS = (
+    "id, conversation_id, role, content, text, turn, token_count, status, model, usage, "
+    "stop_reason, created_at, error"
+)
+SUMMARY_COLUMNS = (
+    "id, conversation_id, version, parent_id, strategy, text, segments, fields, "
+    "covers_to_message_id, covered_messages, source_tokens, summary_tokens, trigger, "
+    "instructions, summarizer, identifiers_kept, identifiers_total, status, error, "
+    "lease_owner, lease_expires_at, created_at, completed_at"
+)
+
+
+def qualified(columns: str, alias: str) -> str:
+    """A column list with every column prefixed by a table alias (``m.id, m.role, …``)."""
+    return f"{alias}." + columns.replace(", ", f", {alias}.")
+
+
+def to_json(value: Any) -> str:
+    """Compact JSON as stored in TEXT columns (non-ASCII kept as is)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def clean_text(text: str) -> str:
+    """Make text storable: NUL bytes dropped, lone surrogates replaced."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def clean_value(value: Any) -> Any:
+    """:func:`clean_text` applied to every string (and key) inside a JSON-like value."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [clean_value(v) for v in value]
+    if isinstance(value, dict):
+        return {clean_text(str(k)): clean_value(v) for k, v in value.items()}
+    return value
+
+
+def conversation_from(row: sqlite3.Row) -> Conversation:
+    """A :class:`Conversation` from a row of :data:`CONVERSATION_COLUMNS`."""
+    return Conversation(
+        id=row["id"],
+        title=row["title"],
+        model=row["model"],
+        system_prompt=row["system_prompt"],
+        settings=json.loads(row["settings"] or "{}"),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        archived_at=row["archived_at"],
+        active_summary_id=row["active_summary_id"],
+    )
+
+
+def message_from(row: sqlite3.Row) -> Message:
+    """A :class:`Message` from a row of :data:`MESSAGE_COLUMNS`."""
+    return Message(
+        id=row["id"],
+        conversation_id=row["conversation_id"],
+        role=row["role"],
+        content=json.loads(row["content"]),
+        text=row["text"],
+        turn=row["turn"],
+        token_count=row["token_count"],
+        status=row["status"],
+        created_at=row["created_at"],
+        model=row["model"],
+        usage=Usage.from_dict(json.loads(row["usage"])) if row["usage"] else None,
+        stop_reason=row["stop_reason"],
+        error=row["error"],
+    )
+
+
+def summary_from(row: sqlite3.Row) -> Summary:
+    """A :class:`Summary` from a row of :data:`SUMMARY_COLUMNS`."""
+    return Summary(
+        id=row["id"],
+        conversation_id=row["conversation_id"],
+        version=row["version"],
+        parent_id=row["parent_id"],
+        strategy=row["strategy"],
+        text=row["text"],
+        segments=[Segment.from_dict(s) for s in json.loads(row["segments"] or "[]")],
+        covers_to_message_id=row["covers_to_message_id"],
+        covered_messages=row["covered_messages"],
+        source_tokens=row["source_tokens"],
+        summary_tokens=row["summary_tokens"],
+        trigger=row["trigger"],
+        summarizer=row["summarizer"],
+        status=row["status"],
+        created_at=row["created_at"],
+        instructions=row["instructions"],
+        identifiers_kept=row["identifiers_kept"],
+        identifiers_total=row["identifiers_total"],
+        error=row["error"],
+        lease_owner=row["lease_owner"],
+        lease_expires_at=row["lease_expires_at"],
+        completed_at=row["completed_at"],
+        fields=json.loads(row["fields"] or "{}"),
+    )
+
+
+def anchor_from(row: sqlite3.Row) -> Anchor:
+    """An :class:`Anchor` from a row with ``message_id, conversation_id, note, pinned_at``."""
+    return Anchor(row["message_id"], row["conversation_id"], row["note"], row["pinned_at"])

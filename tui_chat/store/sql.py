@@ -1,0 +1,50 @@
+"""The one connection every repository shares: parameterised reads and write transactions.
+
+Writes that read-then-write run inside ``BEGIN IMMEDIATE`` so two processes on one database
+serialise on SQLite's write lock (with ``busy_timeout``) instead of failing with
+``database is locked``; an asyncio lock keeps this process's own transactions from nesting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiosqlite
+
+
+class Sql:
+    """Runs parameterised SQL on one open connection."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        """Share ``db`` (opened by :func:`tui_chat.store.database.connect`)."""
+        self.connection = db
+        self._lock = asyncio.Lock()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """A write transaction holding SQLite's write lock from the start."""
+        async with self._lock:
+            await self.connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.connection
+            except BaseException:
+                await self.connection.execute("ROLLBACK")
+                raise
+            else:
+                await self.connection.execute("COMMIT")
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
+        """The first row of a query, if any."""
+        async with self.connection.execute(sql, params) as cursor:
+            row = await cursor.fetchone()
+        return row
+
+    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """Every row of a query."""
+        async with self.connection.execute(sql, params) as cursor:
+            rows = await cursor.fetchall()
+        return list(rows)
