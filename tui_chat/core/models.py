@@ -183,6 +183,11 @@ class Summary:
     lease_expires_at: float | None = None
     completed_at: str | None = None
     fields: dict[str, Any] = field(default_factory=dict)
+    call: SummaryCall | None = None
+    """What the summary call cost (``None`` for the offline summarizer and older versions)."""
+    compaction_block: dict[str, Any] | None = None
+    """The ``server`` summarizer's compaction block exactly as the API returned it; sent back
+    unchanged, first in ``messages``, while this version is active. ``text`` is its summary."""
 
     @property
     def reduction(self) -> float:
@@ -190,6 +195,35 @@ class Summary:
         if self.source_tokens <= 0:
             return 0.0
         return 1.0 - self.summary_tokens / self.source_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryCall:
+    """What the call that wrote a summary version cost (none for the offline summarizer)."""
+
+    model: str
+    """The model the call ran on."""
+    input_tokens: int = 0
+    """Uncached input tokens."""
+    cache_read_tokens: int = 0
+    """Input tokens read from the prompt cache (0.1x)."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the prompt cache (1.25x)."""
+    output_tokens: int = 0
+    """Output tokens."""
+    cost_usd: float = 0.0
+    """The call's price at its model's prices."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialise for ``summary --json`` and exports."""
+        return {
+            "model": self.model,
+            "input_tokens": self.input_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": round(self.cost_usd, 6),
+        }
 
 
 @dataclass(frozen=True, slots=True)

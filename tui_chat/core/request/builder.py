@@ -75,7 +75,9 @@ class _Builder:
         self.selector = Selector(self.policy, self.counter, inputs.anchors, inputs.recalled)
         self.composer = Composer(inputs.system_prompt, fresh, self.counter)
         self.system_tokens = self.counter.count(inputs.system_prompt.strip())
-        self.summary_text = summary_section(inputs.summary) if inputs.summary else ""
+        summary = inputs.summary
+        self.block = summary.compaction_block if summary is not None else None
+        self.summary_text = summary_section(summary) if summary and self.block is None else ""
 
     def compose(self, shed: _Shed) -> Candidate:
         """The request with what ``shed`` says left out."""
@@ -92,6 +94,7 @@ class _Builder:
             summary=self.summary_text if shed.summary else "",
             anchors=anchors_section([entry.text for entry in anchors]),
             recall=recall_section([entry.text for entry in recall]),
+            block=self.block if shed.summary else None,
         )
         preamble = count(MEMORY_PREAMBLE)
         sections = dict.fromkeys(SECTIONS, 0)
@@ -139,7 +142,7 @@ class _Builder:
                 shed = replace(shed, turns=turns)
             elif candidate.anchor_ids:
                 shed = replace(shed, anchors=len(candidate.anchor_ids) - 1)
-            elif shed.summary and self.summary_text:
+            elif shed.summary and (self.summary_text or self.block is not None):
                 shed = replace(shed, summary=False)
             else:
                 break
@@ -210,7 +213,9 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
     # The breakpoint ends the part the next request repeats: the whole request, or the
     # history before the new message when that message carries this request's excerpts.
     marked = len(messages) - (2 if candidate.recall_in_last else 1)
-    if marked >= 0:
+    # A compaction block is sent back exactly as received: no breakpoint is put on it.
+    opens_with_block = bool(messages) and messages[0]["content"][0].get("type") == "compaction"
+    if marked >= 0 and not (marked == 0 and opens_with_block):
         last = messages[marked]
         content = list(last["content"])
         content[-1] = {**content[-1], "cache_control": EPHEMERAL}

@@ -77,6 +77,8 @@ class MemoryTexts:
     """The pinned-messages section."""
     recall: str
     """The recalled excerpts section."""
+    block: ContentBlock | None = None
+    """The active ``server`` version's compaction block, sent first in ``messages``."""
 
 
 class Composer:
@@ -111,6 +113,13 @@ class Composer:
             self._single(candidate, pieces, texts)
         else:
             self._messages(candidate, pieces, texts)
+        if texts.block is not None:
+            # Exactly as received, first in messages, in the assistant message the API
+            # returned it in (Claude's "Compaction on demand"): it stands for the prefix.
+            candidate.messages.insert(0, {"role": "assistant", "content": [texts.block]})
+            candidate.sections["summary"] += MESSAGE_OVERHEAD_TOKENS + self.counter.count(
+                str(texts.block.get("content") or "")
+            )
         return candidate
 
     def _system_blocks(self, memory: str, recall_text: str = "") -> list[ContentBlock]:

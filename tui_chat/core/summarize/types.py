@@ -49,3 +49,7 @@ class SummaryOutput:
     """The model id, or ``extractive``."""
     usage: Usage | None = None
     """Usage summed over every model call, ``None`` when nothing was reported."""
+    compaction_block: dict[str, Any] | None = None
+    """The server's compaction block as received (``server`` summarizer only)."""
+    call_model: str | None = None
+    """The model the calls ran on, when a model was called."""
