@@ -3,12 +3,19 @@
 A group module exposes ``run(options) -> list[Row]``; ``benchmarks/run.py`` runs each group
 in its own process and prints the rows as one table. Benchmarks print figures: nothing here
 ever fails on a missed target.
+
+The machine is shared and noisy, so every timing row also carries its value divided by the
+time of a fixed reference workload (:func:`reference_ms`: SQLite, JSON and plain Python, the
+mix the app spends its time in) measured in the same process right when the row is made:
+a busy machine slows both, and the quotient moves less than the raw figure.
 """
 
 from __future__ import annotations
 
 import gc
+import json
 import math
+import sqlite3
 import statistics
 import sys
 import time
@@ -53,6 +60,8 @@ class Row:
     """Ratio to the baseline measured in the same run, where one exists (table only)."""
     note: str = ""
     """Why a figure is missing, or what it was measured on (table only)."""
+    per_ref: float | None = None
+    """A timing divided by the reference workload's time measured just before (table only)."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON row: exactly ``group, figure, value, unit, target, met``."""
@@ -80,11 +89,39 @@ def row(
     elif ge is not None:
         target = f">= {ge:g}"
         met = None if value is None else value >= ge
+    per_ref: float | None = None
+    if value is not None and unit in _TIME_UNITS:
+        per_ref = round(value * _TIME_UNITS[unit] / reference_ms(), 3)
     if value is not None:
         value = round(float(value), 4 if abs(value) < 1 else 2)
     if ratio is not None:
         ratio = round(ratio, 3)
-    return Row(group, figure, value, unit, target, met, ratio, note)
+    return Row(group, figure, value, unit, target, met, ratio, note, per_ref)
+
+
+_TIME_UNITS = {"ms": 1.0, "s": 1000.0}
+"""Units of timing rows, in milliseconds."""
+
+
+def _reference_work() -> None:
+    """A fixed mix of the app's kinds of work: SQLite writes and reads, JSON, Python loops."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT, v TEXT)")
+    rows = [(i, f"k{i % 97}", json.dumps({"n": i, "text": "word " * 8})) for i in range(1_500)]
+    db.executemany("INSERT INTO t VALUES (?, ?, ?)", rows)
+    total = sum(len(json.loads(v)["text"]) for (v,) in db.execute("SELECT v FROM t WHERE k < 'k5'"))
+    db.close()
+    assert total > 0
+
+
+def reference_ms(runs: int = 3) -> float:
+    """The median time of the reference workload now, in ms (about 25 ms on the dev machine)."""
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        _reference_work()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
 
 
 def missing(group: str, figure: str, unit: str, why: str, *, le: float | None = None) -> Row:

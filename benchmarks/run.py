@@ -6,9 +6,10 @@ Usage::
 
 Every group runs in a process of its own (one interpreter per group: imports, caches and peak
 memory never leak from one group into another). Data is generated deterministically, with no
-network; the scale database is cached in ``--data`` (default ``benchmarks/.data``) and rebuilt
-when the generator or the schema changes. Targets are reported, never enforced: the exit code
-is 0 unless a group could not run at all.
+network; the scale database is generated once (bulk SQL in the app's schema) and cached in
+``--data`` (default ``$TMPDIR/tui-chat-bench``) under a name holding the generator and schema
+versions, so a changed generator or schema builds a new one. Targets are reported, never
+enforced: the exit code is 0 unless a group could not run at all.
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ if __package__ in (None, ""):
 
 from benchmarks.common import ROOT, Options, Row
 
-GROUPS: tuple[str, ...] = ("tokens", "scale", "quality", "cost", "tui")
+GROUPS: tuple[str, ...] = ("tokens", "scale", "backlog", "quality", "cost", "tui")
 """Group modules (``benchmarks/<name>.py``), in the order they run."""
 
 GROUP_TIMEOUT = {"quick": 600, "full": 3600}
+DATA_DIR = Path(tempfile.gettempdir()) / "tui-chat-bench"
+"""Where generated data is cached between runs."""
 
 
 def run_group(name: str, options: Options) -> list[Row]:
@@ -93,7 +96,7 @@ def _value(value: float | None) -> str:
 
 def table(rows: list[Row], markdown: bool = False) -> str:
     """The rows as an aligned text table (or a Markdown table)."""
-    header = ["group", "figure", "value", "unit", "target", "met", "vs baseline", "note"]
+    header = ["group", "figure", "value", "unit", "target", "met", "vs baseline", "/ ref", "note"]
     body = [
         [
             r.group,
@@ -103,6 +106,7 @@ def table(rows: list[Row], markdown: bool = False) -> str:
             r.target or "",
             "" if r.met is None else ("yes" if r.met else "NO"),
             "" if r.ratio is None else f"{r.ratio:.2f}x",
+            "" if r.per_ref is None else f"{r.per_ref:.2f}",
             r.note,
         ]
         for r in rows
@@ -126,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the rows to this JSON file")
     parser.add_argument("--markdown", type=Path, help="also write the table as Markdown")
     parser.add_argument("--only", help="comma-separated groups to run: " + ", ".join(GROUPS))
-    parser.add_argument("--data", type=Path, default=ROOT / "benchmarks" / ".data")
+    parser.add_argument("--data", type=Path, default=DATA_DIR)
     parser.add_argument("--group", help=argparse.SUPPRESS)
     parser.add_argument("--rows-out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

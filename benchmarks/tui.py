@@ -9,9 +9,14 @@
   refresh after it, alternating with a small conversation; widgets are counted after it.
 - Streaming: a 10,000-token reply (cl100k tokens; Markdown with lists and code) from
   ``tests/fake_anthropic.py`` in its own process at 500 tokens/s. The finish lag is the time
-  from the last text delta reaching the app to the first refresh after the message view has
-  stopped its Markdown stream. Keypresses are sent through the driver every 150 ms while the
-  reply streams; latency is key sent → the composer's text changed.
+  from the last text delta reaching the app to the first refresh after the reply's message
+  view shows the stored, final message. Keypresses are sent through the driver every 150 ms
+  while the reply streams; latency is key sent → the composer's text changed.
+
+The streaming figures find what they observe through public ways in, so that the TUI's
+internals can change under them: deltas by wrapping the engine's ``ChatService.send`` (the
+call the app makes to stream a reply), the composer as the focused ``TextArea``, the reply's
+view as the ``MessageView`` holding its message id.
 """
 
 from __future__ import annotations
@@ -193,23 +198,66 @@ def _start_server(reply: str, chunks_per_second: float) -> tuple[subprocess.Pope
 
 
 class _Recorder:
-    """Forwards engine events to the app's bridge, noting when text deltas arrive."""
+    """Wraps the engine callback of a send, noting when text deltas arrive."""
 
-    def __init__(self, bridge: Callable[[Any], None]) -> None:
-        self.bridge = bridge
+    def __init__(self) -> None:
         self.last_delta = 0.0
         self.deltas = 0
-        self.finished = asyncio.Event()
+        self.finished: Any = None
+        """The :class:`~tui_chat.engine.events.ReplyFinished` event, once it came."""
 
-    def __call__(self, event: Any) -> None:
+    def wrap(self, callback: Callable[[Any], None] | None) -> Callable[[Any], None]:
+        """``callback`` with the recording in front of it."""
         from tui_chat.engine.events import ReplyDelta, ReplyFinished
 
-        if isinstance(event, ReplyDelta):
-            self.last_delta = time.perf_counter()
-            self.deltas += 1
-        elif isinstance(event, ReplyFinished):
-            self.finished.set()
-        self.bridge(event)
+        def record(event: Any) -> None:
+            if isinstance(event, ReplyDelta):
+                self.last_delta = time.perf_counter()
+                self.deltas += 1
+            elif isinstance(event, ReplyFinished):
+                self.finished = event
+            if callback is not None:
+                callback(event)
+
+        return record
+
+
+def _spy_sends(service: Any, recorder: _Recorder) -> None:
+    """Route every ``ChatService.send`` of this engine through ``recorder``.
+
+    The engine's public ``send(conversation_id, text, on_event)`` is the one thing the app
+    must call to stream a reply, whatever its screens and bridges are named.
+    """
+    send = service.send
+
+    async def spied(conversation_id: str, text: str, on_event: Any = None, **kw: Any) -> Any:
+        return await send(conversation_id, text, recorder.wrap(on_event), **kw)
+
+    service.send = spied
+
+
+def _composer(app: Any) -> Any:
+    """The composer: the focused text area of the main screen (found by type, not by id)."""
+    from textual.widgets import TextArea
+
+    focused = app.focused
+    if isinstance(focused, TextArea):
+        return focused
+    areas = [w for w in app.screen.query(TextArea) if not w.read_only]
+    if not areas:
+        raise RuntimeError("no editable text area on the main screen")
+    return areas[0]
+
+
+async def _rendered(app: Any, message_id: int, status: str) -> float:
+    """The first refresh after the reply's message view shows its final, stored state."""
+    from tui_chat.tui.widgets.message_view import MessageView
+
+    while True:
+        views = [v for v in app.screen.query(MessageView) if v.message.id == message_id]
+        if views and views[0].message.status == status:
+            return await _painted(app)
+        await asyncio.sleep(0.003)
 
 
 async def stream_figures(work: Path, tokens: int = REPLY_TOKENS) -> dict[str, Any]:
@@ -219,49 +267,39 @@ async def stream_figures(work: Path, tokens: int = REPLY_TOKENS) -> dict[str, An
 
     from tui_chat.config import Config
     from tui_chat.tui.app import ChatApp
-    from tui_chat.tui.widgets.message_view import MessageView
 
     reply = reply_text(tokens)
     words = len(re.findall(r"\s*\S+\s*", reply))
     seconds = tokens / TOKENS_PER_SECOND
     server, url = _start_server(reply, math.ceil(words / WORDS_PER_CHUNK) / seconds)
-    rendered: list[float] = []
-    original_finish = MessageView.finish
-
-    async def finish(self: MessageView, message: Any, error_text: str | None = None) -> None:
-        await original_finish(self, message, error_text)
-        # Not awaited here: the screen that runs this handler must be free to refresh.
-        self.app.call_after_refresh(lambda: rendered.append(time.perf_counter()))
-
-    MessageView.finish = finish  # type: ignore[method-assign]
     db = work / "stream.db"
     config = Config(db_path=db, api_key="sk-ant-bench-0000", base_url=url, max_retries=0)
     app = ChatApp(config, db, cursor_blink=False)
     latencies: list[float] = []
+    recorder = _Recorder()
     try:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
-            recorder = _Recorder(app.bridge)
-            app.bridge = recorder  # type: ignore[assignment]
-            composer = app.main_screen.composer
+            _spy_sends(app.service, recorder)
+            composer = _composer(app)
             changed = asyncio.Event()
             post = composer.post_message
 
             def spy(message: Any) -> bool:
                 if isinstance(message, TextArea.Changed):
                     changed.set()
-                return post(message)
+                return bool(post(message))
 
-            composer.post_message = spy  # type: ignore[method-assign]
+            composer.post_message = spy
             composer.text = "Write the full migration guide."
             await pilot.press("enter")
             driver = app._driver
             assert driver is not None
             while recorder.deltas == 0:
                 await asyncio.sleep(0.01)
-            while not recorder.finished.is_set():
+            while recorder.finished is None:
                 await asyncio.sleep(KEY_INTERVAL)
-                if recorder.finished.is_set():
+                if recorder.finished is not None:
                     break
                 changed.clear()
                 key = events.Key("x", "x")
@@ -270,19 +308,17 @@ async def stream_figures(work: Path, tokens: int = REPLY_TOKENS) -> dict[str, An
                 driver.send_message(key)
                 await changed.wait()
                 latencies.append((time.perf_counter() - sent) * 1000)
-            while not rendered:
-                await asyncio.sleep(0.005)
-            stored = (await app.service.messages(app.main_screen.conversation_id or "", limit=1))[
-                -1
-            ]
+            stored = recorder.finished.message
+            rendered = await _rendered(app, stored.id, stored.status)
             complete = stored.status == "complete" and stored.text == reply
+            # Let the work the reply set off (list, timeline, gauge) finish before leaving.
             await app.workers.wait_for_complete()
+            await pilot.pause()
     finally:
-        MessageView.finish = original_finish  # type: ignore[method-assign]
         server.terminate()
         server.wait(timeout=10)
     return {
-        "lag_ms": (rendered[0] - recorder.last_delta) * 1000,
+        "lag_ms": (rendered - recorder.last_delta) * 1000,
         "keys_ms": latencies,
         "deltas": recorder.deltas,
         "complete": complete,
