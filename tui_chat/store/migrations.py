@@ -130,6 +130,23 @@ MIGRATIONS: tuple[str, ...] = (
         expires_at REAL NOT NULL
     );
     """,
+    # 6: what each summary call cost (tokens by kind and dollars at the model's prices), the
+    # ``server`` summarizer's compaction block exactly as received, and the models whose
+    # endpoint refused on-demand compaction (the ``claude`` summarizer stands in for them).
+    """
+    ALTER TABLE summaries ADD COLUMN call_model TEXT;
+    ALTER TABLE summaries ADD COLUMN call_input_tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE summaries ADD COLUMN call_cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE summaries ADD COLUMN call_cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE summaries ADD COLUMN call_output_tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE summaries ADD COLUMN call_cost_usd REAL NOT NULL DEFAULT 0;
+    ALTER TABLE summaries ADD COLUMN compaction_block TEXT;
+    CREATE TABLE compaction_support (
+        model TEXT PRIMARY KEY,
+        reason TEXT NOT NULL,
+        noted_at TEXT NOT NULL
+    );
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -17,6 +17,7 @@ from pathlib import Path
 import aiosqlite
 
 from tui_chat.store.anchors import Anchors
+from tui_chat.store.compaction_support import CompactionSupport
 from tui_chat.store.conversations import Conversations
 from tui_chat.store.database import connect
 from tui_chat.store.errors import StoreError
@@ -39,6 +40,8 @@ class Store:
     """Pinned messages."""
     search: Search
     """Full-text search and recall."""
+    compaction_support: CompactionSupport
+    """Models whose endpoint refused on-demand compaction."""
 
     def __init__(self, db: aiosqlite.Connection, path: Path | str) -> None:
         """Wrap an open connection; use :meth:`open` instead."""
@@ -49,6 +52,7 @@ class Store:
         self.summaries = Summaries(self._sql)
         self.anchors = Anchors(self._sql, self.messages)
         self.search = Search(self._sql, self.messages)
+        self.compaction_support = CompactionSupport(self._sql)
 
     @classmethod
     async def open(cls, path: Path | str) -> Store:

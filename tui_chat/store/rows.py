@@ -10,7 +10,15 @@ import json
 import sqlite3
 from typing import Any
 
-from tui_chat.core.models import Anchor, Conversation, Message, Segment, Summary, Usage
+from tui_chat.core.models import (
+    Anchor,
+    Conversation,
+    Message,
+    Segment,
+    Summary,
+    SummaryCall,
+    Usage,
+)
 
 CONVERSATION_COLUMNS = (
     "id, title, model, system_prompt, settings, created_at, updated_at, archived_at, "
@@ -24,7 +32,9 @@ SUMMARY_COLUMNS = (
     "id, conversation_id, version, parent_id, strategy, text, segments, fields, "
     "covers_to_message_id, covered_messages, source_tokens, summary_tokens, trigger, "
     "instructions, summarizer, identifiers_kept, identifiers_total, status, error, "
-    "lease_owner, lease_expires_at, created_at, completed_at"
+    "lease_owner, lease_expires_at, created_at, completed_at, call_model, call_input_tokens, "
+    "call_cache_read_tokens, call_cache_write_tokens, call_output_tokens, call_cost_usd, "
+    "compaction_block"
 )
 
 
@@ -120,6 +130,22 @@ def summary_from(row: sqlite3.Row) -> Summary:
         lease_expires_at=row["lease_expires_at"],
         completed_at=row["completed_at"],
         fields=json.loads(row["fields"] or "{}"),
+        call=call_from(row),
+        compaction_block=json.loads(row["compaction_block"]) if row["compaction_block"] else None,
+    )
+
+
+def call_from(row: sqlite3.Row) -> SummaryCall | None:
+    """The summary call's cost from a row of :data:`SUMMARY_COLUMNS` (``None``: no call)."""
+    if not row["call_model"]:
+        return None
+    return SummaryCall(
+        model=row["call_model"],
+        input_tokens=row["call_input_tokens"],
+        cache_read_tokens=row["call_cache_read_tokens"],
+        cache_write_tokens=row["call_cache_write_tokens"],
+        output_tokens=row["call_output_tokens"],
+        cost_usd=row["call_cost_usd"],
     )
 
 

@@ -13,7 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui_chat.core.models import Segment, Strategy, Summary, SummaryTrigger, utc_now
+from tui_chat.core.models import (
+    Segment,
+    Strategy,
+    Summary,
+    SummaryCall,
+    SummaryTrigger,
+    utc_now,
+)
 from tui_chat.store.errors import Conflict, NotFound
 from tui_chat.store.rows import (
     SUMMARY_COLUMNS,
@@ -59,6 +66,10 @@ class SummaryResult:
     summarizer: str
     identifiers_kept: int
     identifiers_total: int
+    call: SummaryCall | None = None
+    """What the summary call cost (``None``: no model was called)."""
+    compaction_block: dict[str, Any] | None = None
+    """The ``server`` summarizer's block, exactly as received."""
 
 
 class Summaries:
@@ -222,7 +233,9 @@ class Summaries:
                 "UPDATE summaries SET status = 'completed', text = ?, segments = ?, fields = ?, "
                 "covered_messages = ?, source_tokens = ?, summary_tokens = ?, summarizer = ?, "
                 "identifiers_kept = ?, identifiers_total = ?, completed_at = ?, "
-                "lease_owner = NULL, lease_expires_at = NULL, error = NULL "
+                "lease_owner = NULL, lease_expires_at = NULL, error = NULL, call_model = ?, "
+                "call_input_tokens = ?, call_cache_read_tokens = ?, call_cache_write_tokens = ?, "
+                "call_output_tokens = ?, call_cost_usd = ?, compaction_block = ? "
                 "WHERE id = ? AND lease_owner = ? AND status = 'in_progress'",
                 (
                     clean_text(result.text),
@@ -235,6 +248,8 @@ class Summaries:
                     result.identifiers_kept,
                     result.identifiers_total,
                     utc_now(),
+                    *_call_values(result.call),
+                    to_json(result.compaction_block) if result.compaction_block else None,
                     summary_id,
                     owner,
                 ),
@@ -300,3 +315,17 @@ class Summaries:
             if row["trigger"] in ("auto", "emergency"):
                 count += 1
         return count
+
+
+def _call_values(call: SummaryCall | None) -> tuple[Any, ...]:
+    """The ``call_*`` column values of a summary call (a model-less row for none)."""
+    if call is None:
+        return (None, 0, 0, 0, 0, 0.0)
+    return (
+        call.model,
+        call.input_tokens,
+        call.cache_read_tokens,
+        call.cache_write_tokens,
+        call.output_tokens,
+        call.cost_usd,
+    )
