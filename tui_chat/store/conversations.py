@@ -93,21 +93,29 @@ class Conversations:
         return conversation_from(rows[0])
 
     async def all(
-        self, *, include_archived: bool = False, limit: int | None = None
+        self, *, include_archived: bool = False, limit: int | None = None, offset: int = 0
     ) -> list[ConversationInfo]:
-        """Conversations newest first, with message and token totals."""
+        """Conversations newest first, with message and token totals.
+
+        The totals are kept on write (migration 7), so this reads one row per conversation
+        listed, however long their histories are.
+
+        Args:
+            include_archived: List archived conversations too.
+            limit: At most this many (a page); ``None`` for all.
+            offset: Skip this many first (the pages before).
+        """
         where = "" if include_archived else "WHERE c.archived_at IS NULL"
         sql = (
             f"SELECT {qualified(CONVERSATION_COLUMNS, 'c')}, "
-            "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS n, "
-            "(SELECT IFNULL(sum(token_count), 0) FROM messages m "
-            " WHERE m.conversation_id = c.id) AS t "
-            f"FROM conversations c {where} ORDER BY c.updated_at DESC, c.rowid DESC"
+            "IFNULL(t.messages, 0) AS n, IFNULL(t.tokens, 0) AS t "
+            "FROM conversations c LEFT JOIN conversation_totals t ON t.conversation_id = c.id "
+            f"{where} ORDER BY c.updated_at DESC, c.rowid DESC"
         )
         params: tuple[Any, ...] = ()
-        if limit is not None:
-            sql += " LIMIT ?"
-            params = (limit,)
+        if limit is not None or offset:
+            sql += " LIMIT ? OFFSET ?"
+            params = (-1 if limit is None else limit, offset)
         rows = await self._sql.all(sql, params)
         return [ConversationInfo(conversation_from(r), r["n"], r["t"]) for r in rows]
 

@@ -147,6 +147,47 @@ MIGRATIONS: tuple[str, ...] = (
         noted_at TEXT NOT NULL
     );
     """,
+    # 7: each conversation's message count, token sum and last message time, kept by triggers
+    # on every write (the app's, an import's, a bulk SQL insert's), so the conversation list
+    # reads one row per conversation instead of counting every message of every conversation.
+    # Messages are deleted only with their conversation; the newest one's time is then found
+    # through the (conversation_id, id) index.
+    """
+    CREATE TABLE conversation_totals (
+        conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+        messages INTEGER NOT NULL DEFAULT 0,
+        tokens INTEGER NOT NULL DEFAULT 0,
+        last_message_at TEXT
+    );
+    INSERT INTO conversation_totals (conversation_id, messages, tokens, last_message_at)
+        SELECT conversation_id, count(*), IFNULL(sum(token_count), 0), max(created_at)
+        FROM messages GROUP BY conversation_id;
+    CREATE TRIGGER conversation_totals_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO conversation_totals (conversation_id, messages, tokens, last_message_at)
+        VALUES (new.conversation_id, 1, new.token_count, new.created_at)
+        ON CONFLICT (conversation_id) DO UPDATE SET
+            messages = messages + 1,
+            tokens = tokens + excluded.tokens,
+            last_message_at = max(IFNULL(last_message_at, ''), excluded.last_message_at);
+    END;
+    CREATE TRIGGER conversation_totals_delete AFTER DELETE ON messages BEGIN
+        UPDATE conversation_totals SET
+            messages = messages - 1,
+            tokens = tokens - old.token_count,
+            last_message_at = (
+                SELECT created_at FROM messages WHERE conversation_id = old.conversation_id
+                ORDER BY id DESC LIMIT 1
+            )
+        WHERE conversation_id = old.conversation_id;
+    END;
+    CREATE TRIGGER conversation_totals_tokens AFTER UPDATE OF token_count ON messages BEGIN
+        UPDATE conversation_totals SET tokens = tokens - old.token_count + new.token_count
+        WHERE conversation_id = new.conversation_id;
+    END;
+    CREATE TRIGGER conversation_totals_gone AFTER DELETE ON conversations BEGIN
+        DELETE FROM conversation_totals WHERE conversation_id = old.id;
+    END;
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
