@@ -11,6 +11,9 @@ text) and the context preview all show blocks the same way:
 - a tool result (``tool_result`` or any ``*_tool_result``): ``[tool result] BODY``, or
   ``[tool error] BODY`` when it failed; BODY is its inner content, one block per line;
 - ``image``: ``[image]``; ``document``: ``[document: TITLE]``;
+- an attached file (``attachment``, see :mod:`tui_chat.core.attachments`):
+  ``[image attached: NAME, W×H]``, ``[document attached: NAME, N pages]``, or a text file's
+  name and content;
 - a search hit (anything with a ``url``): ``TITLE (URL)``; anything else: ``[TYPE]``.
 """
 
@@ -20,6 +23,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from tui_chat.core.attachments import is_ref, ref_label
 from tui_chat.core.models import Message
 
 BlockKind = Literal["text", "tool_use", "tool_result", "thinking", "other"]
@@ -105,6 +109,8 @@ def block_text(block: Mapping[str, Any]) -> str:
             body = "" if inner is None else str(inner)
         label = "tool error" if block.get("is_error") else "tool result"
         return f"[{label}] {body}".rstrip()
+    if is_ref(block):
+        return ref_label(block)
     other = str(block.get("type") or "")
     if other == "image":
         return "[image]"

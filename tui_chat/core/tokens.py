@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from tui_chat.core.attachments import is_ref, ref_tokens
 from tui_chat.core.models import ContentBlock, Role
 
 if TYPE_CHECKING:
@@ -136,8 +137,9 @@ class TokenCounter:
 
         Text and thinking count their text; ``tool_use`` its name and JSON input;
         ``tool_result`` its content (a string or nested blocks); images and binary documents
-        :data:`IMAGE_TOKENS`; any other block its JSON. Structured blocks add
-        :data:`BLOCK_OVERHEAD_TOKENS`.
+        :data:`IMAGE_TOKENS`; an attached file (``attachment``) its documented estimate
+        (:func:`tui_chat.core.attachments.ref_tokens`); any other block its JSON. Structured
+        blocks add :data:`BLOCK_OVERHEAD_TOKENS`.
 
         Args:
             block: One Anthropic content block.
@@ -167,6 +169,8 @@ class TokenCounter:
             return BLOCK_OVERHEAD_TOKENS
         if kind == "image":
             return IMAGE_TOKENS
+        if is_ref(block):
+            return BLOCK_OVERHEAD_TOKENS + ref_tokens(block, self.count)
         if kind == "document":
             source = block.get("source")
             if isinstance(source, Mapping) and source.get("type") == "text":

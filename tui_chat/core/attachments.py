@@ -1,0 +1,447 @@
+"""Files attached to a message: what they are, the limits Claude documents, what they cost.
+
+A message keeps an attachment as a small *reference block* in its content::
+
+    {"type": "attachment", "kind": "image", "name": "plot.png", "media_type": "image/png",
+     "size": 48213, "sha256": "…", "tokens": 1120, "width": 1024, "height": 768}
+
+The bytes live once in the store, keyed by ``sha256``; a text file's reference also carries its
+decoded ``text`` (it is sent, searched, recalled and summarised as text). Just before a request
+leaves, :func:`api_block` turns each reference into what the Messages API takes: an ``image``
+block (base64), a ``document`` block (PDF, base64) or a ``text`` block with the file's name.
+
+Limits and costs, from Claude's documentation (vision and PDF support pages, 2026):
+
+- images: JPEG, PNG, GIF or WebP; at most 5 MB each and 8000×8000 px (2000×2000 px when a
+  request holds more than 20 images); at most 100 images per request;
+- PDFs: at most 100 pages per request, no password or encryption;
+- a whole request: at most 32 MB;
+- an image costs about ``width × height / 750`` tokens once scaled to fit 1568 px on its long
+  edge (and ~1,600 tokens at most); a PDF page costs 1,500–3,000 tokens of text plus the page as
+  an image (:data:`PDF_PAGE_TOKENS` per page here; calibration corrects the rest).
+
+Nothing here reads a file: :func:`describe` takes bytes (the engine reads them).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+import re
+import struct
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tui_chat.core.models import ContentBlock
+
+AttachmentKind = Literal["image", "document", "text"]
+
+ATTACHMENT_TYPE = "attachment"
+"""The ``type`` of a reference block in stored content."""
+
+IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+"""The image formats the API accepts."""
+PDF_MEDIA_TYPE = "application/pdf"
+TEXT_MEDIA_TYPE = "text/plain"
+
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+"""Largest image the API accepts (5 MB)."""
+MAX_IMAGE_SIDE = 8000
+"""Largest image side in pixels."""
+MAX_IMAGE_SIDE_MANY = 2000
+"""Largest image side when a request holds more than :data:`MANY_IMAGES` images."""
+MANY_IMAGES = 20
+MAX_IMAGES_PER_REQUEST = 100
+MAX_PDF_PAGES = 100
+"""Most PDF pages in one request."""
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
+"""Largest request body (32 MB), everything included."""
+MAX_TEXT_BYTES = 1024 * 1024
+"""Largest text file tui-chat attaches (its own limit: it is sent again every turn)."""
+
+IMAGE_LONG_EDGE = 1568
+"""The API scales an image down to this long edge before reading it."""
+IMAGE_MAX_TOKENS = 1600
+"""About the most an image costs once scaled."""
+PDF_PAGE_TOKENS = 2250
+"""Tokens counted per PDF page: the middle of the documented 1,500–3,000 of text per page."""
+
+
+class AttachmentError(ValueError):
+    """A file that cannot be attached (the message says which file and why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file ready to attach: its bytes and what they are.
+
+    Attributes:
+        name: The file name shown on the chip and sent with text files and PDFs.
+        kind: ``image``, ``document`` (PDF) or ``text``.
+        media_type: The MIME type sent to the API.
+        data: The file's bytes.
+        width: Image width in pixels (0 otherwise).
+        height: Image height in pixels (0 otherwise).
+        pages: PDF pages (0 when unknown or not a PDF).
+        text: A text file's content (empty otherwise).
+    """
+
+    name: str
+    kind: AttachmentKind
+    media_type: str
+    data: bytes
+    width: int = 0
+    height: int = 0
+    pages: int = 0
+    text: str = ""
+
+    @property
+    def size(self) -> int:
+        """Bytes."""
+        return len(self.data)
+
+    @property
+    def sha256(self) -> str:
+        """The content hash the store keys the bytes by."""
+        return hashlib.sha256(self.data).hexdigest()
+
+    @property
+    def tokens(self) -> int:
+        """Estimated input tokens of the attachment itself (text files: see :func:`ref_tokens`)."""
+        if self.kind == "image":
+            return image_tokens(self.width, self.height)
+        if self.kind == "document":
+            return max(1, self.pages) * PDF_PAGE_TOKENS
+        return 0
+
+    def ref(self) -> ContentBlock:
+        """The reference block a stored message keeps."""
+        block: ContentBlock = {
+            "type": ATTACHMENT_TYPE,
+            "kind": self.kind,
+            "name": self.name,
+            "media_type": self.media_type,
+            "size": self.size,
+            "sha256": self.sha256,
+        }
+        if self.kind == "image":
+            block.update(width=self.width, height=self.height, tokens=self.tokens)
+        elif self.kind == "document":
+            block.update(pages=self.pages, tokens=self.tokens)
+        else:
+            block["text"] = self.text
+        return block
+
+
+def image_tokens(width: int, height: int) -> int:
+    """Claude's documented cost of an image: ``width × height / 750`` once scaled to fit.
+
+    Args:
+        width: Pixels.
+        height: Pixels.
+
+    Returns:
+        The estimated tokens (at most :data:`IMAGE_MAX_TOKENS`).
+    """
+    if width <= 0 or height <= 0:
+        return IMAGE_MAX_TOKENS
+    scale = min(1.0, IMAGE_LONG_EDGE / max(width, height))
+    pixels = (width * scale) * (height * scale)
+    return max(1, min(IMAGE_MAX_TOKENS, math.ceil(pixels / 750)))
+
+
+def human_size(size: int) -> str:
+    """``12.3 KB``, ``1.5 MB``, ``512 B``."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+# -- recognising bytes ---------------------------------------------------------------------
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    if len(data) >= 24 and data[12:16] == b"IHDR":
+        width, height = struct.unpack(">II", data[16:24])
+        return int(width), int(height)
+    return None
+
+
+def _gif_size(data: bytes) -> tuple[int, int] | None:
+    if len(data) >= 10:
+        width, height = struct.unpack("<HH", data[6:10])
+        return int(width), int(height)
+    return None
+
+
+_JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    index = 2
+    while index + 9 < len(data):
+        if data[index] != 0xFF:
+            index += 1
+            continue
+        marker = data[index + 1]
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
+            index += 1 if marker == 0xFF else 2
+            continue
+        (length,) = struct.unpack(">H", data[index + 2 : index + 4])
+        if marker in _JPEG_SOF:
+            height, width = struct.unpack(">HH", data[index + 5 : index + 9])
+            return int(width), int(height)
+        index += 2 + length
+    return None
+
+
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    chunk = data[12:16]
+    if chunk == b"VP8 " and len(data) >= 30:
+        width, height = struct.unpack("<HH", data[26:30])
+        return int(width & 0x3FFF), int(height & 0x3FFF)
+    if chunk == b"VP8L" and len(data) >= 25:
+        (bits,) = struct.unpack("<I", data[21:25])
+        return int((bits & 0x3FFF) + 1), int(((bits >> 14) & 0x3FFF) + 1)
+    if chunk == b"VP8X" and len(data) >= 30:
+        width = int.from_bytes(data[24:27], "little") + 1
+        height = int.from_bytes(data[27:30], "little") + 1
+        return width, height
+    return None
+
+
+_IMAGE_SIGNATURES: tuple[tuple[Callable[[bytes], bool], str, Callable[[bytes], Any]], ...] = (
+    (lambda d: d.startswith(b"\x89PNG\r\n\x1a\n"), "image/png", _png_size),
+    (lambda d: d.startswith(b"\xff\xd8\xff"), "image/jpeg", _jpeg_size),
+    (lambda d: d[:6] in (b"GIF87a", b"GIF89a"), "image/gif", _gif_size),
+    (lambda d: d[:4] == b"RIFF" and d[8:12] == b"WEBP", "image/webp", _webp_size),
+)
+
+_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b")
+
+
+def pdf_pages(data: bytes) -> int:
+    """The page count of a PDF, read from its page objects (0 when it cannot be told).
+
+    Args:
+        data: The PDF's bytes.
+
+    Returns:
+        The number of pages; 0 when they sit in compressed object streams.
+    """
+    pages = len(_PAGE.findall(data))
+    if pages:
+        return pages
+    counts = [int(a or b) for a, b in _COUNT.findall(data)]
+    return max(counts) if counts else 0
+
+
+def _text_of(data: bytes) -> str | None:
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
+def describe(name: str, data: bytes) -> Attachment:
+    """Recognise a file by its bytes and check it against the documented per-file limits.
+
+    Args:
+        name: The file name (shown and sent; its extension is not trusted).
+        data: The file's bytes.
+
+    Returns:
+        The attachment.
+
+    Raises:
+        AttachmentError: the format is not supported or a limit is exceeded.
+    """
+    if not data:
+        raise AttachmentError(f"{name} is empty")
+    for matches, media_type, size_of in _IMAGE_SIGNATURES:
+        if matches(data):
+            return _image(name, media_type, data, size_of(data))
+    if data.startswith(b"%PDF-"):
+        return _pdf(name, data)
+    text = _text_of(data)
+    if text is None:
+        raise AttachmentError(
+            f"{name}: not an image (PNG, JPEG, GIF, WebP), a PDF or a UTF-8 text file"
+        )
+    if len(data) > MAX_TEXT_BYTES:
+        raise AttachmentError(
+            f"{name} is {human_size(len(data))}; text files can be at most "
+            f"{human_size(MAX_TEXT_BYTES)}"
+        )
+    return Attachment(name, "text", TEXT_MEDIA_TYPE, data, text=text)
+
+
+def _image(name: str, media_type: str, data: bytes, size: tuple[int, int] | None) -> Attachment:
+    if len(data) > MAX_IMAGE_BYTES:
+        raise AttachmentError(
+            f"{name} is {human_size(len(data))}; Claude accepts images of at most "
+            f"{human_size(MAX_IMAGE_BYTES)}"
+        )
+    if size is None:
+        raise AttachmentError(f"{name}: a damaged {media_type.split('/')[1].upper()} image")
+    width, height = size
+    if max(width, height) > MAX_IMAGE_SIDE:
+        raise AttachmentError(
+            f"{name} is {width}×{height} px; Claude accepts at most "
+            f"{MAX_IMAGE_SIDE}×{MAX_IMAGE_SIDE} px"
+        )
+    return Attachment(name, "image", media_type, data, width=width, height=height)
+
+
+def _pdf(name: str, data: bytes) -> Attachment:
+    if len(data) > MAX_REQUEST_BYTES:
+        raise AttachmentError(
+            f"{name} is {human_size(len(data))}; a request can be at most "
+            f"{human_size(MAX_REQUEST_BYTES)}"
+        )
+    if b"/Encrypt" in data:
+        raise AttachmentError(f"{name} is encrypted; Claude reads PDFs without a password only")
+    pages = pdf_pages(data)
+    if pages > MAX_PDF_PAGES:
+        raise AttachmentError(
+            f"{name} has {pages} pages; Claude reads at most {MAX_PDF_PAGES} per request"
+        )
+    return Attachment(name, "document", PDF_MEDIA_TYPE, data, pages=pages)
+
+
+def check_request(attachments: Iterable[Mapping[str, Any]]) -> None:
+    """Check what one request holds against the per-request limits.
+
+    Args:
+        attachments: The reference blocks of every attachment the request sends.
+
+    Raises:
+        AttachmentError: too many images, too many PDF pages, or too many bytes.
+    """
+    refs = list(attachments)
+    images = [r for r in refs if r.get("kind") == "image"]
+    if len(images) > MAX_IMAGES_PER_REQUEST:
+        raise AttachmentError(
+            f"{len(images)} images; Claude accepts at most {MAX_IMAGES_PER_REQUEST} per request"
+        )
+    if len(images) > MANY_IMAGES:
+        for ref in images:
+            side = max(int(ref.get("width") or 0), int(ref.get("height") or 0))
+            if side > MAX_IMAGE_SIDE_MANY:
+                raise AttachmentError(
+                    f"{ref.get('name')} is {side} px on its long edge; with more than "
+                    f"{MANY_IMAGES} images in a request Claude accepts at most "
+                    f"{MAX_IMAGE_SIDE_MANY} px"
+                )
+    pages = sum(int(r.get("pages") or 0) for r in refs if r.get("kind") == "document")
+    if pages > MAX_PDF_PAGES:
+        raise AttachmentError(
+            f"{pages} PDF pages; Claude reads at most {MAX_PDF_PAGES} per request"
+        )
+    # base64 makes binary data a third larger.
+    total = sum(math.ceil(int(r.get("size") or 0) / 3) * 4 for r in refs if r.get("kind") != "text")
+    if total > MAX_REQUEST_BYTES:
+        raise AttachmentError(
+            f"the attachments make a {human_size(total)} request; Claude accepts at most "
+            f"{human_size(MAX_REQUEST_BYTES)}"
+        )
+
+
+# -- reference blocks ----------------------------------------------------------------------
+
+
+def is_ref(block: Mapping[str, Any]) -> bool:
+    """True for an attachment reference block."""
+    return block.get("type") == ATTACHMENT_TYPE
+
+
+def refs(content: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The attachment references of a message's content, in order."""
+    return [block for block in content if is_ref(block)]
+
+
+def text_file(ref: Mapping[str, Any]) -> str:
+    """A text file as the model reads it: its name, then its content."""
+    name = str(ref.get("name") or "file").replace('"', "'")
+    return f'<file name="{name}">\n{ref.get("text") or ""}\n</file>'
+
+
+def ref_label(ref: Mapping[str, Any]) -> str:
+    """How a reference reads in plain text (search, summaries, Markdown, the readable preview).
+
+    Args:
+        ref: An attachment reference block.
+
+    Returns:
+        ``[image attached: plot.png, 1024×768]``, ``[document attached: a.pdf, 3 pages]``,
+        or for a text file its name and content.
+    """
+    name = ref.get("name") or "file"
+    kind = ref.get("kind")
+    if kind == "image":
+        return f"[image attached: {name}, {ref.get('width')}×{ref.get('height')}]"
+    if kind == "document":
+        pages = int(ref.get("pages") or 0)
+        return f"[document attached: {name}" + (f", {pages} pages]" if pages else "]")
+    return text_file(ref)
+
+
+def chip(ref: Mapping[str, Any]) -> str:
+    """The short label of a chip: ``📎 plot.png · 47.1 KB``."""
+    return f"📎 {ref.get('name') or 'file'} · {human_size(int(ref.get('size') or 0))}"
+
+
+def ref_tokens(ref: Mapping[str, Any], count: Callable[[str], int]) -> int:
+    """Estimated tokens of one reference once sent.
+
+    Args:
+        ref: An attachment reference block.
+        count: Counts text (the token counter's ``count``).
+
+    Returns:
+        Image and PDF estimates as stored on the reference; a text file's counted text.
+    """
+    if ref.get("kind") == "text":
+        return count(text_file(ref))
+    return int(ref.get("tokens") or IMAGE_MAX_TOKENS)
+
+
+def api_block(ref: Mapping[str, Any], data: bytes | None) -> ContentBlock:
+    """The block the Messages API takes for a reference.
+
+    Args:
+        ref: An attachment reference block (its ``cache_control``, if any, is kept).
+        data: The attachment's bytes (not needed for a text file).
+
+    Returns:
+        An ``image``, ``document`` or ``text`` block.
+
+    Raises:
+        AttachmentError: the bytes of an image or PDF are missing.
+    """
+    kind = ref.get("kind")
+    block: ContentBlock
+    if kind == "text":
+        block = {"type": "text", "text": text_file(ref)}
+    else:
+        if data is None:
+            raise AttachmentError(f"the data of {ref.get('name')} is missing from the database")
+        source = {
+            "type": "base64",
+            "media_type": str(ref.get("media_type")),
+            "data": base64.b64encode(data).decode("ascii"),
+        }
+        if kind == "image":
+            block = {"type": "image", "source": source}
+        else:
+            block = {"type": "document", "source": source, "title": str(ref.get("name"))}
+    if "cache_control" in ref:
+        block["cache_control"] = ref["cache_control"]
+    return block
