@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tui_chat.files import TargetExistsError
 from tui_chat.store.errors import Conflict, NotFound, StoreError
 from tui_chat.store.migrations import LATEST_VERSION
 from tui_chat.store.repository import Store
@@ -296,5 +297,6 @@ async def test_backup(store: Store, tmp_path: Path) -> None:
         assert [m.text for m in await copy.messages.history(conv.id)] == ["saved"]
     finally:
         await copy.close()
-    with pytest.raises(StoreError, match="exists"):
+    with pytest.raises(TargetExistsError, match="exists"):
         await store.backup(target)
+    await store.backup(target, force=True)  # the rule of tui_chat.files: --force replaces

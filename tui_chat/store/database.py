@@ -9,6 +9,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from tui_chat.store.access import Access, read_only_uri
 from tui_chat.store.errors import StoreError
 from tui_chat.store.migrations import LATEST_VERSION, MIGRATIONS
 
@@ -28,11 +29,14 @@ def _private_file(path: Path) -> None:
 
 
 def _tighten(path: Path) -> None:
+    """Take group and other bits away; never add any (a 0400 file stays read-only)."""
     for suffix in ("", "-wal", "-shm"):
         candidate = Path(f"{path}{suffix}")
         if candidate.exists():
             with contextlib.suppress(OSError):
-                candidate.chmod(0o600)
+                mode = candidate.stat().st_mode & 0o777
+                if mode & 0o077:
+                    candidate.chmod(mode & 0o700)
 
 
 async def read_schema_version(db: aiosqlite.Connection, path: Path) -> int:
@@ -51,19 +55,23 @@ async def read_schema_version(db: aiosqlite.Connection, path: Path) -> int:
     return int(row[0]) if row else 0
 
 
-async def connect(path: Path | str) -> aiosqlite.Connection:
+async def connect(path: Path | str, access: Access | None = None) -> aiosqlite.Connection:
     """Open (creating if needed) and migrate the database at ``path``.
 
     The file is checked before anything is written: a file from a newer tui-chat or a file
     that is not a database raises :class:`StoreError` and is left byte-for-byte untouched.
+    With a read-only ``access`` (see :func:`tui_chat.store.access.probe`) the file is opened
+    for reading only; writes then fail with SQLite's ``SQLITE_READONLY``.
     """
     memory = str(path) == ":memory:"
+    read_only = access is not None and access.read_only
     if not memory:
         path = Path(path).expanduser()
         existed = path.exists() and path.stat().st_size > 0
-        if not existed:
+        if not existed and not read_only:
             _private_file(path)
-    db = await aiosqlite.connect(str(path), isolation_level=None)
+    target = read_only_uri(Path(path)) if read_only else str(path)
+    db = await aiosqlite.connect(target, isolation_level=None, uri=read_only)
     try:
         db.row_factory = sqlite3.Row
         await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -73,13 +81,19 @@ async def connect(path: Path | str) -> aiosqlite.Connection:
                 f"{path} was written by a newer tui-chat (schema {version}; this version knows "
                 f"up to {LATEST_VERSION}). It was left untouched: upgrade tui-chat to open it."
             )
-        if not memory:
+        if read_only and access is not None and version < LATEST_VERSION:
+            raise StoreError(
+                f"{path} needs an upgrade (schema {version} to {LATEST_VERSION}) but "
+                f"{access.reason}; {access.fix}"
+            )
+        if not memory and not read_only:
             async with db.execute("PRAGMA journal_mode = WAL") as cursor:
                 await cursor.fetchone()
         await db.execute("PRAGMA foreign_keys = ON")
         await db.execute("PRAGMA synchronous = NORMAL")
-        await migrate(db, version)
-        if not memory:
+        if not read_only:
+            await migrate(db, version)
+        if not memory and not read_only:
             _tighten(Path(str(path)))
     except BaseException:
         await db.close()

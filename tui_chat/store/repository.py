@@ -8,7 +8,6 @@ itself only opens and closes the file, and holds what belongs to the database as
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,13 +15,16 @@ from pathlib import Path
 
 import aiosqlite
 
+from tui_chat.files import replacing
+from tui_chat.store import search_index
+from tui_chat.store.access import Access, probe
 from tui_chat.store.anchors import Anchors
 from tui_chat.store.compaction_support import CompactionSupport
 from tui_chat.store.conversations import Conversations
 from tui_chat.store.database import connect
-from tui_chat.store.errors import StoreError
 from tui_chat.store.messages import Messages
 from tui_chat.store.search import Search
+from tui_chat.store.send_leases import SendLeases
 from tui_chat.store.sql import Sql
 from tui_chat.store.summaries import Summaries
 
@@ -42,6 +44,10 @@ class Store:
     """Full-text search and recall."""
     compaction_support: CompactionSupport
     """Models whose endpoint refused on-demand compaction."""
+    send_leases: SendLeases
+    """One sender per conversation at a time, across processes."""
+    access: Access
+    """Whether the file is writable (and if not, why and what to do)."""
 
     def __init__(self, db: aiosqlite.Connection, path: Path | str) -> None:
         """Wrap an open connection; use :meth:`open` instead."""
@@ -53,11 +59,28 @@ class Store:
         self.anchors = Anchors(self._sql, self.messages)
         self.search = Search(self._sql, self.messages)
         self.compaction_support = CompactionSupport(self._sql)
+        self.send_leases = SendLeases(self._sql)
+        self.access = Access(read_only=False)
 
     @classmethod
     async def open(cls, path: Path | str) -> Store:
-        """Open, creating and migrating as needed. Raises :class:`StoreError`."""
-        return cls(await connect(path), path)
+        """Open, creating and migrating as needed. Raises :class:`StoreError`.
+
+        A database in a read-only folder or file opens read-only (:attr:`access` says why).
+        A writable one is tidied first: replies left ``streaming`` by a process that died end
+        ``incomplete``, and a dropped search index stops blocking message writes.
+        """
+        access = Access(read_only=False) if str(path) == ":memory:" else probe(Path(path))
+        store = cls(await connect(path, access), path)
+        store.access = access
+        if not access.read_only:
+            try:
+                await search_index.bypass_if_missing(store._sql)
+                await store.send_leases.settle_orphans()
+            except BaseException:
+                await store.close()
+                raise
+        return store
 
     async def close(self) -> None:
         """Close the connection (checkpointing the WAL)."""
@@ -99,13 +122,22 @@ class Store:
             return f"failed: {exc}"
         return "; ".join(str(r[0]) for r in rows)
 
-    async def backup(self, target: Path) -> None:
-        """Copy the database to ``target`` with SQLite's online backup API."""
+    async def backup(self, target: Path, *, force: bool = False) -> None:
+        """Copy the database to ``target`` with SQLite's online backup API.
+
+        The rule of :mod:`tui_chat.files`: an existing ``target`` is refused unless ``force``;
+        the copy is made in a temporary file beside it, synced and renamed; on failure
+        nothing is left behind and an old ``target`` is intact.
+        """
         target = Path(target).expanduser()
-        if target.exists():
-            raise StoreError(f"{target} exists; choose a new file name")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
-        os.close(fd)
-        async with aiosqlite.connect(str(target)) as dest:
-            await self._sql.connection.backup(dest)
+        with replacing(target, force=force) as temporary:
+            async with aiosqlite.connect(str(temporary)) as dest:
+                await self._sql.connection.backup(dest)
+
+    async def search_index(self) -> str:
+        """``ok``, or what is wrong with the full-text index and how to fix it."""
+        return await search_index.check(self._sql)
+
+    async def rebuild_search_index(self) -> int:
+        """Rebuild the full-text index from the messages (never changed); returns their number."""
+        return await search_index.rebuild(self._sql)

@@ -6,11 +6,12 @@ queries that can never be FTS5 syntax.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from tui_chat.core.models import HIT_END, HIT_START, Message, SearchHit
-from tui_chat.store import fts
+from tui_chat.store import fts, search_index
 from tui_chat.store.messages import Messages
 from tui_chat.store.sql import Sql
 
@@ -64,7 +65,7 @@ class Search:
             clauses.append("m.id <= ?")
             params.append(up_to_id)
         params.append(limit)
-        rows = await self._sql.all(
+        rows = await self._index_rows(
             "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, "
             "snippet(messages_fts, 0, ?, ?, ' … ', 16) AS snip, bm25(messages_fts) AS rank "
             "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
@@ -141,6 +142,16 @@ class Search:
                 order.setdefault(int(following), None)
         by_id = {m.id: m for m in await self._messages.get_many(list(order))}
         return [by_id[i] for i in order if i in by_id]
+
+    async def _index_rows(self, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
+        """Rows of a query over ``messages_fts``; a missing or damaged index raises
+        :class:`~tui_chat.store.search_index.SearchIndexError` (what to do included)."""
+        try:
+            return await self._sql.all(sql, params)
+        except sqlite3.DatabaseError as exc:
+            if not search_index.is_index_error(exc):
+                raise
+            raise search_index.index_error(exc) from None
 
     async def _doc_counts(self, phrases: Sequence[str]) -> list[int]:
         """How many messages (of any conversation) each phrase matches, capped at COMMON_DOCS."""
