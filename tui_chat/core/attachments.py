@@ -393,6 +393,43 @@ def ref_label(ref: Mapping[str, Any]) -> str:
     return text_file(ref)
 
 
+def message_text(typed: str, attached: Iterable[Mapping[str, Any]]) -> str:
+    """The plain text a message with attachments is searched and recalled by.
+
+    Args:
+        typed: What the user typed.
+        attached: The message's reference blocks.
+
+    Returns:
+        The typed text, then each attachment as :func:`ref_label` renders it.
+    """
+    parts = [typed.strip(), *(ref_label(ref) for ref in attached)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def attachment_note(summary: str, attached: Iterable[Mapping[str, Any]]) -> str:
+    """A summary that says which images and documents were attached in its span.
+
+    Text files are summarised from their text; an image or a PDF cannot be, so the summary at
+    least keeps that it was there (and under which name).
+
+    Args:
+        summary: The summary text.
+        attached: The reference blocks of the summarised messages.
+
+    Returns:
+        ``summary``, followed by an ``Attached:`` line naming what it does not mention yet.
+    """
+    missing = [
+        f"{ref.get('name')} ({ref.get('kind')})"
+        for ref in attached
+        if ref.get("kind") in ("image", "document") and str(ref.get("name")) not in summary
+    ]
+    if not missing:
+        return summary
+    return summary.rstrip() + "\nAttached: " + ", ".join(dict.fromkeys(missing)) + "."
+
+
 def chip(ref: Mapping[str, Any]) -> str:
     """The short label of a chip: ``📎 plot.png · 47.1 KB``."""
     return f"📎 {ref.get('name') or 'file'} · {human_size(int(ref.get('size') or 0))}"
