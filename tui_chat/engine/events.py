@@ -14,6 +14,14 @@ from tui_chat.llm.errors import ChatError
 
 
 @dataclass(frozen=True, slots=True)
+class SendWaiting:
+    """Another sender (maybe another process) is sending to this conversation; this send
+    waits for it so that each reply follows its own question."""
+
+    conversation_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class UserMessageSaved:
     """The user's message is safely in the database."""
 
@@ -71,7 +79,8 @@ class CompactionFailed:
 
 
 EngineEvent = (
-    UserMessageSaved
+    SendWaiting
+    | UserMessageSaved
     | ReplyStarted
     | ReplyDelta
     | ReplyFinished

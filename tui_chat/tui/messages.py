@@ -26,6 +26,13 @@ class EngineMessage(Message):
 
 
 @dataclass
+class SendWaiting(EngineMessage):
+    """Another sender is sending to this conversation; this send waits for its turn."""
+
+    event: events.SendWaiting
+
+
+@dataclass
 class UserMessageSaved(EngineMessage):
     """The user's message is stored: show it."""
 
@@ -75,6 +82,7 @@ class CompactionFailed(EngineMessage):
 
 
 _FOR_EVENT: Final[dict[type[EngineEvent], type[EngineMessage]]] = {
+    events.SendWaiting: SendWaiting,
     events.UserMessageSaved: UserMessageSaved,
     events.ReplyStarted: ReplyStarted,
     events.ReplyDelta: ReplyDelta,

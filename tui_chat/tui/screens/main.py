@@ -103,6 +103,13 @@ class MainScreen(ChatView):
 
     # -- engine events -----------------------------------------------------------------------
 
+    @on(messages.SendWaiting)
+    def _send_waiting(self, message: messages.SendWaiting) -> None:
+        self.notify(
+            "Another tui-chat is sending to this conversation; yours goes out when it is done.",
+            title="Waiting",
+        )
+
     @on(messages.UserMessageSaved)
     async def _user_message_saved(self, message: messages.UserMessageSaved) -> None:
         saved = message.event.message

@@ -1,0 +1,75 @@
+"""Sends to one conversation, one at a time across processes, each reply after its question.
+
+:class:`SendLock` holds the conversation's send lease (:mod:`tui_chat.store.send_leases`)
+from before the user's message is stored until its reply is stored, renewing it while the
+reply streams. A second sender waits, says so once through ``on_wait``, and goes on when the
+lease is released, expires or its process is found dead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from tui_chat.store.send_leases import LEASE_SECONDS, SendLeases, new_owner
+
+POLL_SECONDS = 0.2
+"""How often a waiting sender asks for the lease again."""
+
+
+class SendLock:
+    """The send lease of each conversation, taken by this process's sends."""
+
+    def __init__(
+        self,
+        leases: SendLeases,
+        *,
+        lease_seconds: float = LEASE_SECONDS,
+        poll_seconds: float = POLL_SECONDS,
+    ) -> None:
+        """Use the store's lease table.
+
+        Args:
+            leases: The store's send leases.
+            lease_seconds: Lease length; renewed every third of it while held.
+            poll_seconds: Pause between attempts while another sender holds the lease.
+        """
+        self.leases = leases
+        self.lease_seconds = lease_seconds
+        self.poll_seconds = poll_seconds
+
+    @asynccontextmanager
+    async def hold(
+        self, conversation_id: str, on_wait: Callable[[], None] | None = None
+    ) -> AsyncIterator[None]:
+        """Hold the conversation's lease for the block (waiting for it if needed).
+
+        Args:
+            conversation_id: The conversation.
+            on_wait: Called once if the lease is busy and this sender has to wait.
+        """
+        owner = new_owner()  # one per send: two sends of one process take turns too
+        waited = False
+        while not await self.leases.acquire(conversation_id, owner, self.lease_seconds):
+            if not waited and on_wait is not None:
+                on_wait()
+            waited = True
+            await asyncio.sleep(self.poll_seconds)
+        renewing = asyncio.create_task(self._renew(conversation_id, owner))
+        try:
+            yield
+        finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
+            # Released even when the send was cancelled (a signal, an escape key).
+            await asyncio.shield(self.leases.release(conversation_id, owner))
+
+    async def _renew(self, conversation_id: str, owner: str) -> None:
+        while True:
+            await asyncio.sleep(self.lease_seconds / 3)
+            # A renewal that fails (a busy disk) is tried again; the send goes on meanwhile.
+            with contextlib.suppress(Exception):
+                await self.leases.renew(conversation_id, owner, self.lease_seconds)
