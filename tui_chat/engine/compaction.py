@@ -25,15 +25,9 @@ from datetime import datetime
 
 from tui_chat.core.blocks import message_body
 from tui_chat.core.identifiers import retention
-from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger
+from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger, Usage
 from tui_chat.core.policy import Policy
-from tui_chat.core.summarize import (
-    ExtractiveSummarizer,
-    ModelSummarizer,
-    SummaryError,
-    SummaryInput,
-    SummaryOutput,
-)
+from tui_chat.core.summarize import SummaryError, SummaryInput, SummaryOutput
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
 from tui_chat.core.turns import group_turns
@@ -43,8 +37,10 @@ from tui_chat.engine.events import (
     CompactionStarted,
     EngineEvent,
 )
+from tui_chat.engine.server_summary import ServerSummarizer, compaction_request
+from tui_chat.engine.summarizers import SentTurns, Summarizer, call_cost, choose
 from tui_chat.llm.client import ClaudeClient
-from tui_chat.llm.summarizer import claude_complete
+from tui_chat.llm.models import ModelInfo, model_info
 from tui_chat.store.errors import Conflict
 from tui_chat.store.repository import Store
 from tui_chat.store.summaries import SummaryResult, SummaryStart
@@ -96,6 +92,11 @@ class CompactionWorker:
         self.lease_seconds = lease_seconds
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._tasks: dict[str, asyncio.Task[Summary | None]] = {}
+        self.sent = SentTurns()
+        """The last chat request of each conversation, for continuation summaries."""
+        self.info_for: Callable[[str], ModelInfo] = model_info
+        """A model's figures and prices (the service sets its configured overrides)."""
+        self._notices: dict[str, str] = {}
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -155,6 +156,11 @@ class CompactionWorker:
         if self.projected_tokens is not None:
             projected, usable = await self.projected_tokens(conversation)
         failures = await self.store.summaries.consecutive_failures(conversation.id)
+        foldable = 0
+        policy = self.policy_for(conversation)
+        if policy.trigger == "cost":
+            raw = await self.store.messages.history(conversation.id, after_id=coverage)
+            foldable = sum(m.token_count for m in raw[: plan_boundary(policy, raw)])
         return TriggerState(
             unsummarized_tokens=tokens,
             unsummarized_turns=complete_turns,
@@ -164,6 +170,8 @@ class CompactionWorker:
             last_reduction=active.reduction if active else None,
             tokens_at_last_compaction=active.source_tokens if active else None,
             consecutive_failures=failures,
+            foldable_tokens=foldable,
+            summary_tokens=active.summary_tokens if active else 0,
         )
 
     async def backoff_remaining(self, conversation_id: str) -> float:
@@ -303,6 +311,8 @@ class CompactionWorker:
                 summarizer=output.summarizer,
                 identifiers_kept=kept,
                 identifiers_total=total,
+                call=call_cost(output, self.info_for),
+                compaction_block=output.compaction_block,
             )
             done, activated = await self.store.summaries.complete(
                 row.id, result, owner=self.owner, activate_if_parent=True
@@ -321,7 +331,8 @@ class CompactionWorker:
             renewer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await renewer
-        self.emit(CompactionFinished(conversation.id, done, activated))
+        notice = self._notices.pop(conversation.id, None)
+        self.emit(CompactionFinished(conversation.id, done, activated, notice))
         return done
 
     async def _renew(self, summary_id: int) -> None:
@@ -332,15 +343,40 @@ class CompactionWorker:
             ):
                 return
 
-    def summarizer_for(self, policy: Policy) -> ModelSummarizer | ExtractiveSummarizer:
-        """The summarizer a policy asks for (offline when there is no key and it says auto)."""
-        name = policy.summarizer
-        if name == "extractive" or (name == "auto" and not self.client.has_key):
-            return ExtractiveSummarizer()
-        model = policy.summarizer_model if name == "auto" else name
-        return ModelSummarizer(
-            claude_complete(self.client, model, timeout=policy.summarizer_timeout), name=model
-        )
+    def summarizer_for(
+        self,
+        conversation: Conversation,
+        policy: Policy,
+        chunks: Sequence[Sequence[Message]],
+        after: int = 0,
+    ) -> Summarizer:
+        """The summarizer for one compaction (:mod:`tui_chat.engine.summarizers`)."""
+
+        def server(fallback: Summarizer) -> Summarizer:
+            async def render(request: SummaryInput) -> dict[str, object]:
+                info = self.info_for(conversation.model)
+                return await compaction_request(
+                    self.store, conversation, policy, info, self.counter, request
+                )
+
+            def notify(model: str, reason: str) -> None:
+                self._notices[conversation.id] = (
+                    f"on-demand compaction is not available for {model} ({reason}); "
+                    "the claude summarizer wrote this version and will from now on"
+                )
+
+            return ServerSummarizer(
+                self.client,
+                conversation.model,
+                render,
+                fallback,
+                self.store.compaction_support,
+                notify,
+                policy.summarizer_timeout,
+            )
+
+        sent = self.sent.get(conversation.id)
+        return choose(self.client, conversation, policy, chunks, sent, server, after)
 
     async def _summarize(
         self,
@@ -353,7 +389,6 @@ class CompactionWorker:
         used_ratio: float,
     ) -> SummaryOutput:
         """Fold ``messages`` into ``parent``, in whole-turn chunks the summarizer can take."""
-        summarizer = self.summarizer_for(policy)
         chunks: list[list[Message]] = [[]]
         chunk_tokens = 0
         for turn in group_turns(messages):
@@ -363,8 +398,11 @@ class CompactionWorker:
                 chunk_tokens = 0
             chunks[-1].extend(turn)
             chunk_tokens += tokens
+        later = await self.store.messages.history(conversation.id, after_id=messages[-1].id)
+        summarizer = self.summarizer_for(conversation, policy, chunks, len(later))
         previous = parent
         output: SummaryOutput | None = None
+        usage: Usage | None = None
         for chunk in chunks:
             output = await summarizer.summarize(
                 SummaryInput(
@@ -378,6 +416,7 @@ class CompactionWorker:
             )
             if not output.text.strip():
                 raise SummaryError("the summarizer returned an empty summary")
+            usage = _sum_usage(usage, output.usage)
             base = previous or _blank(conversation.id, policy)
             previous = replace(
                 base,
@@ -385,9 +424,24 @@ class CompactionWorker:
                 segments=list(output.segments),
                 fields=dict(output.fields),
                 covers_to_message_id=chunk[-1].id,
+                compaction_block=output.compaction_block,
             )
         assert output is not None
-        return output
+        return replace(output, usage=usage)
+
+
+def _sum_usage(total: Usage | None, more: Usage | None) -> Usage | None:
+    """Usage of every chunk's calls together."""
+    if total is None or more is None:
+        return more if total is None else total
+    return Usage(
+        input_tokens=total.input_tokens + more.input_tokens,
+        output_tokens=total.output_tokens + more.output_tokens,
+        cache_creation_input_tokens=total.cache_creation_input_tokens
+        + more.cache_creation_input_tokens,
+        cache_read_input_tokens=total.cache_read_input_tokens + more.cache_read_input_tokens,
+    )
+
 
 
 def _blank(conversation_id: str, policy: Policy) -> Summary:

@@ -66,6 +66,8 @@ class CompactionFinished:
     conversation_id: str
     summary: Summary
     activated: bool
+    notice: str | None = None
+    """Something the user should know, e.g. that the ``server`` summarizer fell back."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,6 +62,7 @@ class ChatService:
             policy_for=self.policy_for,
             projected_tokens=self._projected,
         )
+        self.worker.info_for = self.info_for
         self.session = ChatSession(
             store,
             client,

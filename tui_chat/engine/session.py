@@ -237,6 +237,8 @@ class ChatSession:
         if on_event:
             on_event(ReplyFinished(stored, result.error))
         self._changed(conversation.id)
+        # A continuation summary repeats this request, so its prefix is read from the cache.
+        self.worker.sent.remember(conversation.id, built, stored)
         if status == "complete":
             self.worker.poke(conversation.id)
         return stored

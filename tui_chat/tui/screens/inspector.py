@@ -65,6 +65,7 @@ def figures(summary: Summary, *, active: bool) -> Content:
         ),
         ("Identifiers kept", retention(summary)),
         ("Summarizer", summary.summarizer),
+        ("Summary call", call_cost(summary)),
         ("Created", clock_time(summary.created_at)),
     ]
     if summary.instructions:
@@ -76,6 +77,19 @@ def figures(summary: Summary, *, active: bool) -> Content:
         for label, value in rows
     ]
     return Content("\n").join(lines)
+
+
+def call_cost(summary: Summary) -> str:
+    """What the call that wrote the version cost (tokens by kind and dollars)."""
+    call = summary.call
+    if call is None:
+        return "no model call (offline)" if summary.summarizer == "extractive" else "not recorded"
+    kind = "compaction block" if summary.compaction_block else call.model
+    return (
+        f"${call.cost_usd:.4f} · {kind} · input {tokens(call.input_tokens)}, cache read "
+        f"{tokens(call.cache_read_tokens)}, cache write {tokens(call.cache_write_tokens)}, "
+        f"output {tokens(call.output_tokens)}"
+    )
 
 
 def diff(parent: Summary | None, summary: Summary) -> Content:

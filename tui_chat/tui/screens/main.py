@@ -159,7 +159,9 @@ class MainScreen(ChatView):
         )
         if not event.activated:
             text += "; kept aside (another version is active)"
-        self.notify(text, title="Compaction done")
+        if event.notice:
+            text += f"\n{event.notice}"
+        self.notify(text, title="Compaction done", markup=False)
         await self.refresh_summaries()
 
     @on(messages.CompactionFailed)

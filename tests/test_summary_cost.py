@@ -1,0 +1,150 @@
+"""Summaries that reuse the prompt cache, and Claude's own compaction as a summarizer,
+through ``ChatService`` against the local server.
+
+- ``claude``: the summary request repeats the preceding chat request byte for byte (system,
+  messages, breakpoints), so its prefix is a cache read; each version records what its call
+  cost.
+- ``server``: the returned compaction block is sent back unchanged while its version is
+  active and is gone after a roll back; regenerate passes instructions; an endpoint without
+  the feature falls back to ``claude`` once, with a notice, and is remembered per model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tests.fake_anthropic import FakeAnthropic, RecordedRequest
+from tui_chat.engine.events import CompactionFinished, EngineEvent
+from tui_chat.engine.service import ChatService
+
+Make = Callable[..., Awaitable[ChatService]]
+MODEL = "claude-sonnet-4-6"
+
+
+def turn_text(i: int) -> str:
+    return f"Turn {i}: file src/mod_{i}.py holds LIMIT_{i} = {i * 97}. " + "Padding words. " * 60
+
+
+async def talk(service: ChatService, cid: str, turns: range) -> None:
+    for i in turns:
+        outcome = await service.send(cid, turn_text(i))
+        assert outcome.error is None, outcome.error
+        await service.finish_background()
+
+
+async def open_chat(make_service: Make, **settings: str) -> tuple[ChatService, str]:
+    service = await make_service(model=MODEL)
+    conversation = await service.new_conversation()
+    for key, value in settings.items():
+        await service.set_setting(conversation.id, key, value)
+    return service, conversation.id
+
+
+def dumped(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def chats(fake: FakeAnthropic) -> list[RecordedRequest]:
+    return [r for r in fake.message_requests if not r.is_summary and not r.is_compaction]
+
+
+async def test_claude_summary_continues_the_cached_chat_request(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.cache_min_tokens = 0
+    service, cid = await open_chat(
+        make_service, preset="threshold", summarizer="claude", threshold_tokens="1000"
+    )
+    await talk(service, cid, range(1, 8))
+
+    summaries = [r for r in fake_anthropic.message_requests if r.is_summary]
+    assert summaries, "no summary call was made"
+    summary = summaries[0]
+    chat = max((r for r in chats(fake_anthropic) if r.index < summary.index), key=lambda r: r.index)
+    sent = chat.body["messages"]
+    assert summary.body["model"] == chat.body["model"] == MODEL
+    assert dumped(summary.body["system"]) == dumped(chat.body["system"])
+    assert dumped(summary.body["messages"][: len(sent)]) == dumped(sent)
+    assert summary.body["messages"][len(sent)]["role"] == "assistant"
+    instruction = summary.body["messages"][-1]["content"][0]["text"]
+    assert "<summary></summary>" in instruction and "stay verbatim" in instruction
+    usage = summary.usage or {}
+    marked = [i for i, m in enumerate(sent) if "cache_control" in m["content"][-1]][-1]
+    prefix = fake_anthropic.input_tokens({**chat.body, "messages": sent[: marked + 1]})
+    assert usage["cache_read_input_tokens"] == prefix > 0
+    assert usage["cache_creation_input_tokens"] == 0
+
+    version = (await service.summaries(cid))[-1]
+    assert version.call is not None and version.call.model == MODEL
+    assert version.call.cache_read_tokens == prefix
+    assert version.call.output_tokens == usage["output_tokens"]
+    assert version.call.cost_usd > 0
+
+
+async def test_server_block_is_sent_back_unchanged_and_gone_after_rollback(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service, cid = await open_chat(
+        make_service, preset="window", summarizer="extractive", keep_recent="2"
+    )
+    await talk(service, cid, range(1, 5))
+    text_version = await service.compact(cid)
+    await service.set_setting(cid, "summarizer", "server")
+    await talk(service, cid, range(5, 8))
+    server_version = await service.compact(cid)
+
+    compactions = [r for r in fake_anthropic.message_requests if r.is_compaction]
+    assert len(compactions) == 1 and compactions[0].headers["anthropic-beta"].startswith("compact-")
+    block = server_version.compaction_block
+    assert block is not None and block["type"] == "compaction"
+    assert server_version.text == block["content"]
+    assert block["signature"] == fake_anthropic.signature(block["content"])
+    assert server_version.summarizer == f"server:{MODEL}" and server_version.call is not None
+    # The parent's summary (a text version) was in the compaction request's memory block.
+    assert text_version.text.split("\n")[0][:30] in dumped(compactions[0].body["system"])
+
+    await talk(service, cid, range(8, 9))
+    first = chats(fake_anthropic)[-1].body["messages"][0]
+    assert dumped(first) == dumped({"role": "assistant", "content": [block]})
+    assert chats(fake_anthropic)[-1].headers["anthropic-beta"] == "compact-2026-09-04"
+
+    await service.activate(cid, text_version.version)
+    await talk(service, cid, range(9, 10))
+    after = chats(fake_anthropic)[-1].body
+    assert "compaction" not in dumped(after["messages"])
+    assert text_version.text.split("\n")[0][:30] in dumped(after["system"])
+
+    regenerated = await service.regenerate(cid, server_version.version, "keep every LIMIT")
+    assert fake_anthropic.last.body["compaction"] == {
+        "type": "summarize",
+        "instructions": "keep every LIMIT",
+    }
+    assert regenerated.compaction_block is not None
+    assert regenerated.text.startswith("Focus: keep every LIMIT")
+
+
+async def test_server_falls_back_to_claude_once_and_remembers(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.compaction_endpoint = False
+    service, cid = await open_chat(
+        make_service, preset="window", summarizer="server", keep_recent="2"
+    )
+    events: list[EngineEvent] = []
+    service.subscribe(events.append)
+    await talk(service, cid, range(1, 5))
+    first = await service.compact(cid)
+
+    assert [r.status for r in fake_anthropic.message_requests if r.is_compaction] == [400]
+    assert first.compaction_block is None and not first.summarizer.startswith("server")
+    notices = [e.notice for e in events if isinstance(e, CompactionFinished) and e.notice]
+    assert len(notices) == 1 and "not available" in notices[0]
+    assert await service.store.compaction_support.unsupported(MODEL) is not None
+
+    await talk(service, cid, range(5, 8))
+    second = await service.compact(cid)
+    assert second.status == "completed" and second.compaction_block is None
+    assert len([r for r in fake_anthropic.message_requests if r.is_compaction]) == 1
+    assert len([e for e in events if isinstance(e, CompactionFinished) and e.notice]) == 1
