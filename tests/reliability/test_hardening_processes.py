@@ -160,7 +160,6 @@ def test_a_reader_that_goes_away_does_not_lose_the_reply(
     assert len(text) > len(head)
 
 
-@NOT_FIXED
 def test_a_reply_left_streaming_by_a_dead_process_becomes_incomplete(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
@@ -247,7 +246,6 @@ class _Terminal:
         self._reader.join(10)
 
 
-@NOT_FIXED
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_a_signal_to_the_tui_keeps_what_arrived(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path, signum: int

@@ -14,6 +14,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from tui_chat.tui import termination
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
@@ -76,6 +77,7 @@ class ChatApp(ChatHost):
         """Connect engine events to the main screen and show the conversation."""
         if self._initial_conversation_id is None:
             return
+        termination.install(self)  # SIGTERM/SIGHUP keep the streaming reply's text
         main = self.main_screen
         self.bridge = EngineBridge(main)
         self._unsubscribe = self.service.subscribe(self.bridge)

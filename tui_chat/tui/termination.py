@@ -1,0 +1,50 @@
+"""SIGTERM (``kill``) and SIGHUP (the terminal closed) end the TUI without losing text.
+
+Python's default for both signals ends the process at once: the reply being streamed lost
+what arrived since the last flush (up to half a second) and stayed ``streaming``. Here the
+signal cancels the reply as ``escape`` does — the engine stores every character that arrived
+and marks the reply ``incomplete`` — then the app exits with ``128 + signal``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+
+from textual.app import App
+
+SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""The signals that end the TUI cleanly."""
+
+_stopping: set[asyncio.Task[None]] = set()
+"""Keeps the stop task referenced until it is done."""
+
+
+def install(app: App[None]) -> None:
+    """Make :data:`SIGNALS` stop ``app`` cleanly (call once its event loop runs)."""
+    loop = asyncio.get_running_loop()
+    for signum in SIGNALS:
+        # Not every platform or thread can take signal handlers; those keep the default.
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, _start_stop, app, signum)
+
+
+def _start_stop(app: App[None], signum: int) -> None:
+    task = asyncio.ensure_future(stop(app, signum))
+    _stopping.add(task)
+    task.add_done_callback(_stopping.discard)
+
+
+async def stop(app: App[None], signum: int) -> None:
+    """Cancel the streaming reply, wait until it is stored, and exit with ``128 + signum``."""
+    replies = [w for w in app.workers if w.group == "reply" and not w.is_finished]
+    for worker in replies:
+        worker.cancel()
+    for worker in replies:
+        # The worker ends cancelled once the engine has stored what arrived.
+        with contextlib.suppress(Exception):
+            await worker.wait()
+    name = signal.Signals(signum).name
+    saved = "; the reply so far is saved, marked incomplete" if replies else ""
+    app.exit(return_code=128 + signum, message=f"tui-chat: stopped by {name}{saved}")
