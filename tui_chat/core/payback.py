@@ -113,12 +113,14 @@ def estimate(policy: Policy, *, foldable: int, summary: int, projected: int) -> 
 
     Returns:
         The cost figures: the new summary is expected at ``compression_rate`` of what it
-        folds, at most ``summary_max_tokens``; a ``claude`` (or ``auto``) summary reads the
+        folds, at most ``summary_max_tokens`` and the summary call's ``summarizer_max_tokens``;
+        a ``claude`` (or ``auto``) summary reads the
         request from the cache, a ``server`` compaction sends its span uncached, and the
         offline summarizer costs nothing.
     """
     source = foldable + summary
-    written = min(policy.summary_max_tokens, int(policy.compression_rate * source))
+    cap = min(policy.summary_max_tokens, policy.summarizer_max_tokens)
+    written = min(cap, int(policy.compression_rate * source))
     folded = source - written
     if policy.summarizer == "extractive":
         prefix = uncached = output = 0
