@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -31,6 +32,9 @@ WINDOWS = (2_000, 4_000, 8_000)
 TARGET_WINDOW = 4_000
 TARGET_HIT_RATE = 75.0
 QUICK_CONVERSATIONS = ("conv-30",)
+RAW_WINDOW = False
+"""Research switch: read a window as ``context_window`` itself (a new user's ``set
+context_window 4000``) instead of as the usable part."""
 _DIA = re.compile(r"D(\d+):(\d+)")
 
 
@@ -54,6 +58,8 @@ class Question:
     text: str
     evidence: tuple[str, ...]
     category: int
+    answer: str | None = None
+    """The expected answer as a string (``None`` for adversarial items)."""
 
 
 @dataclass
@@ -109,7 +115,15 @@ def load_dialogue(path: Path) -> Dialogue:
         if not evidence or any(e not in known for e in evidence):
             skipped += 1
             continue
-        questions.append(Question(qa["question"], evidence, int(qa.get("category", 0))))
+        answer = qa.get("answer")
+        questions.append(
+            Question(
+                qa["question"],
+                evidence,
+                int(qa.get("category", 0)),
+                None if answer is None else str(answer),
+            )
+        )
     return Dialogue(path.stem, speaker_a, data["speaker_b"], turns, questions, skipped)
 
 
@@ -187,18 +201,70 @@ def is_hit(request: dict[str, Any], evidence_texts: Iterable[str]) -> bool:
     return all(normalise(text) in haystack for text in evidence_texts)
 
 
+CATEGORIES: dict[int, str] = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+}
+"""LoCoMo's QA categories (Maharana et al., 2024)."""
+
+
 @dataclass
 class Tally:
-    """Hits over questions for one configuration."""
+    """Hits over questions for one configuration, overall and per QA category."""
 
     hits: int = 0
     total: int = 0
+    answers: int = 0
+    """Questions whose answer string is inside the request."""
+    answerable: int = 0
+    """Questions with an answer string (adversarial items have none)."""
     request_tokens: list[int] = field(default_factory=list)
+    by_category: dict[int, list[int]] = field(default_factory=dict)
+    """Category -> ``[hits, total]``."""
+
+    def add(self, category: int, hit: bool, answer: bool | None, tokens: int) -> None:
+        """Count one question."""
+        self.total += 1
+        self.hits += hit
+        if answer is not None:
+            self.answerable += 1
+            self.answers += answer
+        self.request_tokens.append(tokens)
+        cell = self.by_category.setdefault(category, [0, 0])
+        cell[0] += hit
+        cell[1] += 1
 
     @property
     def rate(self) -> float:
         """Hit rate in percent."""
         return 100.0 * self.hits / self.total if self.total else 0.0
+
+    @property
+    def answer_rate(self) -> float:
+        """Answer-string-in-request rate in percent."""
+        return 100.0 * self.answers / self.answerable if self.answerable else 0.0
+
+    @property
+    def mean_tokens(self) -> float:
+        """Mean request input tokens (local count)."""
+        return sum(self.request_tokens) / len(self.request_tokens) if self.request_tokens else 0.0
+
+    def category_rate(self, category: int) -> float | None:
+        """Hit rate of one category in percent (``None`` when it has no question)."""
+        hits, total = self.by_category.get(category, [0, 0])
+        return 100.0 * hits / total if total else None
+
+    def categories_note(self) -> str:
+        """``multi-hop 40.1, temporal …`` for a row's note."""
+        parts = []
+        for number, name in CATEGORIES.items():
+            rate = self.category_rate(number)
+            if rate is not None:
+                parts.append(f"{name} {rate:.1f}")
+        return ", ".join(parts)
 
 
 @dataclass
@@ -231,15 +297,107 @@ async def _compact_all(service: Any, cid: str) -> int:
         versions += 1
 
 
+_TERM = re.compile(r"\w+")
+
+
+class Bm25Probe:
+    """Plain Okapi BM25 over single turns: the retrieval a 30-line script would do.
+
+    Each turn is a document (its stored text, lower-cased ``\\w+`` words, no stemming, no
+    stop words); the question is the query. :meth:`hits` fills a token budget with the best
+    turns in rank order and stops at the first that does not fit.
+    """
+
+    def __init__(self, turns: Sequence[Turn], k1: float = 1.5, b: float = 0.75) -> None:
+        from tui_chat.core.tokens import get_counter
+
+        counter = get_counter()
+        self.turns = list(turns)
+        self.docs = [_TERM.findall(t.text.lower()) for t in self.turns]
+        self.costs = [counter.count(t.text) for t in self.turns]
+        self.k1, self.b = k1, b
+        self.avg = sum(len(d) for d in self.docs) / max(1, len(self.docs))
+        self.freqs: list[dict[str, int]] = []
+        df: dict[str, int] = {}
+        for doc in self.docs:
+            tf: dict[str, int] = {}
+            for term in doc:
+                tf[term] = tf.get(term, 0) + 1
+            self.freqs.append(tf)
+            for term in tf:
+                df[term] = df.get(term, 0) + 1
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self._ranks: dict[str, list[int]] = {}
+
+    def ranking(self, query: str) -> list[int]:
+        """Turn indexes, best first (cached per query)."""
+        cached = self._ranks.get(query)
+        if cached is not None:
+            return cached
+        terms = _TERM.findall(query.lower())
+        scores: list[tuple[float, int]] = []
+        for index, tf in enumerate(self.freqs):
+            length = len(self.docs[index])
+            score = 0.0
+            for term in terms:
+                f = tf.get(term)
+                if f:
+                    norm = f + self.k1 * (1 - self.b + self.b * length / self.avg)
+                    score += self.idf[term] * f * (self.k1 + 1) / norm
+            if score > 0:
+                scores.append((-score, index))
+        ranked = [index for _, index in sorted(scores)]
+        self._ranks[query] = ranked
+        return ranked
+
+    def selection(self, query: str, budget: int) -> str:
+        """The text of the best turns that fill ``budget`` tokens, normalised."""
+        chosen: list[str] = []
+        spent = 0
+        for index in self.ranking(query):
+            if spent + self.costs[index] > budget:
+                break
+            spent += self.costs[index]
+            chosen.append(self.turns[index].text)
+        return normalise("\n".join(chosen))
+
+
+def answer_in(haystack: str, answer: str | None) -> bool | None:
+    """Whether the answer string is in the (normalised) request text, ignoring case."""
+    if not answer:
+        return None
+    return normalise(answer).casefold() in haystack.casefold()
+
+
+Key = tuple[str, int, bool]
+"""``(configuration, usable window, recall on)``; the probe is ``("bm25 probe", usable, …)``
+measured at the budget of the configuration named in :data:`PROBE_AT`."""
+
+
 async def _ask_all(
-    service: Any, cid: str, questions: Sequence[Question], texts: dict[str, str], tally: Tally
+    service: Any,
+    cid: str,
+    dialogue: Dialogue,
+    key: Key,
+    tallies: dict[Key, Tally],
+    probe: Bm25Probe | None = None,
 ) -> None:
-    for question in questions:
+    texts = {t.dia_id: t.original for t in dialogue.turns}
+    tally = tallies.setdefault(key, Tally())
+    for question in dialogue.questions:
         built = await service.context(cid, question.text)
-        tally.total += 1
-        tally.request_tokens.append(built.breakdown.input_tokens)
-        if is_hit(built.request, (texts[e] for e in question.evidence)):
-            tally.hits += 1
+        haystack = request_text(built.request)
+        hit = all(normalise(texts[e]) in haystack for e in question.evidence)
+        tokens = built.breakdown.input_tokens
+        tally.add(question.category, hit, answer_in(haystack, question.answer), tokens)
+        if probe is not None:
+            chosen = probe.selection(question.text, tokens)
+            probe_hit = all(normalise(texts[e]) in chosen for e in question.evidence)
+            probe_key = (f"bm25 probe at {key[0]}", key[1], key[2])
+            tallies.setdefault(probe_key, Tally()).add(
+                question.category, probe_hit, answer_in(chosen, question.answer), tokens
+            )
 
 
 async def evaluate(
@@ -247,14 +405,18 @@ async def evaluate(
     presets: Sequence[str],
     windows: Sequence[int],
     work: Path,
-    tallies: dict[tuple[str, int, bool], Tally],
+    tallies: dict[Key, Tally],
     stats: dict[str, PresetStats],
 ) -> None:
-    """Run every configuration on one dialogue, adding to ``tallies`` and ``stats``."""
+    """Run every configuration on one dialogue, adding to ``tallies`` and ``stats``.
+
+    The BM25 probe is measured at the budget of every configuration with recall on (each
+    question's own request size), in the same run.
+    """
     from tui_chat.core.identifiers import retention
 
     source = export_file(dialogue, work / f"{dialogue.name}.json")
-    texts = {t.dia_id: t.original for t in dialogue.turns}
+    probe = Bm25Probe(dialogue.turns)
     for preset in ("truncation", *presets):
         for usable in windows:
             db = work / f"{dialogue.name}-{preset}-{usable}.db"
@@ -265,17 +427,23 @@ async def evaluate(
                 chosen = "window" if preset == "truncation" else preset
                 await service.set_setting(cid, "preset", chosen)
                 await service.set_setting(cid, "summarizer", "extractive")
-                await service.set_setting(cid, "context_window", str(context_window_for(usable)))
+                window = usable if RAW_WINDOW else context_window_for(usable)
+                await service.set_setting(cid, "context_window", str(window))
                 if preset == "truncation":
                     await service.set_setting(cid, "recall", "off")
-                    tally = tallies.setdefault((preset, usable, False), Tally())
-                    await _ask_all(service, cid, dialogue.questions, texts, tally)
+                    await _ask_all(service, cid, dialogue, (preset, usable, False), tallies, probe)
                     continue
                 versions = await _compact_all(service, cid)
                 for recall in (False, True):
                     await service.set_setting(cid, "recall", "on" if recall else "off")
-                    tally = tallies.setdefault((preset, usable, recall), Tally())
-                    await _ask_all(service, cid, dialogue.questions, texts, tally)
+                    await _ask_all(
+                        service,
+                        cid,
+                        dialogue,
+                        (preset, usable, recall),
+                        tallies,
+                        probe if recall else None,
+                    )
                 if usable == TARGET_WINDOW:
                     active_id = (await service.resolve(cid)).active_summary_id
                     summaries = await service.summaries(cid)
@@ -295,52 +463,62 @@ async def evaluate(
                 await service.close()
 
 
-def run(options: Options) -> list[Row]:
-    """Every quality figure."""
-    from tui_chat.core.presets import PRESETS
-
-    paths = sorted(LOCOMO_DIR.glob("*.json"))
-    if options.quick:
-        paths = [p for p in paths if p.stem in QUICK_CONVERSATIONS]
-    dialogues = [load_dialogue(p) for p in paths]
-    presets = list(PRESETS)
-    tallies: dict[tuple[str, int, bool], Tally] = {}
+def measure(
+    dialogues: Sequence[Dialogue], presets: Sequence[str], windows: Sequence[int]
+) -> tuple[dict[Key, Tally], dict[str, PresetStats]]:
+    """Every configuration on every dialogue: the tallies and the compression figures."""
+    tallies: dict[Key, Tally] = {}
     stats: dict[str, PresetStats] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for dialogue in dialogues:
-            asyncio.run(evaluate(dialogue, presets, WINDOWS, Path(tmp), tallies, stats))
-    asked = sum(len(d.questions) for d in dialogues)
-    skipped = sum(d.skipped for d in dialogues)
-    names = ", ".join(d.name for d in dialogues)
+            asyncio.run(evaluate(dialogue, presets, windows, Path(tmp), tallies, stats))
+    return tallies, stats
+
+
+def _hit_row(label: str, name: str, tally: Tally, base: float, target: float | None) -> Row:
+    return row(
+        GROUP,
+        f"evidence in request, {label} window, {name}",
+        tally.rate,
+        "%",
+        ge=target,
+        ratio=tally.rate / base if base else None,
+        note=f"answer in request {tally.answer_rate:.1f} %; mean request "
+        f"{tally.mean_tokens:,.0f} tokens; {tally.categories_note()}",
+    )
+
+
+def rows_for(
+    tallies: dict[Key, Tally],
+    stats: dict[str, PresetStats],
+    presets: Sequence[str],
+    windows: Sequence[int],
+    note: str,
+) -> list[Row]:
+    """The printed rows: per window truncation, every preset with recall off and on, and the
+    BM25 probe at each recall-on configuration's budget; then compression figures."""
+    from tui_chat.core.presets import DEFAULT_PRESET
+
     rows: list[Row] = []
-    for usable in WINDOWS:
+    for usable in windows:
         label = f"{usable // 1000}k"
         base = tallies[("truncation", usable, False)].rate
-        rows.append(
-            row(
-                GROUP,
-                f"evidence in request, {label} window, truncation (baseline)",
-                base,
-                "%",
-                note=f"{asked} questions ({names}; {skipped} without usable evidence left out)",
-            )
-        )
+        truncation = tallies[("truncation", usable, False)]
+        rows.append(_hit_row(label, "truncation (baseline)", truncation, 0.0, None))
+        rows[-1] = Row(**{**rows[-1].__dict__, "note": f"{note}; {rows[-1].note}"})
         for preset in presets:
             for recall in (False, True):
                 tally = tallies[(preset, usable, recall)]
-                target = TARGET_HIT_RATE if recall and usable == TARGET_WINDOW else None
-                rows.append(
-                    row(
-                        GROUP,
-                        f"evidence in request, {label} window, {preset}, "
-                        f"recall {'on' if recall else 'off'}",
-                        tally.rate,
-                        "%",
-                        ge=target,
-                        ratio=tally.rate / base if base else None,
-                        note=f"mean request {sum(tally.request_tokens) / tally.total:,.0f} tokens",
+                target = None
+                if recall and usable == TARGET_WINDOW and preset == DEFAULT_PRESET:
+                    target = TARGET_HIT_RATE
+                name = f"{preset}, recall {'on' if recall else 'off'}"
+                rows.append(_hit_row(label, name, tally, base, target))
+                probe = tallies.get((f"bm25 probe at {preset}", usable, True))
+                if recall and probe is not None:
+                    rows.append(
+                        _hit_row(label, f"BM25 turn probe at {preset}'s budget", probe, base, None)
                     )
-                )
     for preset in presets:
         entry = stats.get(preset, PresetStats())
         if entry.reductions:
@@ -365,3 +543,50 @@ def run(options: Options) -> list[Row]:
                 )
             )
     return rows
+
+
+def run(options: Options) -> list[Row]:
+    """Every quality figure."""
+    from tui_chat.core.presets import PRESETS
+
+    paths = sorted(LOCOMO_DIR.glob("*.json"))
+    if options.quick:
+        paths = [p for p in paths if p.stem in QUICK_CONVERSATIONS]
+    dialogues = [load_dialogue(p) for p in paths]
+    presets = list(PRESETS)
+    tallies, stats = measure(dialogues, presets, WINDOWS)
+    asked = sum(len(d.questions) for d in dialogues)
+    skipped = sum(d.skipped for d in dialogues)
+    names = ", ".join(d.name for d in dialogues)
+    note = f"{asked} questions ({names}; {skipped} without usable evidence left out)"
+    return rows_for(tallies, stats, presets, WINDOWS, note)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Research entry point: ``python -m benchmarks.quality --presets window --windows 4000``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="LoCoMo evidence-in-request figures")
+    parser.add_argument("--presets", default="")
+    parser.add_argument("--windows", default="4000")
+    parser.add_argument("--conversations", default="")
+    parser.add_argument("--raw-window", action="store_true")
+    args = parser.parse_args(argv)
+    global RAW_WINDOW
+    RAW_WINDOW = args.raw_window
+    from tui_chat.core.presets import PRESETS
+
+    presets = [p for p in args.presets.split(",") if p] or list(PRESETS)
+    windows = [int(w) for w in args.windows.split(",")]
+    paths = sorted(LOCOMO_DIR.glob("*.json"))
+    if args.conversations:
+        paths = [p for p in paths if p.stem in args.conversations.split(",")]
+    dialogues = [load_dialogue(p) for p in paths]
+    tallies, stats = measure(dialogues, presets, windows)
+    for r in rows_for(tallies, stats, presets, windows, ""):
+        value = "n/a" if r.value is None else f"{r.value:5.1f}"
+        print(f"{value}  {r.figure}  | {r.note}")
+
+
+if __name__ == "__main__":
+    main()

@@ -25,6 +25,8 @@ from tui_chat.core.request import (
     draft_breakdown,
     memory_text,
 )
+from tui_chat.core.request.recall import as_passages
+from tui_chat.core.request.render import message_text
 from tui_chat.core.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, get_counter
 
 COUNTER = get_counter()
@@ -129,7 +131,7 @@ def inputs(
         policy=policy,
         summary=summary_,
         anchors=list(anchors),
-        recalled=list(recalled),
+        recalled=as_passages(recalled, message_text),
         raw_messages=list(raw),
         new_message=new_message,
         counter=counter,
@@ -669,7 +671,7 @@ def scenarios(draw: st.DrawFn) -> ContextInputs:
         policy=policy,
         summary=the_summary,
         anchors=pins,
-        recalled=recalled,
+        recalled=as_passages(recalled, message_text),
         raw_messages=raw,
         new_message=new_message,
         counter=COUNTER,
@@ -800,7 +802,10 @@ def test_request_invariants(inp: ContextInputs) -> None:
     assert set(built.recalled_ids).isdisjoint(built.anchor_ids)
     assert len(built.recalled_ids) <= inp.policy.recall_max_excerpts
     if not inp.policy.single_user_message:
-        assert breakdown.sections["recall"] <= max(0, inp.policy.recall_budget_tokens)
+        limit = max(0, inp.policy.recall_budget_tokens)
+        if inp.policy.recall_fill:  # recall may take what the other parts leave
+            limit = max(limit, inp.policy.recall_max_tokens)
+        assert breakdown.sections["recall"] <= limit
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -327,7 +327,14 @@ def test_a_turn_waiting_for_its_answer_is_never_folded() -> None:
     conv.answer()
     # Once answered, only a policy that keeps nothing verbatim may fold it (seed 001).
     folded = {name: plan_boundary(p, conv.messages, manual=True) for name, p in PRESETS.items()}
-    assert folded == {"threshold": 0, "turns": 4, "window": 0, "hybrid": 0, "session": 0}
+    assert folded == {
+        "threshold": 0,
+        "turns": 4,
+        "window": 0,
+        "hybrid": 0,
+        "session": 0,
+        "adaptive": 0,
+    }
 
 
 def test_turns_preset_waits_for_a_full_block_unless_manual() -> None:

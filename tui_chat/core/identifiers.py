@@ -173,6 +173,39 @@ def extract_identifiers(text: str) -> set[str]:
     return {value for _, value in _scan(text)}
 
 
+def scan(text: str) -> list[tuple[Kind, str]]:
+    """The ``(kind, identifier)`` pairs of ``text``, each span used once (see the module doc).
+
+    Args:
+        text: Any conversation text.
+
+    Returns:
+        Pairs in the order the passes found them.
+    """
+    return _scan(text)
+
+
+def normalise_haystack(text: str) -> str:
+    """``text`` folded as :func:`retention` searches it (case, digit group separators)."""
+    return _normalise_haystack(text)
+
+
+def identifier_present(haystack: str, value: str, number: bool) -> bool:
+    """Whether an identifier occurs in a :func:`normalise_haystack` text, as ``retention``
+    judges it (whole word, numbers by value).
+
+    Args:
+        haystack: Text from :func:`normalise_haystack`.
+        value: The identifier as written.
+        number: True for a number (compared by its digits).
+
+    Returns:
+        True when it is there.
+    """
+    needle, is_number = _needle("number" if number else "name", value)
+    return _present(haystack, needle, is_number)
+
+
 def _canonical_number(value: str) -> str:
     match = _NUMBER.fullmatch(value.strip())
     core = match.group("num") if match else value

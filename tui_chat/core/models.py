@@ -188,6 +188,8 @@ class Summary:
     compaction_block: dict[str, Any] | None = None
     """The ``server`` summarizer's compaction block exactly as the API returned it; sent back
     unchanged, first in ``messages``, while this version is active. ``text`` is its summary."""
+    ledger: list[dict[str, Any]] = field(default_factory=list)
+    """The identifier ledger of the covered span (see :mod:`tui_chat.core.ledger`)."""
 
     @property
     def reduction(self) -> float:

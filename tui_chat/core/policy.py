@@ -81,6 +81,22 @@ class Policy:
     """Keep decisions / open files / current task as fields (seed 004)."""
     importance: bool = False
     """Weight messages by importance when summarising offline (seed 003)."""
+    summary_share: float | None = None
+    """When set, the summary's budget is this share of the usable window (it becomes
+    ``summary_max_tokens``; see :mod:`tui_chat.core.request.budget`)."""
+    recall_share: float | None = None
+    """When set, the recall budget is this share of the usable window."""
+    recent_share: float | None = None
+    """When set, raw turns may take this share of the usable window: the ``tokens`` trigger
+    fires past it and compaction folds them down to half of it."""
+    pins_share: float | None = None
+    """When set, pinned messages may take this share of the usable window."""
+    ledger_share: float = 0.0
+    """Share of the usable window the identifier ledger may take (0: no ledger is sent)."""
+    recall_fill: bool = False
+    """Recall may also take the room the other parts leave (up to ``recall_max_tokens``)."""
+    recall_max_tokens: int = 6_000
+    """Most tokens recall takes, whatever the shares (keeps large windows' requests cheap)."""
     payback_turns: int = 4
     """``cost`` trigger: turns within which a compaction must pay for itself."""
     cache_cold_share: float = 0.25

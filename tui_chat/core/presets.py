@@ -64,10 +64,30 @@ PRESETS: dict[str, Policy] = {
         summary_max_chars=700,
         structured_fields=True,
     ),
+    "adaptive": Policy(
+        preset="adaptive",
+        trigger="tokens",
+        strategy="running",
+        keep_recent=2,
+        summary_share=0.10,
+        ledger_share=0.05,
+        recall_share=0.55,
+        recent_share=0.25,
+        pins_share=0.10,
+        recall_fill=True,
+        recall_max_tokens=6_000,
+        recall_max_excerpts=200,
+    ),
 }
-"""The named presets. ``window`` is the default."""
+"""The named presets: the five seed designs exactly as their seeds describe them, and
+``adaptive``, ours and the default: every part of the request has a budget that is a share of
+the usable window (summary 10 %, identifier ledger 5 %, recall 55 % and whatever the others
+leave, up to 6,000 tokens; raw turns 25 %, compacted down to half of it; pins 10 %).
+The shares were chosen on the dev LoCoMo conversations (README, "Why adaptive is the
+default"). Its trigger is the raw-turns budget (``tokens``); ``tui-chat set CONV trigger cost``
+switches it to the cost trigger (:mod:`tui_chat.core.payback`), which keeps the budgets."""
 
-DEFAULT_PRESET = "window"
+DEFAULT_PRESET = "adaptive"
 
 SETTING_KEYS: tuple[str, ...] = (
     "preset",
@@ -101,8 +121,17 @@ _RANGES: dict[str, tuple[float, float]] = {
     "anchor_budget_tokens": (0, 1_000_000),
     "emergency_ratio": (0.1, 1.0),
     "payback_turns": (1, 100),
+    "summary_share": (0.01, 0.9),
+    "ledger_share": (0.0, 0.5),
+    "recall_share": (0.0, 0.9),
+    "recent_share": (0.01, 0.9),
+    "pins_share": (0.0, 0.9),
     "cache_cold_share": (0.0, 1.0),
 }
+
+
+_SHARES = ("summary_share", "recall_share", "recent_share", "pins_share")
+"""Shares of the usable window that may be unset (``none``)."""
 
 
 class PolicyError(ValueError):
@@ -153,6 +182,7 @@ def parse_setting(key: str, raw: object) -> Any:
         "prompt_char_limit",
         "max_output",
         "context_window",
+        *_SHARES,
     ) and (raw is None or str(raw).strip().lower() in ("", "none", "off", "default")):
         return None
     number: float
@@ -165,7 +195,12 @@ def parse_setting(key: str, raw: object) -> Any:
     low, high = _RANGES.get(key, (0, 10_000_000))
     if not low <= number <= high:
         raise PolicyError(f"{key} must be between {low:g} and {high:g}, not {raw!r}")
-    if isinstance(default, float) or key in ("ratio", "compression_rate", "emergency_ratio"):
+    if isinstance(default, float) or key in (
+        "ratio",
+        "compression_rate",
+        "emergency_ratio",
+        *_SHARES,
+    ):
         return float(number)
     if number != int(number):
         raise PolicyError(f"{key} must be a whole number, not {raw!r}")

@@ -2,21 +2,32 @@
 
 Only the tail of unsummarised messages that can fit the usable window is read
 (:meth:`Messages.raw_tail <tui_chat.store.messages.Messages.raw_tail>`), and recall searches
-the compacted prefix (:meth:`Search.recall <tui_chat.store.search.Search.recall>`), so
-building the next request costs the same for a 100-message and a 100,000-message conversation.
+the compacted prefix in two bounded hops (:func:`recall`), so building the next request costs
+the same for a 100-message and a 100,000-message conversation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from tui_chat.core import ledger
 from tui_chat.core.models import ContentBlock, Conversation, Message, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
+from tui_chat.core.request.recall import (
+    SECOND_HOP_SOURCES,
+    Passage,
+    combine,
+    expansion_terms,
+    rank_passages,
+)
+from tui_chat.core.request.render import message_text
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.turns import starts_turn
+from tui_chat.core.unanswered import left_out_note, unanswered_prompts, without_unanswered
 from tui_chat.llm.models import ModelInfo
+from tui_chat.store import fts
 from tui_chat.store.repository import Store
 
 DEFAULT_REPLY_TOKENS = 16_384
@@ -58,24 +69,50 @@ def supersede_failed(messages: Sequence[Message]) -> list[Message]:
     return out
 
 
-EXCERPT_LABEL_TOKENS = 24
-"""About what an excerpt's label (``[#id role, time]``) adds to its message's tokens."""
+RECALL_MESSAGES = 128
+"""Most messages (hits and their neighbours) read to make passages."""
 
 
-def _within(candidates: list[Message], budget: int) -> list[Message]:
-    """The leading candidates whose stored sizes fill ``budget``, plus one that may be cut.
+async def recall(
+    store: Store, conversation_id: str, query: str, coverage: int, counter: TokenCounter
+) -> list[Passage]:
+    """Passage candidates from the compacted prefix (ids up to ``coverage``), best first.
 
-    The builder takes excerpts in order until its budget is spent and cuts one that does not
-    fit; candidates beyond that point would only be counted (and cut) to be dropped.
+    First hop: the distinctive words of ``query`` (:func:`fts.recall_terms`). Second hop: the
+    rarest words of the best first-hop passages that the query lacks
+    (:func:`~tui_chat.core.request.recall.expansion_terms`). Each hop is one bounded FTS5
+    query (:meth:`~tui_chat.store.search.Search.recall_hits`); neighbours are two index
+    lookups per hit; at most :data:`RECALL_MESSAGES` messages are read. Nothing here grows
+    with the history. Scores, neighbours and passages: :mod:`tui_chat.core.request.recall`.
+
+    Args:
+        store: The open store.
+        conversation_id: The conversation.
+        query: The new user message.
+        coverage: The active summary's ``covers_to_message_id``.
+        counter: Splits long messages into passages.
+
+    Returns:
+        Passages to offer, best first (the builder takes what fits its budget).
     """
-    out: list[Message] = []
-    spent = 0
-    for message in candidates:
-        out.append(message)
-        spent += message.token_count + EXCERPT_LABEL_TOKENS
-        if spent > budget:
-            break
-    return out
+    words = fts.recall_terms(query)
+    first = await store.search.recall_hits(conversation_id, words, coverage)
+    if not first:
+        return []
+    sources = await store.messages.get_many([h.message_id for h in first[:SECOND_HOP_SOURCES]])
+    texts = [message_text(m) for m in sources]
+    asked = set(words)
+    candidates = [w for w in fts.recall_terms(" ".join(texts), limit=64) if w not in asked]
+    counts = await store.search.word_counts(candidates)
+    extra = expansion_terms(texts, words, counts)
+    second = await store.search.recall_hits(conversation_id, extra, coverage) if extra else []
+    hit_ids = list(dict.fromkeys(h.message_id for h in [*first, *second]))
+    neighbours = await store.search.neighbours(conversation_id, hit_ids, coverage)
+    scores = combine(first, second, neighbours)
+    best = sorted(sorted(scores, key=lambda i: -scores[i])[:RECALL_MESSAGES])
+    messages = await store.messages.get_many(best)
+    stems = [fts.stem_prefix(w) or w for w in words]
+    return rank_passages(messages, scores, stems, counter, message_text)
 
 
 async def assemble(
@@ -105,9 +142,12 @@ async def assemble(
     """
     window = window_for(info, policy)
     coverage = summary.covers_to_message_id if summary else 0
-    raw = supersede_failed(
+    tail = supersede_failed(
         await store.messages.raw_tail(conversation.id, coverage, budget=window.usable * 2)
     )
+    # Prompts whose reply failed before any text are left out, and said so (core/unanswered).
+    left_out = unanswered_prompts(tail, keep_last=new_text is None)
+    raw = without_unanswered(tail, keep_last=new_text is None)
     new_message: list[ContentBlock] | None = None
     query = new_text
     if new_text is not None:
@@ -122,13 +162,10 @@ async def assemble(
         query = raw[-1].text
         raw = raw[:-1]
     anchors = await store.anchors.pinned(conversation.id)
-    recalled: list[Message] = []
+    recalled: list[Passage] = []
     if policy.recall and coverage and query:
-        recalled = _within(
-            await store.search.recall(conversation.id, query, coverage),
-            policy.recall_budget_tokens,
-        )
-    return build_request(
+        recalled = await recall(store, conversation.id, query, coverage, counter)
+    built = build_request(
         ContextInputs(
             model=conversation.model,
             context_window=window.context_window,
@@ -142,5 +179,10 @@ async def assemble(
             new_message=new_message,
             counter=counter,
             calibration=calibration,
+            ledger=ledger.from_json(summary.ledger) if summary is not None else (),
         )
     )
+    if (note := left_out_note(left_out)) is None:
+        return built
+    warnings = (*built.breakdown.warnings, note)
+    return replace(built, breakdown=replace(built.breakdown, warnings=warnings))

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from tui_chat.core import ledger
 from tui_chat.core.blocks import message_body
 from tui_chat.core.identifiers import retention
 from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger, Usage
@@ -37,6 +38,7 @@ from tui_chat.engine.events import (
     CompactionStarted,
     EngineEvent,
 )
+from tui_chat.engine.gate import gate_summary
 from tui_chat.engine.server_summary import ServerSummarizer, compaction_request
 from tui_chat.engine.summarizers import SentTurns, Summarizer, call_cost, choose
 from tui_chat.llm.client import ClaudeClient
@@ -294,6 +296,7 @@ class CompactionWorker:
             output = await self._summarize(
                 conversation, policy, parent, messages, row.instructions, pinned, used_ratio
             )
+            output = gate_summary(output, policy, self.counter)
             source_texts = [message_body(m) for m in messages]
             if parent is not None:
                 source_texts.insert(0, parent.text)
@@ -313,6 +316,9 @@ class CompactionWorker:
                 identifiers_total=total,
                 call=call_cost(output, self.info_for),
                 compaction_block=output.compaction_block,
+                ledger=ledger.to_json(
+                    ledger.build(messages, ledger.from_json(parent.ledger) if parent else ())
+                ),
             )
             done, activated = await self.store.summaries.complete(
                 row.id, result, owner=self.owner, activate_if_parent=True

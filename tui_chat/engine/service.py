@@ -23,7 +23,9 @@ from tui_chat.core.models import (
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PolicyError, parse_setting, resolve_policy
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
+from tui_chat.core.request.budget import for_window
 from tui_chat.core.tokens import TokenCounter, get_counter
+from tui_chat.engine.assemble import window_for
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.events import EngineEvent, EventCallback
 from tui_chat.engine.session import ChatSession, SendOutcome
@@ -122,8 +124,9 @@ class ChatService:
     # -- policy and figures --------------------------------------------------------------
 
     def policy_for(self, conversation: Conversation) -> Policy:
-        """The policy in force for a conversation."""
-        return resolve_policy(conversation.settings, self.config.compaction)
+        """The policy in force for a conversation, its shares of the window made budgets."""
+        policy = resolve_policy(conversation.settings, self.config.compaction)
+        return for_window(policy, window_for(self.info_for(conversation.model), policy).usable)
 
     def info_for(self, model: str) -> ModelInfo:
         """A model's window, output limit and prices (config overrides applied)."""

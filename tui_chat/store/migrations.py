@@ -188,6 +188,11 @@ MIGRATIONS: tuple[str, ...] = (
         DELETE FROM conversation_totals WHERE conversation_id = old.id;
     END;
     """,
+    # 8: each summary version's identifier ledger (issue 10): the exact identifiers of the
+    # span it covers, with the ids of the messages where they occur, as JSON.
+    """
+    ALTER TABLE summaries ADD COLUMN ledger TEXT NOT NULL DEFAULT '[]';
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

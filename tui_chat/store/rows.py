@@ -34,7 +34,7 @@ SUMMARY_COLUMNS = (
     "instructions, summarizer, identifiers_kept, identifiers_total, status, error, "
     "lease_owner, lease_expires_at, created_at, completed_at, call_model, call_input_tokens, "
     "call_cache_read_tokens, call_cache_write_tokens, call_output_tokens, call_cost_usd, "
-    "compaction_block"
+    "compaction_block, ledger"
 )
 
 
@@ -132,6 +132,7 @@ def summary_from(row: sqlite3.Row) -> Summary:
         fields=json.loads(row["fields"] or "{}"),
         call=call_from(row),
         compaction_block=json.loads(row["compaction_block"]) if row["compaction_block"] else None,
+        ledger=json.loads(row["ledger"] or "[]"),
     )
 
 

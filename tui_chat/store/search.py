@@ -1,4 +1,4 @@
-"""The search repository: full-text search for people, and recall for the request builder.
+"""The search repository: full-text search for people, and recall hops for the request builder.
 
 Both run over the FTS5 index of message text; :mod:`tui_chat.store.fts` turns user text into
 queries that can never be FTS5 syntax.
@@ -10,13 +10,14 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from tui_chat.core.models import HIT_END, HIT_START, Message, SearchHit
+from tui_chat.core.models import HIT_END, HIT_START, SearchHit
+from tui_chat.core.request.recall import Hit
 from tui_chat.store import fts, search_index
 from tui_chat.store.messages import Messages
 from tui_chat.store.sql import Sql
 
-RECALL_HITS = 24
-"""Messages of the compacted prefix found by search; each brings the message after it."""
+RECALL_HITS = 64
+"""Messages of the compacted prefix one recall hop ranks (the FTS5 ``LIMIT``)."""
 COMMON_DOCS = 1_000
 """A recall word found in at least this many messages is too common to search by: it would
 rank thousands of rows (cost growing with the history) and says little about relevance."""
@@ -26,13 +27,20 @@ RECENT_SPAN = 5_000
 """When every word is common, recall searches only this many of the newest message ids."""
 
 _RECALL = (
-    "SELECT m.id, (SELECT min(n.id) FROM messages n "
-    "  WHERE n.conversation_id = m.conversation_id AND n.id > m.id AND n.id <= ?) "
+    "SELECT m.id, messages_fts.rank "
     "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
     "WHERE messages_fts MATCH ? AND messages_fts.rowid <= ? AND messages_fts.rowid > ? "
     "AND messages_fts.rowid >= (SELECT min(id) FROM messages WHERE conversation_id = ?) "
     "AND m.conversation_id = ? ORDER BY messages_fts.rank LIMIT ?"
 )
+
+
+_NEIGHBOURS = (
+    "SELECT ?, (SELECT max(id) FROM messages WHERE conversation_id = ? AND id < ?), "
+    "(SELECT min(id) FROM messages WHERE conversation_id = ? AND id > ? AND id <= ?)"
+)
+_NEIGHBOUR_CHUNK = 150
+"""Ids per neighbours query (6 parameters each, well under SQLite's limit)."""
 
 
 class Search:
@@ -86,28 +94,28 @@ class Search:
             for r in rows
         ]
 
-    async def recall(self, conversation_id: str, query: str, coverage: int) -> list[Message]:
-        """Excerpt candidates from the compacted prefix (ids up to ``coverage``), best first.
+    async def recall_hits(
+        self, conversation_id: str, words: Sequence[str], coverage: int
+    ) -> list[Hit]:
+        """BM25 hits for ``words`` in the compacted prefix (ids up to ``coverage``), best first.
 
-        The words of ``query`` are searched by stem (:func:`fts.recall_phrase`) and ranked by
-        BM25. The rarest words are searched, until their matches reach :data:`RANKED_DOCS`;
-        words that :data:`COMMON_DOCS` messages share are left out when rarer ones exist, so
-        the search costs about the same for a 1,000- and a 100,000-message history; when every
-        word is that common only the newest :data:`RECENT_SPAN` ids are searched. Each hit is
-        followed by the message after it in the conversation — the reply to a recalled
-        question, the follow-up to a recalled answer — because a conversation keeps what was
-        said in exchanges: the words of a question often sit in one message and the fact in
-        the next.
+        Each word is searched by stem (:func:`fts.recall_phrase`). The rarest words are
+        searched, until their matches reach :data:`RANKED_DOCS`; words that
+        :data:`COMMON_DOCS` messages share are left out when rarer ones exist, so the search
+        costs about the same for a 1,000- and a 100,000-message history; when every word is
+        that common only the newest :data:`RECENT_SPAN` ids are searched. At most
+        :data:`RECALL_HITS` hits (the FTS5 ``LIMIT``): one hop of passage recall
+        (:mod:`tui_chat.core.request.recall`).
 
         Args:
             conversation_id: The conversation.
-            query: The new user message.
+            words: Lower-cased words (see :func:`fts.recall_terms`).
             coverage: The active summary's ``covers_to_message_id``.
 
         Returns:
-            Messages to offer as excerpts, best first (the builder takes what fits its budget).
+            Hits with their relevance (higher is better).
         """
-        phrases = [fts.recall_phrase(w) for w in fts.recall_terms(query)]
+        phrases = [fts.recall_phrase(w) for w in words]
         if not phrases:
             return []
         counts = await self._doc_counts(phrases)
@@ -124,24 +132,54 @@ class Search:
         lowest = 0
         if not chosen:
             chosen, lowest = [phrases[i] for _, i in ranked], max(0, coverage - RECENT_SPAN)
-        # ``rank`` (BM25 by default) lets FTS5 order the matches itself, twice as fast as
-        # ``bm25()`` per row; the rowid bounds skip matches outside the conversation's span.
-        params = (
-            coverage,
-            " OR ".join(chosen),
-            coverage,
-            lowest,
-            conversation_id,
-            conversation_id,
-            RECALL_HITS,
-        )
-        order: dict[int, None] = {}
-        for hit, following in await self._sql.all(_RECALL, params):
-            order.setdefault(int(hit), None)
-            if following is not None:
-                order.setdefault(int(following), None)
-        by_id = {m.id: m for m in await self._messages.get_many(list(order))}
-        return [by_id[i] for i in order if i in by_id]
+        # ``rank`` (BM25 by default, lower is better) lets FTS5 order the matches itself,
+        # twice as fast as ``bm25()`` per row; the rowid bounds skip matches outside the
+        # conversation's span.
+        params = (" OR ".join(chosen), coverage, lowest, conversation_id, conversation_id)
+        rows = await self._sql.all(_RECALL, (*params, RECALL_HITS))
+        return [Hit(int(message_id), -float(rank)) for message_id, rank in rows]
+
+    async def word_counts(self, words: Sequence[str]) -> dict[str, int]:
+        """How many messages hold each exact word (capped at :data:`COMMON_DOCS`).
+
+        Args:
+            words: Lower-cased words of letters and digits.
+
+        Returns:
+            Word -> message count.
+        """
+        safe = [w for w in words if w.isalnum()]
+        if not safe:
+            return {}
+        counts = await self._doc_counts([f'"{w}"' for w in safe])
+        return dict(zip(safe, counts, strict=True))
+
+    async def neighbours(
+        self, conversation_id: str, ids: Sequence[int], coverage: int
+    ) -> dict[int, tuple[int | None, int | None]]:
+        """Each message's previous and next message in the conversation, up to ``coverage``.
+
+        Two index lookups per id (``messages(conversation_id, id)``), whatever the history.
+
+        Args:
+            conversation_id: The conversation.
+            ids: Message ids.
+            coverage: The highest id to return as a next message.
+
+        Returns:
+            Id -> ``(previous id, next id)``, ``None`` at an edge.
+        """
+        out: dict[int, tuple[int | None, int | None]] = {}
+        for start in range(0, len(ids), _NEIGHBOUR_CHUNK):
+            chunk = ids[start : start + _NEIGHBOUR_CHUNK]
+            sql = " UNION ALL ".join([_NEIGHBOURS] * len(chunk))
+            params: list[Any] = []
+            for message_id in chunk:
+                params += [message_id, conversation_id, message_id]
+                params += [conversation_id, message_id, coverage]
+            for message_id, before, after in await self._sql.all(sql, params):
+                out[int(message_id)] = (before, after)
+        return out
 
     async def _index_rows(self, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
         """Rows of a query over ``messages_fts``; a missing or damaged index raises

@@ -70,6 +70,8 @@ class SummaryResult:
     """What the summary call cost (``None``: no model was called)."""
     compaction_block: dict[str, Any] | None = None
     """The ``server`` summarizer's block, exactly as received."""
+    ledger: Sequence[dict[str, Any]] = ()
+    """The identifier ledger of the span (:func:`tui_chat.core.ledger.to_json`)."""
 
 
 class Summaries:
@@ -235,7 +237,7 @@ class Summaries:
                 "identifiers_kept = ?, identifiers_total = ?, completed_at = ?, "
                 "lease_owner = NULL, lease_expires_at = NULL, error = NULL, call_model = ?, "
                 "call_input_tokens = ?, call_cache_read_tokens = ?, call_cache_write_tokens = ?, "
-                "call_output_tokens = ?, call_cost_usd = ?, compaction_block = ? "
+                "call_output_tokens = ?, call_cost_usd = ?, compaction_block = ?, ledger = ? "
                 "WHERE id = ? AND lease_owner = ? AND status = 'in_progress'",
                 (
                     clean_text(result.text),
@@ -250,6 +252,7 @@ class Summaries:
                     utc_now(),
                     *_call_values(result.call),
                     to_json(result.compaction_block) if result.compaction_block else None,
+                    to_json(clean_value(list(result.ledger))),
                     summary_id,
                     owner,
                 ),

@@ -21,8 +21,10 @@ Guarantees: the first message is a user message, roles alternate, every ``tool_u
 answered by a ``tool_result`` in the next message (anything else is sent as plain text),
 thinking and empty text blocks are never sent, and the request fits the usable window
 (window minus max output) whenever :attr:`BuiltRequest.fits` is true. When it would not fit,
-recalled excerpts go first, then the oldest raw turns, then pins, then the summary — each with
-a warning, never silently.
+parts give way in the order of :data:`~tui_chat.core.request.budget.GIVE_WAY` (recall to its
+floor, the ledger, the oldest turns, the rest of recall, pins, the summary) — each with a
+warning, never silently. A summary over its budget is cut to it, never allowed to push the
+turns and recall out.
 """
 
 from __future__ import annotations
@@ -31,16 +33,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from tui_chat.core import ledger
+from tui_chat.core.models import Message
 from tui_chat.core.policy import Policy
+from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget
+from tui_chat.core.request.clip import fit_text
 from tui_chat.core.request.compose import EPHEMERAL, Candidate, Composer, MemoryTexts
 from tui_chat.core.request.pieces import new_piece, prepare_all
 from tui_chat.core.request.render import (
     MEMORY_PREAMBLE,
+    PARAGRAPH,
     anchors_section,
-    recall_section,
     summary_section,
+    summary_section_header,
 )
-from tui_chat.core.request.selection import Selector
+from tui_chat.core.request.selection import Selector, recall_text
 from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs
 from tui_chat.core.tokens import MESSAGE_OVERHEAD_TOKENS, calibrate
 from tui_chat.core.turns import group_turns
@@ -48,12 +55,18 @@ from tui_chat.core.turns import group_turns
 
 @dataclass(frozen=True)
 class _Shed:
-    """How much has been shed to fit the window."""
+    """How much has been shed to fit the window (in :data:`~.budget.GIVE_WAY` order)."""
 
     turns: int = 0
     recall: int | None = None
+    """Token limit of the recall section, when lowered to fit."""
+    ledger: bool = True
     anchors: int | None = None
     summary: bool = True
+
+
+FILL_RESERVE = 16
+"""Tokens a filling recall leaves free: joins and message overheads it does not count."""
 
 
 class _Builder:
@@ -78,6 +91,31 @@ class _Builder:
         summary = inputs.summary
         self.block = summary.compaction_block if summary is not None else None
         self.summary_text = summary_section(summary) if summary and self.block is None else ""
+        self.summary_cut = False
+        cap = self.policy.summary_max_tokens + self.counter.count(summary_section_header(summary))
+        if self.summary_text and self.counter.count(self.summary_text) > cap:
+            # A summary over its budget never pushes the turns and recall out: it is cut.
+            self.summary_text = fit_text(self.summary_text, cap, self.counter)
+            self.summary_cut = True
+        pinned_ids = [message.id for _, message in inputs.anchors]
+        self.ledger_text, self.ledger_sent = ledger.render(
+            inputs.ledger, ledger_budget(self.policy, self.usable), self.counter, pinned_ids
+        )
+        self.ledger_tokens = self.counter.count(self.ledger_text) + 1 if self.ledger_text else 0
+
+    def _recall_limit(self, kept: list[Message], texts: tuple[str, str, str]) -> int:
+        """The recall budget: the policy's, or with ``recall_fill`` the room the other parts
+        leave of the usable window (up to ``recall_max_tokens``), whichever is larger."""
+        policy = self.policy
+        limit = max(0, policy.recall_budget_tokens)
+        if not policy.recall_fill:
+            return limit
+        count = self.counter.count
+        others = self.system_tokens + count(MEMORY_PREAMBLE) + sum(count(t) for t in texts)
+        others += sum(self.pieces[m.id].tokens for m in kept if m.id in self.pieces)
+        others += self.composer.new_piece.tokens if self.composer.new_piece is not None else 0
+        room = int(self.usable / max(1.0, self.inputs.calibration)) - others - FILL_RESERVE
+        return max(limit, min(policy.recall_max_tokens, room))
 
     def compose(self, shed: _Shed) -> Candidate:
         """The request with what ``shed`` says left out."""
@@ -87,13 +125,18 @@ class _Builder:
         anchors, over_budget = self.selector.memory_anchors(kept_ids)
         if shed.anchors is not None:
             anchors = anchors[: shed.anchors]
-        recall = self.selector.recall(kept_ids | {entry.message.id for entry in anchors})
+        summary_text = self.summary_text if shed.summary else ""
+        ledger_text = self.ledger_text if shed.summary and shed.ledger else ""
+        anchors_text = anchors_section([entry.text for entry in anchors])
+        limit = self._recall_limit(kept_messages, (summary_text, ledger_text, anchors_text))
         if shed.recall is not None:
-            recall = recall[: shed.recall]
+            limit = min(limit, shed.recall)
+        excluded = kept_ids | {entry.message.id for entry in anchors}
+        recall = self.selector.recall(excluded, limit, summary_text)
         texts = MemoryTexts(
-            summary=self.summary_text if shed.summary else "",
-            anchors=anchors_section([entry.text for entry in anchors]),
-            recall=recall_section([entry.text for entry in recall]),
+            summary=PARAGRAPH.join(t for t in (summary_text, ledger_text) if t),
+            anchors=anchors_text,
+            recall=recall_text(recall),
             block=self.block if shed.summary else None,
         )
         preamble = count(MEMORY_PREAMBLE)
@@ -109,13 +152,20 @@ class _Builder:
         candidate = Candidate(
             sections=sections,
             anchor_ids=[entry.message.id for entry in anchors],
-            recalled_ids=[entry.message.id for entry in recall],
+            recalled_ids=list(dict.fromkeys(entry.message.id for entry in recall)),
             over_budget_anchors=over_budget,
             cut_messages=sum(1 for piece in pieces if piece.cut),
         )
-        return self.composer.compose(
+        candidate = self.composer.compose(
             candidate, pieces, texts, single=self.policy.single_user_message
         )
+        if ledger_text:
+            # The ledger travels with the summary in the memory block but has its own budget.
+            moved = min(candidate.sections["summary"], self.counter.count(ledger_text) + 1)
+            candidate.sections["summary"] -= moved
+            candidate.sections["ledger"] += moved
+        candidate.recall_tokens = candidate.sections["recall"]
+        return candidate
 
     def fits(self, tokens: int) -> bool:
         """Whether ``tokens`` (and their calibrated count) fit the usable window."""
@@ -126,20 +176,26 @@ class _Builder:
         return sum(self.pieces[m.id].tokens for m in self.turns[index] if m.id in self.pieces)
 
     def build(self) -> tuple[Candidate, _Shed]:
-        """Shed recall, then the oldest turns, then pins, then the summary until it fits."""
+        """Give way in :data:`~.budget.GIVE_WAY` order until the request fits."""
         shed = _Shed()
         candidate = self.compose(shed)
+        floor = int(RECALL_FLOOR * self.policy.recall_budget_tokens)
         while not self.fits(candidate.total):
-            if candidate.recalled_ids and (shed.recall is None or shed.recall > 0):
-                shed = replace(shed, recall=len(candidate.recalled_ids) - 1)
+            excess = max(1, self._excess(candidate.total))
+            recall = candidate.recall_tokens
+            if recall > floor and candidate.recalled_ids:
+                shed = replace(shed, recall=max(floor, recall - excess))
+            elif shed.ledger and shed.summary and self.ledger_text:
+                shed = replace(shed, ledger=False)
             elif shed.turns < self.max_drop:
-                excess = candidate.total - self.usable
                 turns = shed.turns
                 freed = 0
                 while turns < self.max_drop and (freed < excess or turns == shed.turns):
                     freed += self._turn_tokens(turns)
                     turns += 1
                 shed = replace(shed, turns=turns)
+            elif candidate.recalled_ids:
+                shed = replace(shed, recall=max(0, recall - excess))
             elif candidate.anchor_ids:
                 shed = replace(shed, anchors=len(candidate.anchor_ids) - 1)
             elif shed.summary and (self.summary_text or self.block is not None):
@@ -148,6 +204,11 @@ class _Builder:
                 break
             candidate = self.compose(shed)
         return candidate, shed
+
+    def _excess(self, tokens: int) -> int:
+        """Tokens over the usable window, in local tokens."""
+        used = max(tokens, calibrate(tokens, self.inputs.calibration))
+        return int((used - self.usable) / max(1.0, self.inputs.calibration)) + 1
 
 
 def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) -> list[str]:
@@ -164,8 +225,15 @@ def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) 
             f"{candidate.cut_messages} message(s) cut to {policy.message_char_limit} characters "
             "in the request"
         )
+    if builder.summary_cut:
+        notes.append(
+            f"the summary was cut to its budget of {policy.summary_max_tokens} tokens; "
+            "regenerate it shorter to keep what the cut left out"
+        )
     if shed.recall is not None:
-        notes.append("recalled excerpts reduced to fit the usable window")
+        notes.append("recalled passages reduced to fit the usable window")
+    if not shed.ledger:
+        notes.append("the identifier ledger was left out to fit the usable window")
     if shed.turns:
         count = sum(len(turn) for turn in builder.turns[: shed.turns])
         notes.append(
@@ -237,6 +305,7 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
         warn_tokens=int(inputs.policy.warn_ratio * builder.usable),
         warnings=tuple(_warnings(builder, candidate, shed, fits)),
         calibration=inputs.calibration,
+        budgets=budgets(inputs.policy, builder.usable),
     )
     dropped = [m.id for turn in builder.turns[: shed.turns] for m in turn]
     return BuiltRequest(

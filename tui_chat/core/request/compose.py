@@ -58,6 +58,8 @@ class Candidate:
     """The ``messages``."""
     sent_ids: list[int] = field(default_factory=list)
     """Stored messages sent as messages, in order."""
+    recall_tokens: int = 0
+    """Tokens of the recall section."""
     recall_in_last: bool = False
     """The recalled excerpts open the last message (the cache breakpoint goes before it)."""
 

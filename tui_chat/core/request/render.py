@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from tui_chat.core.blocks import message_body
 from tui_chat.core.models import Anchor, Message, Summary
+from tui_chat.core.request.recall import Passage
 
 MEMORY_PREAMBLE = (
     "# Memory of this conversation\n"
@@ -20,7 +21,8 @@ MEMORY_PREAMBLE = (
 
 RECALL_HEADER = (
     "# Recalled from the summarized part of this conversation\n"
-    "Verbatim excerpts found by search for the current message; they may be cut."
+    "Verbatim passages found by search for the current message, in conversation order under "
+    "their date; each is [#message id, speaker, time] (a long message's part i/n); … marks a cut."
 )
 """Opens the recalled excerpts."""
 
@@ -60,10 +62,16 @@ def summary_section(summary: Summary) -> str:
     Returns:
         The section text; byte-identical for the same version.
     """
+    return f"{summary_section_header(summary)}\n{summary.text.strip()}"
+
+
+def summary_section_header(summary: Summary | None) -> str:
+    """The line that opens the summary section (``""`` without a summary)."""
+    if summary is None:
+        return ""
     return (
         f"## Summary of messages up to #{summary.covers_to_message_id} "
-        f"({summary.covered_messages} messages, version {summary.version})\n"
-        f"{summary.text.strip()}"
+        f"({summary.covered_messages} messages, version {summary.version})"
     )
 
 
@@ -131,26 +139,54 @@ def memory_text(summary: Summary | None, anchors: Sequence[tuple[Anchor, Message
     return memory_block(summary_text, anchors_section(entries))
 
 
-def excerpt_entry(message: Message, text: str) -> str:
-    """One recalled excerpt: the message's id, role and time, then the (possibly cut) text.
+def day_of(message: Message) -> str:
+    """The ``YYYY-MM-DD`` a message was written (its ``created_at`` date)."""
+    return message.created_at[:10]
+
+
+def day_header(day: str) -> str:
+    """The line that opens a day's passages in the recall section."""
+    return f"[{day}]"
+
+
+def passage_entry(passage: Passage, text: str) -> str:
+    """One recalled passage: ``[#id role hh:mm]`` (``part i/n`` of a long message), its text.
+
+    The date is on the day's header line (:func:`recall_section`), so each entry costs a few
+    tokens of label instead of a full timestamp.
 
     Args:
-        message: The recalled message.
-        text: The part of its text that is sent.
+        passage: The recalled passage.
+        text: The part of its text that is sent (``""``: the label alone, to count it).
 
     Returns:
         The entry text.
     """
-    return f"[#{message.id} {message.role}, {message.created_at}]\n{text}"
+    message = passage.message
+    clock = message.created_at[11:16]
+    part = f" part {passage.part + 1}/{passage.parts}" if passage.parts > 1 else ""
+    label = " ".join(x for x in (f"[#{message.id}", message.role, clock) if x) + f"{part}]"
+    return f"{label} {text}" if text else label
 
 
-def recall_section(entries: Sequence[str]) -> str:
-    """The recalled excerpts under :data:`RECALL_HEADER`.
+def recall_section(entries: Sequence[tuple[Passage, str]]) -> str:
+    """The recalled passages under :data:`RECALL_HEADER`, in conversation order, one date line
+    per day.
 
     Args:
-        entries: Entries made by :func:`excerpt_entry`, best first.
+        entries: ``(passage, entry text)`` pairs made with :func:`passage_entry`, any order.
 
     Returns:
         The section text, or ``""`` when there are none.
     """
-    return PARAGRAPH.join([RECALL_HEADER, *entries]) if entries else ""
+    if not entries:
+        return ""
+    lines = [RECALL_HEADER]
+    day = None
+    for passage, text in sorted(entries, key=lambda e: e[0].key):
+        this_day = day_of(passage.message)
+        if this_day != day:
+            lines.append(day_header(this_day))
+            day = this_day
+        lines.append(text)
+    return "\n".join(lines)

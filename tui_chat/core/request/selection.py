@@ -1,4 +1,4 @@
-"""Choosing the pins and the recalled excerpts a request carries, within their budgets."""
+"""Choosing the pins and the recalled passages a request carries, within their budgets."""
 
 from __future__ import annotations
 
@@ -8,14 +8,33 @@ from dataclasses import dataclass
 from tui_chat.core.models import Anchor, Message
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.clip import fit_text
+from tui_chat.core.request.recall import Passage
 from tui_chat.core.request.render import (
     RECALL_HEADER,
     anchor_entry,
-    excerpt_entry,
-    message_text,
+    day_header,
+    day_of,
+    passage_entry,
     recall_section,
 )
 from tui_chat.core.tokens import TokenCounter
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """One recalled passage as the request carries it."""
+
+    passage: Passage
+    """The passage (its message, part and score)."""
+    text: str
+    """Its entry text (see :func:`~.render.passage_entry`)."""
+    tokens: int
+    """Tokens of ``text`` plus its day line when it opens a day."""
+
+    @property
+    def message(self) -> Message:
+        """The stored message the passage comes from."""
+        return self.passage.message
 
 
 @dataclass(frozen=True)
@@ -25,7 +44,7 @@ class Entry:
     message: Message
     """The stored message it comes from."""
     text: str
-    """Its entry text (see :func:`~.render.anchor_entry`, :func:`~.render.excerpt_entry`)."""
+    """Its entry text (see :func:`~.render.anchor_entry`)."""
     tokens: int
     """Tokens of ``text``."""
 
@@ -37,7 +56,7 @@ class Selector:
         policy: Budgets and limits.
         counter: Counts entry tokens.
         anchors: Every pinned message of the conversation, in conversation order.
-        recalled: Candidate excerpts, best first.
+        recalled: Candidate passages, best first.
     """
 
     def __init__(
@@ -45,13 +64,14 @@ class Selector:
         policy: Policy,
         counter: TokenCounter,
         anchors: Sequence[tuple[Anchor, Message]],
-        recalled: Sequence[Message],
+        recalled: Sequence[Passage],
     ) -> None:
         self.policy = policy
         self.counter = counter
         self.anchors = anchors
         self.recalled = recalled
         self._entries: dict[int, Entry] = {}
+        self._recall_cache: dict[tuple[frozenset[int], int, int], list[Recalled]] = {}
 
     def anchor(self, anchor: Anchor, message: Message) -> Entry:
         """The memory-block entry of one pin (an empty text when there is nothing to send).
@@ -95,56 +115,75 @@ class Selector:
             spent += entry.tokens
         return chosen, len(candidates) - len(chosen)
 
-    def _excerpt(self, message: Message, budget: int) -> Entry | None:
-        """The excerpt of one message within ``budget`` tokens, cut when it must be."""
-        text = message_text(message).strip()
+    def _passage(self, passage: Passage, budget: int, header: int) -> Recalled | None:
+        """The entry of one passage within ``budget`` tokens (``header``: its day line, when
+        it opens a new day), cut when it must be."""
+        text = passage.text.strip()
         if not text:
             return None
-        entry = excerpt_entry(message, text)
-        tokens = self.counter.count(entry)
+        entry = passage_entry(passage, text)
+        tokens = self.counter.count(entry) + header
         if tokens > budget:
-            label_tokens = self.counter.count(excerpt_entry(message, ""))
-            short = fit_text(text, budget - label_tokens, self.counter)
+            label = self.counter.count(passage_entry(passage, "")) + header
+            short = fit_text(text, budget - label, self.counter)
             if not short:
                 return None
-            entry = excerpt_entry(message, short)
-            tokens = self.counter.count(entry)
+            entry = passage_entry(passage, short)
+            tokens = self.counter.count(entry) + header
             if tokens > budget:
                 return None
-        return Entry(message, entry, tokens)
+        return Recalled(passage, entry, tokens)
 
-    def recall(self, excluded: set[int]) -> list[Entry]:
-        """Recalled excerpts, best first, within the recall budget and count.
+    def recall(self, excluded: set[int], limit: int, summary_text: str = "") -> list[Recalled]:
+        """Recalled passages, best first, within ``limit`` tokens and the excerpt count.
+
+        Nothing already in the request is recalled again: passages of messages sent or pinned
+        (``excluded``) and passages the summary carries word for word are skipped.
 
         Args:
             excluded: Messages already in the request (sent or pinned).
+            limit: Tokens the recall section may take (header included).
+            summary_text: The summary section sent with it.
 
         Returns:
-            The chosen excerpts; empty when recall is off.
+            The chosen passages; empty when recall is off.
         """
         policy = self.policy
-        if not policy.recall or policy.recall_max_excerpts <= 0:
+        if not policy.recall or policy.recall_max_excerpts <= 0 or limit <= 0:
             return []
-        budget = policy.recall_budget_tokens - self.counter.count(RECALL_HEADER)
-        chosen: list[Entry] = []
-        seen: set[int] = set()
-        for message in self.recalled:
+        key = (frozenset(excluded), limit, len(summary_text))
+        cached = self._recall_cache.get(key)
+        if cached is not None:
+            return cached
+        budget = limit - self.counter.count(RECALL_HEADER)
+        summary = " ".join(summary_text.split())
+        chosen: list[Recalled] = []
+        seen: set[tuple[int, int]] = set()
+        days: set[str] = set()
+        for passage in self.recalled:
             if len(chosen) >= policy.recall_max_excerpts or budget <= 0:
                 break
-            if message.id in excluded or message.id in seen:
+            if passage.message.id in excluded or passage.key in seen:
                 continue
-            seen.add(message.id)
-            entry = self._excerpt(message, budget)
+            seen.add(passage.key)
+            if summary and " ".join(passage.text.split()) in summary:
+                continue
+            day = day_of(passage.message)
+            header = 0 if day in days else self.counter.count(day_header(day)) + 1
+            entry = self._passage(passage, budget, header)
             if entry is not None:
+                days.add(day)
                 chosen.append(entry)
                 budget -= entry.tokens
         # Entries were counted one by one; each join can add a token, which matters only
         # when the budget is nearly spent.
-        if budget < 2 * len(chosen):
-            limit = max(0, policy.recall_budget_tokens)
-            while chosen:
-                joined = recall_section([entry.text for entry in chosen])
-                if self.counter.count(joined) <= limit:
-                    break
+        if budget < 2 * len(chosen) + 2:
+            while chosen and self.counter.count(recall_text(chosen)) > limit:
                 chosen.pop()
+        self._recall_cache[key] = chosen
         return chosen
+
+
+def recall_text(chosen: Sequence[Recalled]) -> str:
+    """The recall section of chosen passages (see :func:`~.render.recall_section`)."""
+    return recall_section([(entry.passage, entry.text) for entry in chosen])

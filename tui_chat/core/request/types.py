@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tui_chat.core.ledger import Entry as LedgerEntry
 from tui_chat.core.models import Anchor, ContentBlock, Message, Role, Summary
 from tui_chat.core.policy import Policy
+from tui_chat.core.request.recall import Passage
 from tui_chat.core.tokens import TokenCounter
 
-SECTIONS: tuple[str, ...] = ("system", "anchors", "summary", "recall", "recent", "new_message")
+SECTIONS: tuple[str, ...] = (
+    "system",
+    "anchors",
+    "summary",
+    "ledger",
+    "recall",
+    "recent",
+    "new_message",
+)
 """The keys of :attr:`Breakdown.sections`, in request order."""
 
 Section = Literal["recent", "new_message"]
@@ -35,8 +45,8 @@ class ContextInputs:
     """The active completed summary version, or ``None``."""
     anchors: Sequence[tuple[Anchor, Message]]
     """Every pinned message of the conversation, in conversation order."""
-    recalled: Sequence[Message]
-    """Candidate excerpts from the compacted prefix, best first."""
+    recalled: Sequence[Passage]
+    """Candidate passages from the compacted prefix, best first."""
     raw_messages: Sequence[Message]
     """Every message after the summary's coverage, in order."""
     new_message: list[ContentBlock] | None
@@ -45,6 +55,8 @@ class ContextInputs:
     """Counts what is not already counted (``Message.token_count`` is reused)."""
     calibration: float = 1.0
     """Real / estimated input ratio for the model (see ``tokens.update_calibration``)."""
+    ledger: Sequence[LedgerEntry] = ()
+    """The active version's identifier ledger (sent within the ledger budget)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,14 @@ class Breakdown:
     """Visible notes: pins over budget, dropped turns, cut messages, a request that won't fit."""
     calibration: float = 1.0
     """The ratio ``calibrated_tokens`` was computed with."""
+    budgets: dict[str, int] = field(default_factory=dict)
+    """The budget of each part that has one (:data:`~.budget.BUDGET_KEYS`)."""
+
+    @property
+    def used(self) -> int:
+        """The one figure the gauge, the trigger marker and the fit check compare: the
+        request's calibrated size (never below the local count)."""
+        return max(self.input_tokens, self.calibrated_tokens)
 
     def to_dict(self) -> dict[str, Any]:
         """Serialise for ``context --json`` and exports."""
@@ -83,7 +103,9 @@ class Breakdown:
             "calibration": self.calibration,
             "trigger_tokens": self.trigger_tokens,
             "warn_tokens": self.warn_tokens,
+            "used": self.used,
             "sections": dict(self.sections),
+            "budgets": dict(self.budgets),
             "warnings": list(self.warnings),
         }
 

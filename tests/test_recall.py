@@ -1,0 +1,91 @@
+"""Passage recall: scores over two hops, neighbours, passages of long messages, budgets."""
+
+from __future__ import annotations
+
+from tui_chat.core.models import Message
+from tui_chat.core.policy import Policy
+from tui_chat.core.request.budget import budgets, for_window
+from tui_chat.core.request.recall import (
+    NEIGHBOUR_WEIGHT,
+    SECOND_HOP_WEIGHT,
+    Hit,
+    combine,
+    expansion_terms,
+    rank_passages,
+    split_passages,
+)
+from tui_chat.core.summary_check import SummaryRejected, check_summary
+from tui_chat.core.tokens import get_counter
+
+COUNTER = get_counter()
+
+
+def msg(i: int, text: str) -> Message:
+    return Message(
+        id=i,
+        conversation_id="c",
+        role="user",
+        content=[{"type": "text", "text": text}],
+        text=text,
+        turn=i,
+        token_count=COUNTER.count(text),
+        status="complete",
+        created_at="2026-01-01T00:00:00+00:00",
+    )
+
+
+def test_neighbours_of_a_hit_share_its_score() -> None:
+    scores = combine([Hit(10, 4.0)], [Hit(20, 2.0)], {10: (9, 11), 20: (19, None)})
+    assert scores[10] == 4.0
+    assert scores[11] == NEIGHBOUR_WEIGHT * 4.0 and scores[9] == NEIGHBOUR_WEIGHT * 4.0
+    assert scores[20] == SECOND_HOP_WEIGHT * 2.0
+    assert 21 not in scores
+
+
+def test_second_hop_terms_are_the_rarest_words_the_question_lacks() -> None:
+    terms = expansion_terms(
+        ["Max the beagle loves the lake"], ["dog"], {"max": 3, "beagle": 2, "lake": 40, "loves": 1}
+    )
+    assert terms[:2] == ["beagle", "max"]
+    assert "loves" not in terms  # only in the passage itself: leads nowhere
+
+
+def test_a_long_message_is_recalled_by_its_matching_paragraph() -> None:
+    body = "\n\n".join(f"paragraph {i} " + "filler words here " * 30 for i in range(6))
+    body += "\n\nthe deployment key rotates every ninety days"
+    long = msg(1, body)
+    assert len(split_passages(body, COUNTER)) > 1
+    passages = rank_passages([long], {1: 5.0}, ["rotat"], COUNTER, lambda m: m.text)
+    assert "rotates every ninety days" in passages[0].text
+    assert passages[0].parts > 1
+
+
+def test_shares_become_budgets_that_follow_the_window() -> None:
+    policy = Policy(
+        trigger="tokens", summary_share=0.1, recall_share=0.5, recent_share=0.2, pins_share=0.1
+    )
+    small, large = for_window(policy, 3_000), for_window(policy, 100_000)
+    assert small.summary_max_tokens == 300 and large.summary_max_tokens == 10_000
+    assert small.recall_budget_tokens == 1_500
+    assert large.recall_budget_tokens == policy.recall_max_tokens  # capped: cheap requests
+    assert small.threshold_tokens == 600 and small.keep_recent_tokens == 300
+    assert budgets(small, 3_000)["recent"] == 600
+    assert for_window(Policy(), 3_000) == Policy()  # no shares: unchanged
+
+
+def test_an_oversized_or_empty_summary_is_cut_or_refused() -> None:
+    text = "\n".join(f"Decision {i}: keep file src/m{i}.py as it is." for i in range(60))
+    checked = check_summary(text, 300, COUNTER)
+    assert checked.cut_from is not None and COUNTER.count(checked.text) <= 300
+    try:
+        check_summary(text * 20, 300, COUNTER)
+    except SummaryRejected as exc:
+        assert "over 4x its budget" in str(exc)
+    else:
+        raise AssertionError("a 40x summary was accepted")
+    for bad in ("", "ok", "spam " * 2_000):
+        try:
+            check_summary(bad, 300, COUNTER)
+        except SummaryRejected:
+            continue
+        raise AssertionError(f"{bad[:20]!r} was accepted")

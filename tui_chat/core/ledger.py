@@ -1,0 +1,342 @@
+"""The identifier ledger: every exact identifier of a summarised span, with where it occurs.
+
+A prose summary cannot keep every path, hash and error code of two hundred turns within its
+length cap, and a model that gets ``src/app/db.py`` wrong is worse than one that says nothing.
+So each summary version carries a ledger beside its text: the identifiers of the messages it
+covers (its parent's ledger plus the new span), each with its kind and the ids of the messages
+where it occurs. The ledger is sent in the memory block within a budget of its own, ranked
+pinned first, then most recent, then most frequent.
+
+Kinds: ``path``, ``url``, ``hash`` (commit hashes), ``error`` (error codes and exception
+names), ``code`` (function and class names, backticked code), ``version``, ``number``
+(numbers with units, dates), ``person`` (people's names) and ``quote`` (quoted strings).
+Extraction reuses :mod:`tui_chat.core.identifiers` and adds hashes, error codes and names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tui_chat.core.identifiers import Kind, identifier_present, normalise_haystack, scan
+from tui_chat.core.models import Message
+from tui_chat.core.tokens import TokenCounter
+
+KINDS: tuple[str, ...] = (
+    "path",
+    "url",
+    "hash",
+    "error",
+    "code",
+    "version",
+    "number",
+    "person",
+    "quote",
+)
+"""Ledger kinds, in the order the memory block lists them."""
+
+LEDGER_HEADER = (
+    "## Identifier ledger\nExact identifiers of the summarized messages (#message ids where "
+    "they occur), most relevant first; copy them from here, never from memory."
+)
+
+_HASH = re.compile(r"(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\w-])")
+_ERROR = re.compile(
+    r"(?<![\w.])(?:[A-Z][A-Za-z]*(?:Error|Exception|Warning)|E[A-Z]{3,}|[A-Z]{1,4}\d{3,5}"
+    r"|(?:ERR|ERROR)_[A-Z0-9_]+|HTTP \d{3}|errno \d+)(?![\w])"
+)
+_PERSON = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})?)(?![\w])")
+_NOT_PEOPLE = frozenset(
+    (
+        "I",
+        "I'm",
+        "I've",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "Python",
+        "JavaScript",
+        "TypeScript",
+        "Rust",
+        "Linux",
+        "Windows",
+        "Docker",
+        "Git",
+        "GitHub",
+        "SQL",
+        "SQLite",
+        "Postgres",
+        "The",
+        "This",
+        "That",
+        "It",
+        "We",
+        "You",
+        "They",
+        "He",
+        "She",
+        "OK",
+        "Yes",
+        "No",
+        "English",
+        "Korean",
+        "API",
+        "CLI",
+        "TUI",
+        "JSON",
+        "HTTP",
+        "URL",
+    )
+)
+_CODE_KIND: Mapping[str, str] = {
+    "url": "url",
+    "path": "path",
+    "quote": "quote",
+    "code": "code",
+    "version": "version",
+    "number": "number",
+    "date": "number",
+    "name": "code",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One identifier in the ledger."""
+
+    kind: str
+    value: str
+    message_ids: tuple[int, ...]
+    """Messages where it occurs, oldest first (at most :data:`MAX_IDS` kept)."""
+    count: int
+    """Occurrences over the span (messages holding it)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Serialise for the summary row."""
+        return {
+            "kind": self.kind,
+            "value": self.value,
+            "ids": list(self.message_ids),
+            "n": self.count,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Entry:
+        """Read an entry written by :meth:`to_json`."""
+        return cls(str(data["kind"]), str(data["value"]), tuple(data["ids"]), int(data["n"]))
+
+    @property
+    def last_id(self) -> int:
+        """The newest message holding it."""
+        return self.message_ids[-1] if self.message_ids else 0
+
+
+MAX_IDS = 8
+"""Message ids kept per entry: the first, then the newest."""
+
+
+def extract(text: str) -> list[tuple[str, str]]:
+    """The ``(kind, value)`` identifiers of a text, each once, in the ledger's kinds.
+
+    Args:
+        text: Any conversation text.
+
+    Returns:
+        Identifiers in order of discovery.
+    """
+    found: dict[tuple[str, str], None] = {}
+    work = text
+    for pattern, kind in ((_HASH, "hash"), (_ERROR, "error")):
+        for match in pattern.finditer(work):
+            found.setdefault((kind, match.group(0)), None)
+        work = pattern.sub(lambda m: " " * len(m.group(0)), work)
+    for kind, value in scan(work):
+        found.setdefault((_kind(kind, value), value), None)
+    for match in _PERSON.finditer(work):
+        name = match.group(0)
+        if name.split()[0] not in _NOT_PEOPLE:
+            found.setdefault(("person", name), None)
+    return list(found)
+
+
+def _kind(kind: Kind, value: str) -> str:
+    return _CODE_KIND.get(kind, "code")
+
+
+def build(messages: Sequence[Message], parent: Sequence[Entry] = ()) -> list[Entry]:
+    """The ledger of a new version: the parent's entries plus the new span's identifiers.
+
+    Args:
+        messages: The messages the new version folds in (after the parent's coverage).
+        parent: The parent version's ledger.
+
+    Returns:
+        Entries in first-seen order.
+    """
+    table: dict[tuple[str, str], tuple[list[int], int]] = {
+        (e.kind, e.value): (list(e.message_ids), e.count) for e in parent
+    }
+    for message in messages:
+        for key in extract(message.text):
+            ids, count = table.get(key, ([], 0))
+            ids.append(message.id)
+            if len(ids) > MAX_IDS:
+                del ids[1]  # keep the first and the newest
+            table[key] = (ids, count + 1)
+    return [Entry(kind, value, tuple(ids), n) for (kind, value), (ids, n) in table.items()]
+
+
+def ranked(entries: Iterable[Entry], pinned: Iterable[int] = ()) -> list[Entry]:
+    """Entries most worth sending first: in a pinned message, then most recent, then most
+    frequent."""
+    pins = set(pinned)
+
+    def key(entry: Entry) -> tuple[int, int, int]:
+        in_pin = any(i in pins for i in entry.message_ids)
+        return (0 if in_pin else 1, -entry.last_id, -entry.count)
+
+    return sorted(entries, key=key)
+
+
+def _entry_text(entry: Entry) -> str:
+    ids = entry.message_ids
+    where = f"#{ids[0]}" if len(ids) == 1 else f"#{ids[0]}…#{ids[-1]}"
+    times = f" ×{entry.count}" if entry.count > 1 else ""
+    return f"{entry.value} ({where}{times})"
+
+
+def render(
+    entries: Sequence[Entry], budget: int, counter: TokenCounter, pinned: Iterable[int] = ()
+) -> tuple[str, list[Entry]]:
+    """The ledger section within ``budget`` tokens: the best-ranked entries, listed by kind.
+
+    Args:
+        entries: The active version's ledger.
+        budget: Tokens the section may take.
+        counter: The token counter.
+        pinned: Ids of pinned messages (their identifiers rank first).
+
+    Returns:
+        ``(section text, entries sent)``; the empty string when nothing fits.
+    """
+    if budget <= 0 or not entries:
+        return "", []
+    spent = counter.count(LEDGER_HEADER) + 4 * len(KINDS)
+    chosen: list[Entry] = []
+    for entry in ranked(entries, pinned):
+        cost = counter.count(_entry_text(entry)) + 1
+        if spent + cost > budget:
+            continue
+        chosen.append(entry)
+        spent += cost
+    text = _section(chosen)
+    while chosen and counter.count(text) > budget:
+        chosen.pop()
+        text = _section(chosen)
+    return (text if chosen else ""), chosen
+
+
+def _section(chosen: Sequence[Entry]) -> str:
+    if not chosen:
+        return ""
+    lines = [LEDGER_HEADER]
+    for kind in KINDS:
+        items = [_entry_text(e) for e in sorted(chosen, key=lambda e: e.last_id) if e.kind == kind]
+        if items:
+            lines.append(f"{kind}: " + "; ".join(items))
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How many identifiers of each kind a text kept, and which it lost."""
+
+    kept: dict[str, int]
+    total: dict[str, int]
+    missing: list[tuple[str, str]]
+
+    @property
+    def rate(self) -> float:
+        """Share kept over every kind (1.0 when there is nothing to keep)."""
+        total = sum(self.total.values())
+        return sum(self.kept.values()) / total if total else 1.0
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"by_kind": {kind: {"kept", "total"}}, "kept", "total", "not_kept": [...]}``."""
+        return {
+            "kept": sum(self.kept.values()),
+            "total": sum(self.total.values()),
+            "by_kind": {
+                k: {"kept": self.kept.get(k, 0), "total": self.total[k]}
+                for k in KINDS
+                if self.total.get(k)
+            },
+            "not_kept": [{"kind": k, "value": v} for k, v in self.missing],
+        }
+
+
+def retention(source_texts: Iterable[str], kept_text: str) -> Retention:
+    """Per-kind retention of the sources' identifiers in ``kept_text`` (summary + ledger).
+
+    Presence is judged as :func:`tui_chat.core.identifiers.retention` judges it (whole word,
+    case-insensitive, numbers by value).
+
+    Args:
+        source_texts: Texts of the covered messages.
+        kept_text: What the memory block carries for them.
+
+    Returns:
+        Kept and total counts per kind, and the identifiers not kept.
+    """
+    wanted: dict[tuple[str, str], None] = {}
+    for text in source_texts:
+        for key in extract(text):
+            wanted.setdefault(key, None)
+    haystack = normalise_haystack(kept_text)
+    kept: dict[str, int] = {}
+    total: dict[str, int] = {}
+    missing: list[tuple[str, str]] = []
+    for kind, value in wanted:
+        total[kind] = total.get(kind, 0) + 1
+        number = kind == "number"
+        if identifier_present(haystack, value, number):
+            kept[kind] = kept.get(kind, 0) + 1
+        else:
+            missing.append((kind, value))
+    return Retention(kept, total, missing)
+
+
+def to_json(entries: Sequence[Entry]) -> list[dict[str, Any]]:
+    """Serialise a ledger for the summary row."""
+    return [e.to_json() for e in entries]
+
+
+def from_json(data: Any) -> list[Entry]:
+    """Read a ledger written by :func:`to_json` (anything else reads as empty)."""
+    if not isinstance(data, list):
+        return []
+    out: list[Entry] = []
+    for item in data:
+        try:
+            out.append(Entry.from_json(item))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out

@@ -1,0 +1,99 @@
+"""One usable window, split into explicit budgets on purpose.
+
+A policy may give each part of the request a share of the usable window (context window minus
+the reply's ``max_tokens``) instead of a fixed token count: ``summary_share``, ``ledger_share``,
+``recall_share``, ``recent_share`` and ``pins_share``. :func:`for_window` turns those shares
+into the token settings every other module reads (``summary_max_tokens``,
+``recall_budget_tokens``, ``threshold_tokens``/``keep_recent_tokens``,
+``anchor_budget_tokens``), so the triggers, the summarizer, the request builder and the gauge
+all see the same figures. :func:`budgets` lists them for the gauge and ``context --json``.
+
+When the parts need more than the usable window, they give way in :data:`GIVE_WAY` order:
+
+1. recall down to its floor (:data:`RECALL_FLOOR` of its budget): the part that filled the
+   room the others left, and the cheapest to lose per token on LoCoMo;
+2. the identifier ledger (its entries stay in the stored version and in ``summary --json``);
+3. the oldest raw turns — only after compaction had its chance (the engine compacts before a
+   send that would not fit), and always with a visible warning;
+4. the rest of recall;
+5. pinned messages, newest pins kept longest;
+6. the summary itself.
+
+Recall is not simply the first to go: below its floor it is worth more than the turns that a
+compaction is about to fold anyway (benchmarks/quality.py, 2k window).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from tui_chat.core.policy import Policy
+
+GIVE_WAY: tuple[str, ...] = ("recall_floor", "ledger", "turns", "recall", "anchors", "summary")
+"""The order in which parts give way when the request does not fit (see the module doc)."""
+
+RECALL_FLOOR = 0.5
+"""Share of the recall budget kept until the ledger and the oldest turns have given way."""
+
+BUDGET_KEYS: tuple[str, ...] = ("anchors", "summary", "ledger", "recall", "recent")
+"""The parts that have a budget of their own (system and new message take what they need)."""
+
+
+def for_window(policy: Policy, usable: int) -> Policy:
+    """Turn a policy's shares of the usable window into token budgets.
+
+    Args:
+        policy: A resolved policy (a policy without shares is returned unchanged).
+        usable: The usable window.
+
+    Returns:
+        The policy with ``summary_max_tokens``, ``recall_budget_tokens`` (at most
+        ``recall_max_tokens``), ``threshold_tokens`` and ``keep_recent_tokens`` (raw turns may
+        grow to the recent budget, then compaction folds them to half of it) and
+        ``anchor_budget_tokens`` set from the shares that are set.
+    """
+    changes: dict[str, Any] = {}
+    if policy.summary_share is not None:
+        changes["summary_max_tokens"] = max(64, int(policy.summary_share * usable))
+    if policy.recall_share is not None:
+        share = int(policy.recall_share * usable)
+        changes["recall_budget_tokens"] = min(share, policy.recall_max_tokens)
+    if policy.recent_share is not None:
+        recent = max(100, int(policy.recent_share * usable))
+        changes["threshold_tokens"] = recent
+        changes["keep_recent_tokens"] = max(50, recent // 2)
+    if policy.pins_share is not None:
+        changes["anchor_budget_tokens"] = int(policy.pins_share * usable)
+    return replace(policy, **changes) if changes else policy
+
+
+def ledger_budget(policy: Policy, usable: int) -> int:
+    """Tokens the identifier ledger may take in the memory block."""
+    return max(0, int(policy.ledger_share * usable))
+
+
+def budgets(policy: Policy, usable: int) -> dict[str, int]:
+    """The budget of each part with one (keys :data:`BUDGET_KEYS`), for the gauge.
+
+    Args:
+        policy: The policy in force (after :func:`for_window`).
+        usable: The usable window.
+
+    Returns:
+        Tokens per part; ``recent`` is the raw turns' budget (the ``tokens`` trigger's
+        threshold, else what the ratio trigger leaves them).
+    """
+    if policy.trigger == "tokens":
+        recent = policy.threshold_tokens
+    elif policy.trigger == "ratio":
+        recent = int(policy.ratio * usable)
+    else:
+        recent = usable
+    return {
+        "anchors": policy.anchor_budget_tokens,
+        "summary": policy.summary_max_tokens,
+        "ledger": ledger_budget(policy, usable),
+        "recall": policy.recall_budget_tokens if policy.recall else 0,
+        "recent": min(recent, usable),
+    }
