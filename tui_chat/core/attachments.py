@@ -430,6 +430,22 @@ def attachment_note(summary: str, attached: Iterable[Mapping[str, Any]]) -> str:
     return summary.rstrip() + "\nAttached: " + ", ".join(dict.fromkeys(missing)) + "."
 
 
+def typed_text(content: Iterable[Mapping[str, Any]], fallback: str) -> str:
+    """What the user typed in a message that may carry attachments.
+
+    Args:
+        content: The message's blocks.
+        fallback: Its stored plain text, returned when it carries no attachment.
+
+    Returns:
+        The text blocks joined by blank lines (without the attached files' contents).
+    """
+    blocks = list(content)
+    if not any(is_ref(b) for b in blocks):
+        return fallback
+    return "\n\n".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text")
+
+
 def chip(ref: Mapping[str, Any]) -> str:
     """The short label of a chip: ``📎 plot.png · 47.1 KB``."""
     return f"📎 {ref.get('name') or 'file'} · {human_size(int(ref.get('size') or 0))}"

@@ -19,9 +19,11 @@ from tui_chat.files import replacing
 from tui_chat.store import search_index
 from tui_chat.store.access import Access, probe
 from tui_chat.store.anchors import Anchors
+from tui_chat.store.attachments import Attachments
 from tui_chat.store.compaction_support import CompactionSupport
 from tui_chat.store.conversations import Conversations
 from tui_chat.store.database import connect
+from tui_chat.store.forks import Forks
 from tui_chat.store.messages import Messages
 from tui_chat.store.search import Search
 from tui_chat.store.send_leases import SendLeases
@@ -46,6 +48,10 @@ class Store:
     """Models whose endpoint refused on-demand compaction."""
     send_leases: SendLeases
     """One sender per conversation at a time, across processes."""
+    attachments: Attachments
+    """Attached files, stored once by content hash."""
+    forks: Forks
+    """Forks and where they came from."""
     access: Access
     """Whether the file is writable (and if not, why and what to do)."""
 
@@ -60,6 +66,8 @@ class Store:
         self.search = Search(self._sql, self.messages)
         self.compaction_support = CompactionSupport(self._sql)
         self.send_leases = SendLeases(self._sql)
+        self.attachments = Attachments(self._sql)
+        self.forks = Forks(self._sql)
         self.access = Access(read_only=False)
 
     @classmethod

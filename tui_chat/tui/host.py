@@ -10,7 +10,7 @@ attached to the App, so pruning or replacing a widget never cancels it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +22,7 @@ from textual.worker import WorkerState
 from tui_chat.config import Config
 
 if TYPE_CHECKING:
+    from tui_chat.core.attachments import Attachment
     from tui_chat.core.models import Summary
     from tui_chat.engine.service import ChatService
     from tui_chat.engine.session import SendOutcome
@@ -85,11 +86,14 @@ class ChatHost(App[None]):
         )
 
     @work(name="reply", group="reply", exclusive=True, exit_on_error=False)
-    async def send_reply(self, conversation_id: str, text: str | None) -> SendOutcome:
-        """Send ``text`` (or retry the last reply when ``None``), streaming into the screen."""
+    async def send_reply(
+        self, conversation_id: str, text: str | None, attachments: Sequence[Attachment] = ()
+    ) -> SendOutcome:
+        """Send ``text`` with ``attachments`` (or retry the last reply when ``text`` is
+        ``None``), streaming into the screen."""
         if text is None:
             return await self.service.retry(conversation_id, self.bridge)
-        return await self.service.send(conversation_id, text, self.bridge)
+        return await self.service.send(conversation_id, text, self.bridge, attachments)
 
     def cancel_reply(self) -> None:
         """Cancel the streaming reply; the engine keeps what arrived, marked incomplete."""
@@ -99,6 +103,11 @@ class ChatHost(App[None]):
     async def compact(self, conversation_id: str, instructions: str | None = None) -> Summary:
         """Compact a conversation now (progress arrives as engine events)."""
         return await self.service.compact(conversation_id, instructions)
+
+    @work(name="compact-upto", group="compaction", exit_on_error=False)
+    async def compact_upto(self, conversation_id: str, message_id: int) -> Summary:
+        """Compact every whole turn up to a message's turn ("compact up to here")."""
+        return await self.service.branches.compact_upto(conversation_id, message_id)
 
     @work(name="regenerate", group="compaction", exit_on_error=False)
     async def regenerate(

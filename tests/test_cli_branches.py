@@ -1,0 +1,60 @@
+"""``fork``, ``send --attach`` and ``compact --upto`` from the command line (real processes)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from tests import sample_files
+from tests.fake_anthropic import FakeAnthropic
+from tests.test_cli import js, run
+
+
+def test_fork_send_attach_and_compact_upto(
+    isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    image = tmp_path / "chart.png"
+    image.write_bytes(sample_files.png(64, 48))
+    sent = run(
+        isolated_env, "send", "--new", "--attach", str(image), "what is it?", fake=fake_anthropic
+    )
+    assert sent.returncode == 0, sent.stderr
+    content = fake_anthropic.bodies[-1]["messages"][-1]["content"]
+    assert content[0]["type"] == "image"
+    assert base64.b64decode(content[0]["source"]["data"]) == image.read_bytes()
+    assert run(isolated_env, "send", "second", fake=fake_anthropic).returncode == 0
+    messages = js(run(isolated_env, "show", "last", "--json"))["messages"]
+    conv = js(run(isolated_env, "list", "--json"))[0]["id"]
+
+    forked = js(run(isolated_env, "fork", conv, "--at", str(messages[1]["id"]), "--json"))
+    assert forked["parent_id"] == conv and forked["messages"] == 2
+    plain = run(isolated_env, "fork", conv, "--at", str(messages[1]["id"]), "--title", "B")
+    assert plain.returncode == 0 and len(plain.stdout.strip()) == 12
+    assert len(js(run(isolated_env, "show", conv, "--json"))["messages"]) == 4
+
+    run(isolated_env, "set", conv, "summarizer", "extractive")
+    version = js(run(isolated_env, "compact", conv, "--upto", str(messages[0]["id"]), "--json"))
+    assert version["covers_to_message_id"] == messages[1]["id"]
+
+
+def test_a_missing_or_oversized_attachment_sends_nothing(
+    isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    big = tmp_path / "big.png"
+    big.write_bytes(sample_files.png(8, 8, filler=5 * 1024 * 1024 + 1))
+    refused = run(isolated_env, "send", "--new", "--attach", str(big), "hi", fake=fake_anthropic)
+    assert refused.returncode == 1
+    assert "big.png" in refused.stderr and "nothing was sent" in refused.stderr
+    missing = run(
+        isolated_env,
+        "send",
+        "--new",
+        "--attach",
+        str(tmp_path / "x.pdf"),
+        "hi",
+        fake=fake_anthropic,
+    )
+    assert missing.returncode == 1 and "does not exist" in missing.stderr
+    assert fake_anthropic.bodies == []
+    bad = run(isolated_env, "fork", "last", "--at", "999")
+    assert bad.returncode == 1

@@ -1,0 +1,171 @@
+"""Pilot tests of editing a prompt (e), attaching a file (ctrl+a), compacting up to a message
+(s), copying code blocks (b) and forking (f) — through the real engine and the local server."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+from textual.widgets import Input, Static
+
+from tests import sample_files
+from tests.fake_anthropic import FakeAnthropic
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import notifications, ready, settle, until
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.widgets.chat_pane import ChatPane
+from tui_chat.tui.widgets.composer import Composer
+from tui_chat.tui.widgets.conversation_list import ConversationList
+
+
+def _import(folder: Path, texts: list[str]) -> Path:
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": text}
+        for i, text in enumerate(texts)
+    ]
+    path = folder / "chat.json"
+    path.write_text(json.dumps({"title": "Chat", "messages": messages}))
+    return path
+
+
+async def test_e_edits_a_prompt_and_sending_it_makes_a_fork(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = keyed_service
+    parent = await service.import_file(
+        _import(tmp_path, ["where to go?", "Lisbon.", "and when?", "In May."])
+    )
+    stored = await service.history(parent.id)
+    app = make_app(service, parent.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("f5", "up")  # the prompt "and when?"
+        assert app.query_one(ChatPane).selected == stored[2].id
+        await pilot.press("e")
+        await until(pilot, lambda: screen.composer.text == "and when?")
+        assert app.focused is screen.composer
+        chips = str(app.query_one("#pending-files", Static).visual)
+        assert f"editing #{stored[2].id}" in chips
+        screen.composer.load_text("and in which season?")
+        await pilot.press("enter")
+        await until(pilot, lambda: screen.conversation_id != parent.id)
+        await settle(pilot)
+        body = fake_anthropic.bodies[-1]
+        last = body["messages"][-1]["content"]
+        assert last[-1]["text"] == "and in which season?"
+        assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+        fork_id = screen.conversation_id
+        assert fork_id is not None
+        origin = await service.branches.parent(fork_id)
+        assert origin is not None and origin.parent_id == parent.id
+        assert [m.text for m in await service.history(parent.id)] == [m.text for m in stored]
+        # The list shows the fork under its parent.
+        listed = app.query_one(ConversationList).conversations
+        ids = [i.conversation.id for i in listed]
+        assert ids.index(fork_id) == ids.index(parent.id) + 1
+
+
+async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    image = tmp_path / "shot.png"
+    image.write_bytes(sample_files.png(320, 200))
+    conversation = await keyed_service.new_conversation()
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.composer.load_text("what is this?")
+        await pilot.press("ctrl+a")
+        await until(pilot, lambda: bool(app.screen.query(Input)))
+        app.screen.query_one(Input).value = str(image)
+        await pilot.press("enter")
+        await until(pilot, lambda: len(screen.pending) == 1)
+        chips = str(app.query_one("#pending-files", Static).visual)
+        assert "shot.png" in chips and " B" in chips
+        assert screen.composer.text == "what is this?"
+        await until(pilot, lambda: screen.gauge.breakdown is not None)
+        await pilot.press("enter")
+        await settle(pilot)
+        content = fake_anthropic.bodies[-1]["messages"][-1]["content"]
+        assert content[0]["type"] == "image"
+        assert base64.b64decode(content[0]["source"]["data"]) == image.read_bytes()
+        assert screen.pending == []
+        # The stored message shows the chip, not the file.
+        view = app.query_one(ChatPane).views[0]
+        assert "shot.png" in str(view.query_one(".chips", Static).visual)
+
+
+async def test_ctrl_a_refuses_a_missing_or_oversized_file_and_keeps_the_draft(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    big = tmp_path / "big.png"
+    big.write_bytes(sample_files.png(8, 8, filler=5 * 1024 * 1024 + 10))
+    conversation = await keyed_service.new_conversation()
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.composer.load_text("keep me")
+        for path in (big, tmp_path / "missing.pdf"):
+            await pilot.press("ctrl+a")
+            await until(pilot, lambda: bool(app.screen.query(Input)))
+            app.screen.query_one(Input).value = str(path)
+            await pilot.press("enter")
+            await until(pilot, lambda: app.screen is screen)
+            await pilot.pause()
+        shown = " ".join(notifications(app))
+        assert "big.png is 5.0 MB" in shown and "does not exist" in shown
+        assert screen.pending == [] and screen.composer.text == "keep me"
+        assert fake_anthropic.bodies == []
+
+
+async def test_s_compacts_up_to_the_selected_message(service: ChatService, tmp_path: Path) -> None:
+    conversation = await service.import_file(
+        _import(tmp_path, ["one", "first answer", "two", "second answer", "three", "third"])
+    )
+    await service.set_setting(conversation.id, "summarizer", "extractive")
+    stored = await service.history(conversation.id)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("f5", "up", "up")  # "second answer"
+        assert app.query_one(ChatPane).selected == stored[3].id
+        await pilot.press("s")
+        await settle(pilot)
+        versions = await service.summaries(conversation.id)
+        assert [v.covers_to_message_id for v in versions] == [stored[3].id]
+        await until(pilot, lambda: bool(screen.timeline.summaries))
+        assert screen.timeline.summaries[0].covers_to_message_id == stored[3].id
+
+
+async def test_b_copies_the_code_blocks_of_a_message_in_turn(
+    service: ChatService, tmp_path: Path
+) -> None:
+    reply = "Run:\n```sh\nmake test\n```\nthen:\n```python\nprint('ok')\n```\n"
+    conversation = await service.import_file(_import(tmp_path, ["how?", reply]))
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("f5", "b")
+        assert app.clipboard == "make test"
+        await pilot.press("b")
+        assert app.clipboard == "print('ok')"
+        await pilot.press("b")
+        assert app.clipboard == "make test"
+        await pilot.press("up", "b")
+        await pilot.pause()
+        assert any("no code block" in n for n in notifications(app))
+
+
+async def test_f_forks_at_the_selected_message(service: ChatService, tmp_path: Path) -> None:
+    conversation = await service.import_file(_import(tmp_path, ["a", "b", "c", "d"]))
+    stored = await service.history(conversation.id)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("f5", "up", "up", "f")
+        await until(pilot, lambda: screen.conversation_id != conversation.id)
+        assert screen.conversation_id is not None
+        forked = await service.history(screen.conversation_id)
+        assert [m.text for m in forked] == [m.text for m in stored[:2]]
+        assert isinstance(app.focused, ChatPane | Composer)

@@ -1,0 +1,192 @@
+"""What the chat screen does at a chosen message: edit a prompt, fork, compact up to it, copy
+its code blocks, and attach files to the message being written.
+
+:class:`BranchView` sits between :class:`~tui_chat.tui.screens.chat_view.ChatView` (the panels)
+and :class:`~tui_chat.tui.screens.main.MainScreen` (every other action); its ``action_*``
+methods are named in the table of actions (``tui/actions.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual import events, on, work
+from textual.widgets import Static
+
+from tui_chat.core.attachments import (
+    Attachment,
+    AttachmentError,
+    check_request,
+    chip,
+    refs,
+    typed_text,
+)
+from tui_chat.core.codeblocks import code_blocks
+from tui_chat.core.turns import starts_turn
+from tui_chat.engine.attachments import load_attachments, read_attachment
+from tui_chat.tui.screens.chat_view import ChatView
+from tui_chat.tui.screens.prompt import TextPrompt
+from tui_chat.tui.text import one_line
+from tui_chat.tui.widgets.composer import Composer
+from tui_chat.tui.widgets.message_view import MessageView
+
+
+class BranchView(ChatView):
+    """The chat screen's message-level actions and the files attached to the draft."""
+
+    DEFAULT_CSS = """
+    BranchView #pending-files { height: auto; color: $text-accent; padding: 0 1; display: none; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: list[Attachment] = []
+        """Files attached to the message being written."""
+        self.editing: int | None = None
+        """The prompt being edited (sending forks before it), if any."""
+        self._code_turns: dict[int, int] = {}
+
+    @on(events.Mount)
+    async def _add_chip_row(self) -> None:
+        """Add the row of chips above the composer."""
+        await self.query_one("#center").mount(
+            Static("", id="pending-files", markup=False), before=self.composer
+        )
+
+    def attached_files(self) -> Sequence[Attachment]:
+        """Files attached to the draft (counted by the gauge)."""
+        return self.pending
+
+    def _show_pending(self) -> None:
+        chips = "   ".join(chip(a.ref()) for a in self.pending)
+        if self.editing is not None:
+            chips = f"✎ editing #{self.editing}: enter sends it as a fork   {chips}"
+        for row in self.query("#pending-files").results(Static):
+            row.update(chips.rstrip())
+            row.display = bool(chips.strip())
+
+    async def open_conversation(
+        self, conversation_id: str, around: int | None = None, **options: bool
+    ) -> None:
+        """Show a conversation; an edit or attachments of another one are dropped."""
+        if conversation_id != self.conversation_id:
+            self.pending = []
+            self.editing = None
+        await super().open_conversation(conversation_id, around, **options)
+        self._show_pending()
+
+    def _selected(self) -> MessageView | None:
+        view = self.chat.selected_view
+        if view is None:
+            self.notify("Select a message first (f5 or tab, then ↑/↓).", severity="warning")
+        return view
+
+    # -- attachments -------------------------------------------------------------------------
+
+    @work(exit_on_error=False)
+    async def action_attach_file(self) -> None:
+        """Ask for a file (typed or pasted path) and attach it to the draft."""
+        answer = await self.app.push_screen_wait(
+            TextPrompt("Attach a file (image, PDF or text)", "", "a path, e.g. ~/shot.png")
+        )
+        if not answer or not answer.strip():
+            return
+        path = answer.strip().strip("'\"")
+        try:
+            attachment = read_attachment(path)
+            check_request([a.ref() for a in [*self.pending, attachment]])
+        except AttachmentError as exc:
+            self.notify(str(exc), title="Cannot attach", severity="error", markup=False)
+            return
+        self.pending.append(attachment)
+        self._show_pending()
+        self.composer.focus()
+        await self.refresh_gauge()
+
+    def send_draft(self, composer: Composer, text: str) -> None:
+        """Send the draft with its files (as a fork when a prompt is being edited).
+
+        The draft stays in the composer when the files cannot be sent.
+        """
+        if self.conversation is None:
+            return
+        files = list(self.pending)
+        try:
+            check_request([a.ref() for a in files])
+        except AttachmentError as exc:
+            self.notify(f"{exc}; nothing was sent", severity="error", markup=False)
+            return
+        composer.remember(text)
+        self.pending = []
+        editing, self.editing = self.editing, None
+        self._show_pending()
+        if editing is None:
+            self.app.send_reply(self.conversation.id, text, files)
+        else:
+            self._send_edit(editing, text, files)
+
+    @work(exit_on_error=False)
+    async def _send_edit(self, message_id: int, text: str, files: list[Attachment]) -> None:
+        fork, _ = await self.app.service.branches.fork_for_edit(message_id)
+        await self.open_conversation(fork.id)
+        self.notify(f"Edited in a fork: “{one_line(fork.title, 50)}”; the original is unchanged.")
+        self.app.send_reply(fork.id, text, files)
+
+    # -- at the selected message -------------------------------------------------------------
+
+    @work(exit_on_error=False)
+    async def action_edit_message(self) -> None:
+        """Put the selected prompt (and its files) in the composer; sending makes a fork."""
+        if (view := self._selected()) is None:
+            return
+        message = view.message
+        if not starts_turn(message.role, message.content):
+            self.notify("Only your own prompts can be edited.", severity="warning")
+            return
+        try:
+            files = await load_attachments(self.app.service.store, refs(message.content))
+        except AttachmentError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.editing = message.id
+        self.pending = files
+        self.composer.load_text(typed_text(message.content, message.text))
+        self.composer.move_cursor(self.composer.document.end)
+        self._show_pending()
+        self.composer.focus()
+
+    def action_compact_upto(self) -> None:
+        """Compact every whole turn up to the selected message's turn (in the background)."""
+        if self.conversation is None or (view := self._selected()) is None:
+            return
+        self.notify(f"Compacting up to message #{view.message_id}…", timeout=2)
+        self.app.compact_upto(self.conversation.id, view.message_id)
+
+    async def action_fork_conversation(self) -> None:
+        """Fork at the selected message (the newest one when none is selected) and open it."""
+        if self.conversation is None:
+            return
+        view = self.chat.selected_view or (self.chat.views[-1] if self.chat.views else None)
+        at = view.message_id if view is not None else None
+        fork = await self.app.service.branches.fork(self.conversation.id, at)
+        await self.open_conversation(fork.id)
+        self.notify(f"Forked as “{one_line(fork.title, 50)}”; the original is unchanged.")
+
+    def action_copy_code(self) -> None:
+        """Copy the selected message's next fenced code block (cycling through them)."""
+        if (view := self._selected()) is None:
+            return
+        blocks = code_blocks(view.message.text)
+        if not blocks:
+            self.notify(f"Message #{view.message_id} has no code block.", severity="warning")
+            return
+        index = self._code_turns.get(view.message_id, 0) % len(blocks)
+        self._code_turns[view.message_id] = index + 1
+        block = blocks[index]
+        self.app.copy_to_clipboard(block.code)
+        language = f"{block.language}, " if block.language else ""
+        lines = block.code.count("\n") + 1
+        self.notify(
+            f"Copied code block {index + 1} of {len(blocks)} ({language}{lines} lines).",
+            markup=False,
+        )
