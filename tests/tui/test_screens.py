@@ -119,7 +119,10 @@ async def test_search_jumps_to_the_hit(service: ChatService, tmp_path: Path) -> 
         assert screen.conversation_id == demo.id
         pane = app.query_one(ChatPane)
         assert pane.selected == target.id
-        assert app.focused is pane
+        # Typing goes on in the composer (issue 12); f5 goes to the selected hit.
+        assert app.focused is screen.composer
+        await pilot.press("f5")
+        assert app.focused is pane and pane.selected == target.id
 
 
 async def test_context_preview_shows_the_exact_next_request(

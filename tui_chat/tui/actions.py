@@ -141,6 +141,7 @@ ACTIONS: Final[dict[str, Action]] = {
         "search",
         "Search",
         "Search all conversations",
+        priority=True,  # opens at once, so the words typed right after ctrl+f reach it
         palette="Search",
         palette_help="Full-text search across every conversation",
     ),

@@ -7,22 +7,25 @@ builds on it with what the user and the engine do.
 
 from __future__ import annotations
 
-from textual import getters, on
+from textual import events, getters, on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker
 
 from tui_chat.core.models import Conversation
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
+from tui_chat.tui.layout import PanelRow
 from tui_chat.tui.messages import OpenConversation
+from tui_chat.tui.stray_keys import type_into
 from tui_chat.tui.text import inert, one_line
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
+from tui_chat.tui.widgets.footer import ChatFooter
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 from tui_chat.tui.widgets.token_gauge import TokenGauge
 
@@ -31,6 +34,10 @@ NO_KEY_HELP = (
     "key. Set it with  export ANTHROPIC_API_KEY=sk-ant-…  (or [api] api_key in config.toml) "
     "and restart."
 )
+
+
+PANEL_WIDTHS = {"conversations": 34, "timeline": 46}
+"""Preferred widths of the side panels (they give way in narrow terminals)."""
 
 
 class ChatView(Screen[None]):
@@ -49,7 +56,7 @@ class ChatView(Screen[None]):
     def compose(self) -> ComposeResult:
         """Header, list | chat + composer + gauge | timeline, footer."""
         yield Header(icon="◆")
-        with Horizontal(id="body"):
+        with PanelRow(PANEL_WIDTHS, fallback="composer", id="body"):
             yield ConversationList(id="conversations")
             with Vertical(id="center"):
                 yield ChatPane(self.app.service, id="chat")
@@ -57,14 +64,51 @@ class ChatView(Screen[None]):
                 yield Composer(id="composer", cursor_blink=self.app.cursor_blink)
                 yield TokenGauge(id="gauge")
             yield SummaryTimeline(id="timeline", clock=self.app.clock)
-        yield Footer()
+        yield ChatFooter()
 
     def on_mount(self) -> None:
         """Start with the composer focused and panels closed."""
         self.query_one("#no-key").display = not self.app.config.has_key
-        self.conversations.display = False
-        self.timeline.display = False
+        self.panels.fit()
         self.composer.focus()
+
+    @property
+    def panels(self) -> PanelRow:
+        """The row of side panels and the chat column."""
+        return self.query_one(PanelRow)
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys no panel took: escape returns to the composer, printable keys type into it."""
+        if event.key == "escape" and self.focused is not self.composer:
+            if not self.app.replying:  # otherwise escape cancels the reply
+                self.composer.focus()
+                event.stop()
+            return
+        type_into(self.composer, event)
+
+    def action_toggle_conversations(self) -> None:
+        """Show or hide the conversation list."""
+        self._toggle_panel("conversations")
+
+    def action_toggle_timeline(self) -> None:
+        """Show or hide the summary timeline."""
+        self._toggle_panel("timeline")
+
+    def _toggle_panel(self, panel_id: str) -> None:
+        """Close a shown panel; open a hidden one (others give way if the width is short)."""
+        panels = self.panels
+        if panels.is_shown(panel_id):
+            panels.close(panel_id)
+            self.composer.focus()
+        elif panels.open(panel_id):
+            panel = self.conversations if panel_id == "conversations" else self.timeline
+            panel.focus_list()
+        else:
+            panels.close(panel_id)
+            self.notify(
+                f"No room for that panel beside the chat ({self.size.width} columns).",
+                severity="warning",
+            )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: report this screen's failures here."""
@@ -151,7 +195,5 @@ class ChatView(Screen[None]):
     @on(OpenConversation)
     async def _open(self, event: OpenConversation) -> None:
         await self.open_conversation(event.conversation_id, event.message_id)
-        if event.message_id is not None:
-            self.chat.focus()
-        else:
-            self.composer.focus()
+        # A search hit stays selected (f5 goes to it) while typing goes on in the composer.
+        self.composer.focus()

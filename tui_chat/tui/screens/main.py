@@ -21,7 +21,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import TextArea
 
-from tui_chat.core.models import Summary
+from tui_chat.core.models import SearchHit, Summary
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.commands import ChatCommands
@@ -84,6 +84,7 @@ class MainScreen(ChatView):
             self.notify("A reply is still streaming: escape cancels it.", severity="warning")
             return
         event.composer.remember(event.text)
+        self.chat.follow()  # the new message and its reply are shown, wherever the view was
         self.app.send_reply(self.conversation.id, event.text)
 
     async def reply_done(self) -> None:
@@ -210,24 +211,6 @@ class MainScreen(ChatView):
         conversation = await self.app.service.new_conversation()
         await self.open_conversation(conversation.id)
         self.composer.focus()
-
-    def action_toggle_conversations(self) -> None:
-        """Show or hide the conversation list."""
-        panel = self.conversations
-        panel.display = not panel.display
-        if panel.display:
-            panel.focus_list()
-        else:
-            self.composer.focus()
-
-    def action_toggle_timeline(self) -> None:
-        """Show or hide the summary timeline."""
-        panel = self.timeline
-        panel.display = not panel.display
-        if panel.display:
-            panel.focus_list()
-        else:
-            self.composer.focus()
 
     def _target(self, conversation_id: str | None) -> str | None:
         return conversation_id or self.conversation_id
@@ -401,10 +384,12 @@ class MainScreen(ChatView):
         if instructions is not None:
             self.regenerate(summary, instructions.strip())
 
-    @work(exit_on_error=False)
-    async def action_search(self) -> None:
+    def action_search(self) -> None:
         """Search every conversation and jump to the chosen message."""
-        hit = await self.app.push_screen_wait(SearchScreen(self.app.service.search))
+        # Pushed at once (not from a worker): keys typed right after ctrl+f reach the search.
+        self.app.push_screen(SearchScreen(self.app.service.search), self._search_closed)
+
+    def _search_closed(self, hit: SearchHit | None) -> None:
         if hit is not None:
             self.post_message(messages.OpenConversation(hit.conversation_id, hit.message_id))
 

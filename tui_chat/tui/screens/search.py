@@ -6,7 +6,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
@@ -20,6 +20,7 @@ from textual.worker import Worker
 from tui_chat.core.models import HIT_END, HIT_START, SearchHit
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
+from tui_chat.tui.stray_keys import type_into
 from tui_chat.tui.text import clock_time, inert_content, one_line
 
 SEARCH_DEBOUNCE = 0.2
@@ -72,6 +73,10 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         self._find = search
         self.hits: list[SearchHit] = []
         self._timer: Timer | None = None
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing in the results (or before the input has the focus) goes to the query."""
+        type_into(self.query_one("#search-input", Input), event)
 
     def compose(self) -> ComposeResult:
         """Input, status line and results."""

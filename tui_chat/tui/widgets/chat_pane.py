@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.worker import Worker
 
 from tui_chat.core.models import Message
+from tui_chat.core.unanswered import unanswered_prompts
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.widgets.message_view import MessageView
@@ -156,6 +157,18 @@ class ChatPane(VerticalScroll, can_focus=True):
             view.set_last(False)
         if views and not self.has_newer:
             views[-1].set_last(True)
+        self._mark_left_out(views)
+
+    def _mark_left_out(self, views: list[MessageView]) -> None:
+        """Mark the turns of failed prompts that later requests leave out (core/unanswered)."""
+        messages = [v.message for v in views]
+        prompts = {m.id for m in unanswered_prompts(messages, keep_last=not self.has_newer)}
+        turn: int | None = None
+        for view in views:
+            message = view.message
+            if message.role == "user" and not message.has_tool_result:
+                turn = message.turn if message.id in prompts else None
+            view.set_left_out(turn is not None and message.turn == turn)
 
     async def load_older(self) -> bool:
         """Mount the page before the oldest mounted message.
@@ -250,6 +263,12 @@ class ChatPane(VerticalScroll, can_focus=True):
             self.has_older = True
         self._mark_last()
         return view
+
+    def follow(self) -> None:
+        """Drop the selection and keep the newest message in view (after a send)."""
+        self.selected = None
+        self.scroll_end(animate=False, immediate=True)
+        self.anchor()
 
     def set_pinned(self, message_id: int, pinned: bool) -> None:
         """Show or hide a message's pinned marker."""

@@ -42,6 +42,8 @@ class MessageView(Vertical):
         & > Horizontal { height: auto; }
         & > #retry { display: none; }
         &.-failed > .status { display: block; }
+        &.-left-out { border-left: outer $error 50%; }
+        &.-left-out > .status { display: block; }
         &.-failed.-last > #retry { display: block; }
     }
     """
@@ -51,6 +53,7 @@ class MessageView(Vertical):
         self.message = message
         self.pinned = pinned
         self.error_text: str | None = None
+        self.left_out = False
         self._stream: MarkdownStream | None = None
 
     @property
@@ -118,18 +121,24 @@ class MessageView(Vertical):
         return Content.assemble(*parts)
 
     def _status(self) -> Content:
+        if self.left_out and self.message.role == "user":
+            return inert_content(
+                "Left out of the context: its reply failed before any text, so later messages "
+                "are sent without it. To ask it again, copy it (f5, c) and send it."
+            )
+        retry = "" if self.left_out else " Press ctrl+r to retry."
         if self.message.status == "incomplete":
             reason = (
                 self.error_text or self.message.error or "The reply was cut off before it finished."
             )
-            return inert_content(f"{_sentence(reason)} Press ctrl+r to retry.")
+            return inert_content(f"{_sentence(reason)}{retry}")
         if self.message.status == "error":
             kind = (self.message.stop_reason or "").removeprefix("error:").replace("_", " ")
             known = (
                 f"The reply failed ({kind})." if kind and kind != "None" else "The reply failed."
             )
             reason = self.error_text or self.message.error or known
-            return inert_content(f"{_sentence(reason)} Press ctrl+r to retry.")
+            return inert_content(f"{_sentence(reason)}{retry}")
         return Content("")
 
     def _apply_status(self) -> None:
@@ -143,6 +152,13 @@ class MessageView(Vertical):
         """Show or hide the pinned marker."""
         self.pinned = pinned
         self.query_one(".header", Static).update(self._header())
+
+    def set_left_out(self, left_out: bool) -> None:
+        """Mark a message of a turn left out of the context (its reply failed)."""
+        if left_out != self.left_out:
+            self.left_out = left_out
+            self.set_class(left_out, "-left-out")
+            self._apply_status()
 
     def set_last(self, last: bool) -> None:
         """Mark the newest message (only it offers Retry)."""
