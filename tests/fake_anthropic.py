@@ -7,6 +7,7 @@ classes to behave as they do against the real API.
 Endpoints
     ``POST /v1/messages``              JSON (``stream: false``) or SSE (``stream: true``).
     ``POST /v1/messages/count_tokens`` ``{"input_tokens": n}``.
+    ``GET /v1/models``                 the model list (``fake.models``; ``None``: 404).
     ``POST /_fake/push``               Queue a behaviour from JSON (the fields of
                                        :class:`Behaviour`, minus ``when``/callables).
     ``GET  /_fake/requests``           The recorded request bodies as JSON.
@@ -326,6 +327,8 @@ class FakeAnthropic:
         self.reply_text: TextSource | None = None
         self.compaction_endpoint = True
         self.compaction_models: frozenset[str] = DOCUMENTED_MODELS
+        self.models: list[str] | None = ["claude-sonnet-4-6", "claude-haiku-4-5", "gateway-llama"]
+        """What ``GET /v1/models`` lists (``None``: the endpoint answers 404)."""
         self.clock: Callable[[], float] = time.monotonic
         self._secret = b"fake-compaction-signing-key"
         self._lock = threading.Condition()
@@ -961,6 +964,9 @@ class _Handler(BaseHTTPRequestHandler):
                 ],
             )
             return
+        if path == "/v1/models" and self.fake.models is not None:
+            self._send_json(200, _models_page(self.fake.models))
+            return
         self._send_error(None, 404, "not_found_error", f"Not found: {path}")
 
     def do_POST(self) -> None:
@@ -1392,6 +1398,20 @@ def _default_cache_minimum(model: str) -> int:
     if "haiku" in model:
         return 2048
     return 1024
+
+
+def _models_page(models: list[str]) -> dict[str, Any]:
+    """One page of ``GET /v1/models`` listing ``models``."""
+    data = [
+        {"type": "model", "id": m, "display_name": m, "created_at": "2026-01-01T00:00:00Z"}
+        for m in models
+    ]
+    return {
+        "data": data,
+        "has_more": False,
+        "first_id": models[0] if models else None,
+        "last_id": models[-1] if models else None,
+    }
 
 
 def _system_text(system: Any) -> str:

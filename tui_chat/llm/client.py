@@ -260,6 +260,21 @@ class ClaudeClient:
             raise map_error(exc, secrets=[self._api_key]) from None
         return int(counted.input_tokens)
 
+    async def list_models(self) -> list[str]:
+        """The model ids the endpoint offers (``GET /v1/models``), newest first.
+
+        Raises:
+            ChatError: When there is no key or the endpoint does not answer.
+        """
+        if self._api_key is None:
+            raise no_key_error()
+        try:
+            return [model.id async for model in self._sdk().models.list(limit=100)]
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise map_error(exc, secrets=[self._api_key]) from None
+
     async def compact(
         self, request: dict[str, Any], *, instructions: str | None = None
     ) -> CompactionResult:

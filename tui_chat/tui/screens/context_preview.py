@@ -84,6 +84,24 @@ def readable(request: dict[str, Any]) -> Content:
     return Content("\n").join(parts)
 
 
+SHOWN_DATA_CHARS = 64
+"""Base64 characters of an attached file shown on screen (the copied JSON has them all)."""
+
+
+def shown(value: Any) -> Any:
+    """The request as the JSON tab shows it: attached files' base64 cut to a few characters
+    with their length, so a 5 MB image does not fill the screen (copy gives everything)."""
+    if isinstance(value, list):
+        return [shown(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {key: shown(item) for key, item in value.items()}
+    data = value.get("data")
+    if value.get("type") == "base64" and isinstance(data, str) and len(data) > SHOWN_DATA_CHARS:
+        out["data"] = f"{data[:SHOWN_DATA_CHARS]}… ({len(data):,} base64 characters; c copies all)"
+    return out
+
+
 class ContextPreviewScreen(Screen[None]):
     """Full screen: breakdown on the left, the pretty-printed JSON request on the right.
 
@@ -120,7 +138,14 @@ class ContextPreviewScreen(Screen[None]):
                     yield Static(readable(self.built.request), id="request-readable")
                 with TabPane("JSON", id="json"), VerticalScroll(id="preview-json"):
                     yield Static(
-                        Syntax(self.request_json, "json", theme="ansi_dark", word_wrap=True),
+                        Syntax(
+                            inert(
+                                json.dumps(shown(self.built.request), ensure_ascii=False, indent=2)
+                            ),
+                            "json",
+                            theme="ansi_dark",
+                            word_wrap=True,
+                        ),
                         id="request-json",
                     )
         yield Footer()

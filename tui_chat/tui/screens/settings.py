@@ -17,6 +17,9 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 from tui_chat.core.models import Conversation
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PRESETS
+from tui_chat.engine.catalog import ModelChoices, model_choices
+from tui_chat.llm.client import ClaudeClient
+from tui_chat.llm.models import known_models
 from tui_chat.tui.actions import bindings
 
 NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (
@@ -37,6 +40,9 @@ def _text(value: Any) -> str:
 
 class SettingsSource(Protocol):
     """What the settings screen asks of the engine (a ``ChatService`` is one)."""
+
+    client: ClaudeClient
+    """Asked for the endpoint's model list."""
 
     def policy_for(self, conversation: Conversation) -> Policy:
         """The policy in force for a conversation with these settings."""
@@ -84,6 +90,8 @@ class SettingsScreen(ModalScreen[list[str]]):
         super().__init__()
         self.conversation = conversation
         self._source = source
+        self.choices: ModelChoices | None = None
+        """The models offered (once the endpoint answered or failed)."""
 
     @property
     def policy(self) -> Policy:
@@ -105,8 +113,14 @@ class SettingsScreen(ModalScreen[list[str]]):
                     yield Input(
                         self.conversation.model,
                         id="model",
-                        suggester=SuggestFromList(SUMMARIZERS[2:], case_sensitive=False),
+                        suggester=SuggestFromList(known_models(), case_sensitive=False),
                     )
+                with Horizontal(classes="row"):
+                    yield Label("Pick a model")
+                    yield Select(
+                        [(m, m) for m in known_models()], prompt="model table", id="model-pick"
+                    )
+                yield Static("", id="model-note", markup=False)
                 yield Label("System prompt")
                 yield TextArea(self.conversation.system_prompt, id="system", soft_wrap=True)
                 with Horizontal(classes="row"):
@@ -161,6 +175,23 @@ class SettingsScreen(ModalScreen[list[str]]):
                 yield Button("Cancel (esc)", id="cancel")
                 yield Button("Save (ctrl+s)", id="save", variant="primary")
         yield Footer()
+
+    def on_mount(self) -> None:
+        """Ask the endpoint for its models in the background."""
+        self.run_worker(self._load_models(), exit_on_error=False)
+
+    async def _load_models(self) -> None:
+        self.choices = await model_choices(self._source.client)
+        pick = self.query_one("#model-pick", Select)
+        pick.set_options([(m, m) for m in self.choices.all])
+        label = "endpoint + model table" if self.choices.endpoint else "model table"
+        pick.prompt = label
+        self.query_one("#model-note", Static).update(self.choices.problem)
+
+    @on(Select.Changed, "#model-pick")
+    def _model_picked(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.query_one("#model", Input).value = event.value
 
     @on(Select.Changed, "#preset")
     def _preset_changed(self, event: Select.Changed) -> None:
@@ -228,6 +259,14 @@ class SettingsScreen(ModalScreen[list[str]]):
         except SettingError as exc:
             error.update(f"{exc}")
             return
+        model = dict(changes).get("model")
+        if model and self.choices is not None and not self.choices.is_known(model):
+            self.app.notify(
+                f"{model} is in neither the model table nor the endpoint's list: saved, but "
+                "the gauge guesses its window (200,000) and prices.",
+                severity="warning",
+                markup=False,
+            )
         self.dismiss([key for key, _ in changes])
 
     def action_cancel(self) -> None:

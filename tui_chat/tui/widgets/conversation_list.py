@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import ClassVar
 
@@ -16,6 +17,45 @@ from tui_chat.core.models import ConversationInfo
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.messages import OpenConversation
 from tui_chat.tui.text import age, inert_content, one_line, tokens
+
+
+def fork_tree(
+    conversations: list[ConversationInfo], parents: Mapping[str, str]
+) -> list[tuple[ConversationInfo, int]]:
+    """The conversations in list order with each fork right under its parent.
+
+    Args:
+        conversations: Newest first.
+        parents: Fork id -> parent id (a parent missing from the list makes its fork a root).
+
+    Returns:
+        ``(conversation, depth)`` pairs; depth 0 for roots.
+    """
+    shown = {info.conversation.id for info in conversations}
+    children: dict[str, list[ConversationInfo]] = {}
+    roots: list[ConversationInfo] = []
+    for info in conversations:
+        parent = parents.get(info.conversation.id)
+        if parent in shown and parent != info.conversation.id:
+            children.setdefault(parent, []).append(info)
+        else:
+            roots.append(info)
+    out: list[tuple[ConversationInfo, int]] = []
+    seen: set[str] = set()
+
+    def visit(info: ConversationInfo, depth: int) -> None:
+        if info.conversation.id in seen:
+            return
+        seen.add(info.conversation.id)
+        out.append((info, depth))
+        for child in children.get(info.conversation.id, []):
+            visit(child, depth + 1)
+
+    for info in roots:
+        visit(info, 0)
+    for info in conversations:  # a cycle of forks (never made by tui-chat) still shows
+        visit(info, 0)
+    return out
 
 
 class ConversationList(Vertical):
@@ -57,16 +97,20 @@ class ConversationList(Vertical):
             return None
         return options.get_option_at_index(options.highlighted).id
 
-    def _prompt(self, info: ConversationInfo, now: datetime) -> Content:
+    def _prompt(self, info: ConversationInfo, now: datetime, depth: int = 0) -> Content:
         conv = info.conversation
         marker = "▶ " if conv.id == self.current_id else "  "
+        indent = "  " * (depth - 1) + "↳ " if depth else ""
+        width = max(8, 28 - len(indent))
         return Content("\n").join(
             [
                 Content.assemble(
-                    (marker, "bold $text-accent"), inert_content(one_line(conv.title, 28), "bold")
+                    (marker, "bold $text-accent"),
+                    (indent, "$text-muted"),
+                    inert_content(one_line(conv.title, width), "bold"),
                 ),
                 Content.styled(
-                    f"  {info.message_count} msgs · {tokens(info.token_count)} tok · "
+                    f"  {'  ' * depth}{info.message_count} msgs · {tokens(info.token_count)} tok · "
                     f"{age(conv.updated_at, now)}",
                     "$text-muted",
                 ),
@@ -74,17 +118,26 @@ class ConversationList(Vertical):
         )
 
     def set_conversations(
-        self, conversations: list[ConversationInfo], current_id: str | None, now: datetime
+        self,
+        conversations: list[ConversationInfo],
+        current_id: str | None,
+        now: datetime,
+        parents: Mapping[str, str] | None = None,
     ) -> None:
-        """Show these conversations, highlighting the current one."""
-        self.conversations = conversations
+        """Show these conversations, highlighting the current one; forks (``parents``: fork
+        id -> parent id) under their parent."""
+        rows = fork_tree(conversations, parents or {})
+        self.conversations = [info for info, _ in rows]
         self.current_id = current_id
         options = self.options
         options.clear_options()
         options.add_options(
-            [Option(self._prompt(info, now), id=info.conversation.id) for info in conversations]
+            [
+                Option(self._prompt(info, now, depth), id=info.conversation.id)
+                for info, depth in rows
+            ]
         )
-        ids = [info.conversation.id for info in conversations]
+        ids = [info.conversation.id for info, _ in rows]
         if current_id in ids:
             options.highlighted = ids.index(current_id)
 

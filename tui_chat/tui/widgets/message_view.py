@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import Button, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from tui_chat.core.attachments import chip, refs, typed_text
 from tui_chat.core.models import Message
 from tui_chat.tui.text import clock_time, inert, inert_content
 
@@ -36,6 +37,7 @@ class MessageView(Vertical):
         &.-selected { border-left: outer $warning; background: $warning 10%; }
         & > .header { height: 1; color: $text-muted; }
         & > .user-text { height: auto; }
+        & > .chips { height: auto; color: $text-accent; }
         & > Markdown { margin: 0; padding: 0; }
         & > .status { height: auto; color: $text-warning; display: none; }
         & > .status.-error { color: $text-error; }
@@ -64,7 +66,7 @@ class MessageView(Vertical):
     @property
     def body_text(self) -> str:
         """The text shown in the body (and copied to the clipboard)."""
-        return self.message.text
+        return typed_text(self.message.content, self.message.text)
 
     def compose(self) -> ComposeResult:
         """Header, body, status line and the Retry button."""
@@ -72,7 +74,9 @@ class MessageView(Vertical):
         if self.message.role == "assistant":
             yield Markdown(inert(self.message.text))
         else:
-            yield Static(inert_content(self.message.text), classes="user-text")
+            yield Static(inert_content(self.body_text), classes="user-text")
+            if attached := refs(self.message.content):
+                yield Static(inert_content("   ".join(chip(r) for r in attached)), classes="chips")
         yield Static(self._status(), classes="status")
         if self.message.role == "assistant":
             yield Button(

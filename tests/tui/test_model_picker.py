@@ -1,0 +1,34 @@
+"""Pilot test of the model picker in settings (the table's and the endpoint's models)."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Select
+
+from tests.fake_anthropic import FakeAnthropic
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import notifications, ready, until
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.screens.settings import SettingsScreen
+
+
+async def test_settings_offer_the_models_and_warn_about_an_unknown_one(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    conversation = await keyed_service.new_conversation()
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("f3")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        await until(pilot, lambda: screen.choices is not None)
+        pick = screen.query_one("#model-pick", Select)
+        pick.value = "gateway-llama"
+        await pilot.pause()
+        assert screen.query_one("#model", Input).value == "gateway-llama"
+        screen.query_one("#model", Input).value = "my-own-model"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not isinstance(app.screen, SettingsScreen))
+        assert (await keyed_service.conversation(conversation.id)).model == "my-own-model"
+        assert any("my-own-model is in neither" in n for n in notifications(app))
