@@ -15,6 +15,7 @@ from typing import Any
 
 from tui_chat.core.blocks import content_text
 from tui_chat.core.models import Conversation, Message, Summary, utc_now
+from tui_chat.core.settings_check import settings_problems
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.store.repository import Store
 
@@ -246,7 +247,13 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
     if ours:
         if isinstance(conv.get("model"), str):
             fields["model"] = conv["model"]
-        if isinstance(conv.get("settings"), dict):
+        if "settings" in conv:
+            # All or nothing: a bad setting would make the conversation fail to open later.
+            problems = settings_problems(conv["settings"])
+            if problems:
+                raise ImportError_(
+                    f"{path}: conversation.settings: {'; '.join(problems)}; nothing was imported"
+                )
             fields["settings"] = conv["settings"]
     elif isinstance(data.get("model"), str):
         fields["model"] = data["model"]
