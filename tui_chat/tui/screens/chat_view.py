@@ -36,6 +36,9 @@ NO_KEY_HELP = (
 )
 
 
+PANELS_DELAY = 0.05
+"""Seconds between the first frame and filling the panels at start-up."""
+
 PANEL_WIDTHS = {"conversations": 34, "timeline": 46}
 """Preferred widths of the side panels (they give way in narrow terminals)."""
 
@@ -137,7 +140,9 @@ class ChatView(Screen[None]):
         page = [v.message for v in self.chat.views]
         self.composer.set_history([m.text for m in page if m.role == "user"])
         if panels_after_paint:
-            self.call_after_refresh(self.refresh_panels)
+            # A moment after the frame is composed, so the driver's writer thread puts it on
+            # the terminal before the panels' work (the tokenizer's data loads then) holds on.
+            self.call_after_refresh(self.set_timer, PANELS_DELAY, self.refresh_panels)
         else:
             await self.refresh_panels()
 
