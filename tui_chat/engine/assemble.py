@@ -8,6 +8,7 @@ the same for a 100-message and a 100,000-message conversation.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -23,7 +24,12 @@ from tui_chat.core.request.recall import (
     rank_passages,
 )
 from tui_chat.core.request.render import message_text
-from tui_chat.core.tokens import TokenCounter
+from tui_chat.core.tokens import (
+    CALIBRATION_MAX,
+    CALIBRATION_MIN,
+    MESSAGE_OVERHEAD_TOKENS,
+    TokenCounter,
+)
 from tui_chat.core.turns import starts_turn
 from tui_chat.core.unanswered import left_out_note, unanswered_prompts, without_unanswered
 from tui_chat.llm.models import ModelInfo
@@ -55,6 +61,29 @@ def window_for(info: ModelInfo, policy: Policy) -> Window:
     # A reply budget may never eat more than a quarter of an overridden (small) window.
     max_output = max(256, min(max_output, context_window // 4))
     return Window(context_window, max_output)
+
+
+TAIL_HEADROOM = 1.25
+"""How much more than the usable window the raw tail reads, in stored counts: thinking blocks
+and other content kept but never sent count in a message's stored size, so a tail slightly
+over the window (not twice it) is what fills it once cleaned."""
+
+
+def tail_budget(window: Window, calibration: float) -> int:
+    """Stored tokens of raw tail to read so the builder can fill the usable window.
+
+    The builder fits *calibrated* counts (stored × ratio) into the window, so a ratio below 1
+    lets more stored tokens fit; the ratio is clamped as the builder clamps it.
+    """
+    ratio = min(CALIBRATION_MAX, max(CALIBRATION_MIN, calibration))
+    return math.ceil(window.usable * TAIL_HEADROOM / ratio)
+
+
+def _cut_size(policy: Policy) -> int | None:
+    """The most a message can count once cut to the policy's character limit (a token is at
+    least one character), or ``None`` when messages are not cut."""
+    limit = policy.message_char_limit
+    return None if limit is None else limit + MESSAGE_OVERHEAD_TOKENS
 
 
 def supersede_failed(messages: Sequence[Message]) -> list[Message]:
@@ -143,7 +172,12 @@ async def assemble(
     window = window_for(info, policy)
     coverage = summary.covers_to_message_id if summary else 0
     tail = supersede_failed(
-        await store.messages.raw_tail(conversation.id, coverage, budget=window.usable * 2)
+        await store.messages.raw_tail(
+            conversation.id,
+            coverage,
+            budget=tail_budget(window, calibration),
+            cap=_cut_size(policy),
+        )
     )
     # Prompts whose reply failed before any text are left out, and said so (core/unanswered).
     left_out = unanswered_prompts(tail, keep_last=new_text is None)

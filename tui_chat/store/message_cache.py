@@ -7,7 +7,9 @@ from collections import OrderedDict
 from tui_chat.core.models import Message
 
 CACHE_MESSAGES = 8_192
-"""Parsed complete messages kept per open store."""
+"""Parsed complete messages kept per open store (to start with)."""
+CACHE_LIMIT = 65_536
+"""The most the cache grows to for a long raw tail (a 1M-token window of short messages)."""
 
 
 class MessageCache:
@@ -29,6 +31,12 @@ class MessageCache:
         if message is not None:
             self.entries.move_to_end((conversation_id, message_id))
         return message
+
+    def reserve(self, count: int) -> None:
+        """Make room for at least ``count`` messages, so that reading a tail of that many
+        does not push out its own oldest messages (a cache smaller than the tail read each
+        time would never hit). It only grows, up to :data:`CACHE_LIMIT`."""
+        self.size = max(self.size, min(CACHE_LIMIT, count + count // 4))
 
     def put(self, message: Message) -> None:
         """Keep a complete message (others are ignored), dropping the least recently used."""

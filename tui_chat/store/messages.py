@@ -264,12 +264,22 @@ class Messages:
             for r in rows
         ]
 
-    async def raw_tail(self, conversation_id: str, after_id: int, budget: int) -> list[Message]:
+    async def raw_tail(
+        self, conversation_id: str, after_id: int, budget: int, *, cap: int | None = None
+    ) -> list[Message]:
         """The newest whole turns after ``after_id`` whose stored counts fit ``budget`` tokens.
 
-        Walks back over ids and stored token counts until the budget is spent, then loads those
-        messages (parsed ones come from the store's cache), and trims the front to a turn start
-        so a tool_use is never separated from its tool_result.
+        Walks back over ids and stored token counts (the covering index, no row is read) until
+        the budget is spent, then loads those messages (parsed ones come from the store's
+        cache, which grows to hold the whole tail), and trims the front to a turn start so a
+        tool_use is never separated from its tool_result. The time follows the tail read, not
+        the conversation's length.
+
+        Args:
+            conversation_id: The conversation.
+            after_id: Only messages after this id (a summary's coverage; 0 for all).
+            budget: Stored tokens to read, newest first.
+            cap: Count no message as more than this (messages the request will cut).
         """
         rows: list[tuple[int, str]] = []
         spent = 0
@@ -287,13 +297,14 @@ class Messages:
                 break
             for message_id, tokens, status in page:
                 rows.append((message_id, status))
-                spent += tokens
+                spent += tokens if cap is None else min(tokens, cap)
                 if spent > budget:
                     break
             before = page[-1][0]
             if spent > budget or len(page) < PAGE:
                 break
         rows.reverse()
+        self._cache.reserve(len(rows))
         collected = await self._cached(conversation_id, rows)
         # Trim a leading partial turn (its start lies before what we read).
         if collected and not starts_turn(collected[0].role, collected[0].content):
