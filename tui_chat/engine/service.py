@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from tui_chat.config import Config
+from tui_chat.core import ledger
+from tui_chat.core.ledger import Retention
 from tui_chat.core.models import (
     Conversation,
     ConversationInfo,
@@ -23,7 +25,7 @@ from tui_chat.core.models import (
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PolicyError, parse_setting, resolve_policy
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
-from tui_chat.core.request.budget import for_window
+from tui_chat.core.request.budget import for_window, ledger_budget
 from tui_chat.core.tokens import TokenCounter, get_counter
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
@@ -149,7 +151,8 @@ class ChatService:
         )
         local = b.input_tokens - b.sections.get("recent", 0) + unsummarized
         ratio = b.calibrated_tokens / b.input_tokens if b.input_tokens else 1.0
-        return round(local * ratio), b.usable
+        # The same figure as the gauge and the fit check (Breakdown.used): never below local.
+        return max(local, round(local * ratio)), b.usable
 
     # -- conversations -------------------------------------------------------------------
 
@@ -268,12 +271,64 @@ class ChatService:
 
     # -- compaction ----------------------------------------------------------------------
 
-    async def compact(self, conversation_id: str, instructions: str | None = None) -> Summary:
-        """Compact now (manual) and return the new version. Raises :class:`CompactionError`."""
+    async def compact(
+        self,
+        conversation_id: str,
+        instructions: str | None = None,
+        progress: Callable[[int, int, Summary], None] | None = None,
+    ) -> Summary:
+        """Compact now (manual): fold everything that is due, and return the newest version.
+
+        The first version folds what the policy lets a manual compaction fold; then versions
+        follow while whole blocks are still due (the ``turns`` preset folds one block of
+        ``every_turns`` turns per version), so an imported conversation is ready at once.
+
+        Args:
+            conversation_id: The conversation.
+            instructions: User instructions for the summarizer (every version gets them).
+            progress: Called after each version with ``(done, expected, version)``.
+
+        Raises:
+            CompactionError: nothing to fold, or a version failed (earlier versions stay).
+        """
         await self.worker.wait(conversation_id)
-        return await self.worker.compact(
+        expected = await self.worker.due_versions(conversation_id)
+        summary = await self.worker.compact(
             conversation_id, trigger="manual", instructions=instructions
         )
+        done = 1
+        while True:
+            if progress is not None:
+                progress(done, max(expected, done), summary)
+            if await self.worker.due_versions(conversation_id, manual=False) <= 0:
+                return summary
+            summary = await self.worker.compact(
+                conversation_id, trigger="manual", instructions=instructions
+            )
+            done += 1
+
+    async def retention(self, conversation_id: str, summary: Summary) -> Retention:
+        """Which identifiers of the messages a version covers its memory keeps, per kind.
+
+        The memory is the version's summary text plus its identifier ledger as the request
+        sends it (within the ledger budget at the conversation's window).
+
+        Args:
+            conversation_id: The conversation.
+            summary: One of its versions.
+
+        Returns:
+            Kept and total identifiers per kind, and those not kept.
+        """
+        covered = await self.store.messages.history(
+            conversation_id, up_to_id=summary.covers_to_message_id
+        )
+        conversation = await self.store.conversations.get(conversation_id)
+        policy = self.policy_for(conversation)
+        usable = window_for(self.info_for(conversation.model), policy).usable
+        entries = ledger.from_json(summary.ledger)
+        sent, _ = ledger.render(entries, ledger_budget(policy, usable), self.counter)
+        return ledger.retention([m.text for m in covered], f"{summary.text}\n{sent}")
 
     async def summaries(self, conversation_id: str) -> list[Summary]:
         """Every version, newest first."""

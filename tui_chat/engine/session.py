@@ -145,7 +145,8 @@ class ChatSession:
         built = await self._build(conversation, policy, summary, None)
         if self.client.has_key and (
             not built.fits
-            or emergency_due(policy, built.breakdown.calibrated_tokens, built.breakdown.usable)
+            or built.dropped_message_ids  # compaction gets its chance before turns are left out
+            or emergency_due(policy, built.breakdown.used, built.breakdown.usable)
         ):
             built = await self._emergency(conversation, policy, built)
         reply = await self.store.messages.add(

@@ -256,8 +256,9 @@ def _trigger_tokens(policy: Policy, usable: int, sections: Mapping[str, int]) ->
     if policy.trigger == "ratio":
         return int(policy.ratio * usable)
     if policy.trigger == "tokens":
-        fixed = sections["system"] + sections["anchors"] + sections["summary"] + sections["recall"]
-        return policy.threshold_tokens + fixed
+        recall = min(sections["recall"], policy.recall_budget_tokens)  # a filling recall yields
+        fixed = sections["system"] + sections["anchors"] + sections["summary"] + sections["ledger"]
+        return policy.threshold_tokens + fixed + recall
     return None
 
 
@@ -306,6 +307,7 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
         warnings=tuple(_warnings(builder, candidate, shed, fits)),
         calibration=inputs.calibration,
         budgets=budgets(inputs.policy, builder.usable),
+        elastic=max(0, candidate.sections["recall"] - inputs.policy.recall_budget_tokens),
     )
     dropped = [m.id for turn in builder.turns[: shed.turns] for m in turn]
     return BuiltRequest(
@@ -337,6 +339,10 @@ def draft_breakdown(base: BuiltRequest, draft_tokens: int) -> Breakdown:
     old = base.breakdown
     sections = dict(old.sections)
     sections["new_message"] = draft_tokens + MESSAGE_OVERHEAD_TOKENS if draft_tokens > 0 else 0
+    # Recall that filled the room left yields to the draft first, as the real build does.
+    grown = sections["new_message"] - old.sections.get("new_message", 0)
+    yielded = min(old.elastic, max(0, grown))
+    sections["recall"] -= yielded
     total = sum(sections.values())
     calibrated = calibrate(total, old.calibration)
     warnings = [w for w in old.warnings if not w.startswith("the draft ")]
@@ -351,4 +357,5 @@ def draft_breakdown(base: BuiltRequest, draft_tokens: int) -> Breakdown:
         input_tokens=total,
         calibrated_tokens=calibrated,
         warnings=tuple(warnings),
+        elastic=old.elastic - yielded,
     )

@@ -85,6 +85,9 @@ class Breakdown:
     """The ratio ``calibrated_tokens`` was computed with."""
     budgets: dict[str, int] = field(default_factory=dict)
     """The budget of each part that has one (:data:`~.budget.BUDGET_KEYS`)."""
+    elastic: int = 0
+    """Recall tokens beyond the recall budget: room the other parts left, filled
+    (``recall_fill``); they give way first, so the warning level leaves them out."""
 
     @property
     def used(self) -> int:
@@ -106,6 +109,7 @@ class Breakdown:
             "used": self.used,
             "sections": dict(self.sections),
             "budgets": dict(self.budgets),
+            "elastic": self.elastic,
             "warnings": list(self.warnings),
         }
 

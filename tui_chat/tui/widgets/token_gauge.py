@@ -17,6 +17,7 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("system", "system", "$secondary"),
     ("anchors", "pins", "$warning"),
     ("summary", "summary", "$success"),
+    ("ledger", "ledger", "$success-darken-2"),
     ("recall", "recall", "$accent-lighten-2"),
     ("recent", "recent", "$primary"),
     ("new_message", "draft", "$foreground"),
@@ -51,10 +52,11 @@ class TokenGauge(Widget):
     """Auto-compaction is paused after repeated failures."""
 
     def _used(self, breakdown: Breakdown) -> int:
-        return sum(int(breakdown.sections.get(key, 0)) for key, _, _ in SECTIONS)
+        """The one figure the trigger, the marker and the fit check use as well."""
+        return breakdown.used
 
     def _level(self, breakdown: Breakdown) -> str:
-        total = max(self._used(breakdown), breakdown.calibrated_tokens)
+        total = self._used(breakdown) - breakdown.elastic  # filled recall yields first
         if total >= breakdown.usable:
             return "$text-error"
         if total >= breakdown.warn_tokens:
@@ -63,12 +65,14 @@ class TokenGauge(Widget):
 
     def _bar(self, breakdown: Breakdown, width: int) -> Content:
         usable = max(1, breakdown.usable)
+        # Sections are local counts; scaled so the bar ends at the calibrated total.
+        scale = self._used(breakdown) / max(1, breakdown.input_tokens)
         cells: list[tuple[str, str]] = []
         for key, _, style in SECTIONS:
             value = int(breakdown.sections.get(key, 0))
             if value <= 0:
                 continue
-            count = max(1, round(value / usable * width))
+            count = max(1, round(value * scale / usable * width))
             cells.extend((self.BAR_FULL, style) for _ in range(count))
         cells = cells[:width]
         cells.extend((self.BAR_EMPTY, "$foreground 30%") for _ in range(width - len(cells)))
@@ -94,7 +98,9 @@ class TokenGauge(Widget):
         legend: list[Content | tuple[str, str] | str] = []
         for key, name, style in SECTIONS:
             legend.append(("■ ", style))
-            legend.append(f"{name} {tokens(int(breakdown.sections.get(key, 0)))} ")
+            budget = breakdown.budgets.get(key)
+            limit = f"/{tokens(budget)}" if budget else ""
+            legend.append(f"{name} {tokens(int(breakdown.sections.get(key, 0)))}{limit} ")
         if breakdown.trigger_tokens:
             legend.append(("┃", "bold $text-error"))
             legend.append(f"compact {tokens(breakdown.trigger_tokens)} ")
