@@ -6,13 +6,10 @@ worker, and exposes every user action as one coroutine.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from tui_chat.config import Config
 from tui_chat.core import ledger
 from tui_chat.core.ledger import Retention
 from tui_chat.core.models import (
@@ -31,14 +28,21 @@ from tui_chat.engine.assemble import window_for
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.events import EngineEvent, EventCallback
 from tui_chat.engine.session import ChatSession, SendOutcome
-from tui_chat.engine.transfer import export_json, export_markdown, import_conversation
+from tui_chat.engine.settings import ServiceSettings
+from tui_chat.engine.transfer import (
+    export_format,
+    export_json,
+    export_markdown,
+    import_conversation,
+    write_export,
+)
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo, base_model_id, cost_usd, model_info
 from tui_chat.store.errors import NotFound
 from tui_chat.store.repository import Store
 from tui_chat.store.rows import clean_text
 
-__all__ = ["ChatService", "CompactionError", "NotFound", "SettingError"]
+__all__ = ["ChatService", "CompactionError", "NotFound", "ServiceSettings", "SettingError"]
 
 TITLE_CHARS = 60
 
@@ -50,7 +54,7 @@ class SettingError(ValueError):
 class ChatService:
     """Every tui-chat action over one database."""
 
-    def __init__(self, config: Config, store: Store, client: ClaudeClient) -> None:
+    def __init__(self, config: ServiceSettings, store: Store, client: ClaudeClient) -> None:
         """Wire the parts together; use :meth:`open`."""
         self.config = config
         self.store = store
@@ -79,8 +83,13 @@ class ChatService:
         )
 
     @classmethod
-    async def open(cls, config: Config, db_path: Path | None = None) -> ChatService:
-        """Open the database (creating and migrating it) and build the service."""
+    async def open(cls, config: ServiceSettings, db_path: Path | None = None) -> ChatService:
+        """Open the database (creating and migrating it) and build the service.
+
+        Args:
+            config: The settings (a :class:`tui_chat.config.Config` is one).
+            db_path: The database file when not ``config.db_path`` (``--db``).
+        """
         store = await Store.open(db_path or config.db_path)
         client = ClaudeClient(
             config.api_key,
@@ -100,6 +109,15 @@ class ChatService:
     def has_key(self) -> bool:
         """True when an API key is configured."""
         return self.client.has_key
+
+    @property
+    def db_path(self) -> Path:
+        """The database file this service works on."""
+        return Path(self.store.path)
+
+    async def backup(self, target: Path) -> None:
+        """Copy the database to a new file ``target`` (0600) with SQLite's online backup."""
+        await self.store.backup(target)
 
     # -- events --------------------------------------------------------------------------
 
@@ -166,6 +184,10 @@ class ChatService:
             system_prompt=self.config.system_prompt if system is None else system,
         )
 
+    async def conversation(self, conversation_id: str) -> Conversation:
+        """The conversation with this exact id. Raises :class:`NotFound`."""
+        return await self.store.conversations.get(conversation_id)
+
     async def resolve(self, ref: str) -> Conversation:
         """A conversation by id, unique prefix or ``last``. Raises :class:`NotFound`."""
         return await self.store.conversations.resolve(ref)
@@ -212,6 +234,15 @@ class ChatService:
         return await self.store.messages.history(
             conversation_id, before_id=before_id, limit=limit, newest=True
         )
+
+    async def history(self, conversation_id: str) -> list[Message]:
+        """Every message of a conversation, oldest first."""
+        return await self.store.messages.history(conversation_id)
+
+    async def message_count(self, conversation_id: str) -> int:
+        """How many messages a conversation holds."""
+        count, _ = await self.store.messages.stats(conversation_id)
+        return count
 
     async def message(self, message_id: int) -> Message:
         """One message by id."""
@@ -456,6 +487,21 @@ class ChatService:
             return export_markdown(conversation, messages, pinned)
         raise SettingError(f"unknown export format {fmt!r}; use json or md")
 
+    async def export_to(self, conversation_id: str, path: Path, fmt: str | None = None) -> None:
+        """Write the conversation to a file, created private (0600).
+
+        Args:
+            conversation_id: The conversation.
+            path: The file to write (replaced when it exists).
+            fmt: ``json`` or ``md``; by default ``json`` for a ``.json`` file, else ``md``.
+
+        Raises:
+            SettingError: an unknown format (nothing is written).
+            OSError: the file cannot be written.
+        """
+        text = await self.export(conversation_id, fmt or export_format(path))
+        write_export(path, text)
+
     async def import_file(self, path: Path) -> Conversation:
         """Import a conversation file (our JSON or an Anthropic Messages list)."""
         return await import_conversation(
@@ -464,14 +510,10 @@ class ChatService:
 
     # -- diagnostics ---------------------------------------------------------------------
 
-    async def doctor(self) -> dict[str, Any]:
-        """Paths, key presence (never the key), tokenizer, database integrity."""
-        from tui_chat import paths
-
-        report: dict[str, Any] = {
+    async def doctor(self) -> dict[str, str | int]:
+        """Database path, key presence (never the key), endpoint, tokenizer, integrity."""
+        report: dict[str, str | int] = {
             "database": str(self.store.path),
-            "config": str(self.config.source or paths.config_path()),
-            "config_exists": self.config.source is not None,
             "api_key": "set" if self.has_key else "not set",
             "base_url": self.config.base_url or "default (api.anthropic.com)",
         }
@@ -491,8 +533,3 @@ class ChatService:
 def _title_from(text: str) -> str:
     words = " ".join(text.split())
     return words[:TITLE_CHARS] + ("…" if len(words) > TITLE_CHARS else "") or "New conversation"
-
-
-def dumps(value: Any) -> str:
-    """JSON for CLI output (UTF-8, stable key order)."""
-    return json.dumps(value, ensure_ascii=False, indent=2)

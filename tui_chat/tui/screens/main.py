@@ -8,7 +8,6 @@ their reloading are :class:`~tui_chat.tui.screens.chat_view.ChatView`'s.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -414,13 +413,9 @@ class MainScreen(ChatView):
         if not answer or not answer.strip():
             return
         path = Path(answer.strip()).expanduser()
-        fmt = "json" if path.suffix.lower() == ".json" else "md"
-        text = await self.app.service.export(self.conversation.id, fmt)
         try:
-            # Private like the database it comes from (0600), whatever the umask.
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            # JSON for a .json file, else Markdown; private (0600) like the database.
+            await self.app.service.export_to(self.conversation.id, path)
         except OSError as exc:
             self.notify(
                 f"Cannot write {path}: {exc.strerror or exc}", severity="error", markup=False

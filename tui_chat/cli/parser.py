@@ -1,0 +1,149 @@
+"""The command line's grammar: :func:`build_parser` and the typed result :class:`Args`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+__all__ = ["Args", "build_parser"]
+
+
+class Args(argparse.Namespace):
+    """The parsed command line, typed.
+
+    Every option of every command is declared here; a command sets only its own, so a
+    handler reads only the attributes its command defines.
+    """
+
+    db: Path | None
+    """``--db``: the database file instead of the configured one."""
+    command: str | None
+    """The subcommand; ``None`` opens the TUI."""
+    as_json: bool
+    """``--json``: print JSON instead of text."""
+    conv: str
+    """The conversation (id, unique prefix or ``last``) a command works on."""
+    within: str | None
+    """``-c/--conv`` of ``send`` and ``search``: the conversation, when given."""
+    new: bool
+    model: str | None
+    system: str | None
+    text: str
+    include_archived: bool
+    query: str
+    limit: int
+    key: str
+    value: str
+    draft: str | None
+    instructions: str | None
+    version: int
+    message_id: int
+    note: str
+    fmt: str
+    output: Path | None
+    file: Path
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", dest="as_json", action="store_true")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``tui-chat`` parser; parse into an :class:`Args` (``namespace=Args()``)."""
+    parser = argparse.ArgumentParser(
+        prog="tui-chat",
+        description="A terminal chat client for Claude with open, versioned context compaction.",
+    )
+    parser.add_argument("--db", type=Path, help="database file (default: the user data dir)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("open", help="open the TUI on a conversation")
+    p.add_argument("conv", metavar="CONV")
+
+    p = sub.add_parser("send", help="send a message and print the reply")
+    target = p.add_mutually_exclusive_group()
+    target.add_argument(
+        "-c", "--conv", dest="within", metavar="CONV", help="conversation (default: last)"
+    )
+    target.add_argument("--new", action="store_true", help="start a new conversation")
+    p.add_argument("--model", help="model for a new conversation")
+    p.add_argument("--system", help="system prompt for a new conversation")
+    _json_flag(p)
+    p.add_argument("text", metavar="TEXT", help="the message, or - to read standard input")
+
+    p = sub.add_parser("retry", help="ask again for the reply to the last message")
+    p.add_argument("conv", metavar="CONV", nargs="?", default="last")
+    _json_flag(p)
+
+    p = sub.add_parser("list", help="list conversations")
+    p.add_argument(
+        "--all", dest="include_archived", action="store_true", help="include archived conversations"
+    )
+    _json_flag(p)
+
+    p = sub.add_parser("show", help="show a conversation's messages")
+    p.add_argument("conv", metavar="CONV")
+    _json_flag(p)
+
+    p = sub.add_parser("search", help="full-text search across conversations")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("-c", "--conv", dest="within", metavar="CONV", help="search one conversation")
+    p.add_argument("--limit", type=int, default=50)
+    _json_flag(p)
+
+    p = sub.add_parser("set", help="set a conversation setting (model, system, preset, …)")
+    p.add_argument("conv", metavar="CONV")
+    p.add_argument("key", metavar="KEY")
+    p.add_argument("value", metavar="VALUE")
+
+    p = sub.add_parser("context", help="the exact next request and its token breakdown")
+    p.add_argument("conv", metavar="CONV")
+    p.add_argument("--message", dest="draft", help="a draft to include as the new message")
+    _json_flag(p)
+
+    p = sub.add_parser("compact", help="compact now and print the new version")
+    p.add_argument("conv", metavar="CONV")
+    p.add_argument("--instructions", help="instructions for the summarizer")
+    _json_flag(p)
+
+    p = sub.add_parser("summaries", help="list summary versions")
+    p.add_argument("conv", metavar="CONV")
+    _json_flag(p)
+
+    p = sub.add_parser("summary", help="show one summary version")
+    p.add_argument("conv", metavar="CONV")
+    p.add_argument("version", type=int, metavar="VERSION")
+    _json_flag(p)
+
+    p = sub.add_parser("rollback", help="put an earlier (or later) version in force")
+    p.add_argument("conv", metavar="CONV")
+    p.add_argument("version", type=int, metavar="VERSION", help="0 sends no summary at all")
+
+    p = sub.add_parser("regenerate", help="a new version over the same span as VERSION")
+    p.add_argument("conv", metavar="CONV")
+    p.add_argument("version", type=int, metavar="VERSION")
+    p.add_argument("--instructions", help="e.g. 'keep every SQL statement'")
+    _json_flag(p)
+
+    p = sub.add_parser("pin", help="pin a message (always sent verbatim)")
+    p.add_argument("message_id", type=int, metavar="MESSAGE_ID")
+    p.add_argument("--note", default="")
+
+    p = sub.add_parser("unpin", help="unpin a message")
+    p.add_argument("message_id", type=int, metavar="MESSAGE_ID")
+
+    p = sub.add_parser("export", help="export a conversation")
+    p.add_argument("conv", metavar="CONV")
+    p.add_argument("--format", dest="fmt", choices=("json", "md"), default="md")
+    p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+
+    p = sub.add_parser("import", help="import our JSON or an Anthropic Messages list")
+    p.add_argument("file", type=Path, metavar="FILE")
+    _json_flag(p)
+
+    p = sub.add_parser("doctor", help="check paths, key, tokenizer and database")
+    _json_flag(p)
+
+    p = sub.add_parser("backup", help="copy the database with SQLite's online backup")
+    p.add_argument("file", type=Path, metavar="FILE")
+    return parser

@@ -1,0 +1,247 @@
+"""What the CLI prints: the stable JSON shapes and the text lines of each command.
+
+Everything printed is inert for a terminal: text goes through :func:`inert`, JSON through
+:func:`json_text` (which also escapes DEL and the C1 controls).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from tui_chat.core.inert import inert
+
+if TYPE_CHECKING:
+    from tui_chat.core.models import Conversation, ConversationInfo, Message, SearchHit, Summary
+    from tui_chat.core.request import BuiltRequest
+    from tui_chat.engine.session import SendOutcome
+
+JsonObject = dict[str, object]
+"""A JSON object about to be printed."""
+
+C1_ESCAPES = {code: f"\\u{code:04x}" for code in range(0x7F, 0xA0)}
+"""json.dumps leaves DEL and the C1 controls (U+0080-U+009F, e.g. CSI) raw; a terminal may act
+on them, so JSON for the terminal escapes them too (still the same JSON)."""
+
+
+def out(text: str) -> None:
+    """Print ``text`` on standard output, ending it with a newline."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def json_text(value: object) -> str:
+    """``value`` as indented UTF-8 JSON, safe for a terminal."""
+    return json.dumps(value, ensure_ascii=False, indent=2).translate(C1_ESCAPES)
+
+
+def json_out(value: object) -> None:
+    """Print ``value`` as JSON (see :func:`json_text`)."""
+    out(json_text(value))
+
+
+# -- JSON shapes ---------------------------------------------------------------------------
+
+
+def message_json(message: Message, pinned: set[int]) -> JsonObject:
+    """The stable JSON shape of a message (``show --json``)."""
+    return {
+        "id": message.id,
+        "role": message.role,
+        "text": message.text,
+        "content": message.content,
+        "token_count": message.token_count,
+        "status": message.status,
+        "pinned": message.id in pinned,
+        "turn": message.turn,
+        "model": message.model,
+        "usage": message.usage.to_dict() if message.usage else None,
+        "stop_reason": message.stop_reason,
+        "error": message.error,
+        "created_at": message.created_at,
+    }
+
+
+def conversation_json(conversation: Conversation) -> JsonObject:
+    """The stable JSON shape of a conversation."""
+    return {
+        "id": conversation.id,
+        "title": conversation.title,
+        "model": conversation.model,
+        "system": conversation.system_prompt,
+        "settings": conversation.settings,
+        "created_at": conversation.created_at,
+        "updated_at": conversation.updated_at,
+        "archived": conversation.archived_at is not None,
+        "active_summary_id": conversation.active_summary_id,
+    }
+
+
+def info_json(info: ConversationInfo) -> JsonObject:
+    """A conversation with its message and token counts (``list --json``)."""
+    return {
+        **conversation_json(info.conversation),
+        "messages": info.message_count,
+        "tokens": info.token_count,
+    }
+
+
+def summary_json(
+    summary: Summary, active_id: int | None, versions: Mapping[int, int]
+) -> JsonObject:
+    """The stable JSON shape of a summary version (``summaries --json``).
+
+    Args:
+        summary: The version.
+        active_id: The id of the version in force, if any.
+        versions: Version number by summary id, to name the parent.
+    """
+    return {
+        "version": summary.version,
+        "active": summary.id == active_id,
+        "status": summary.status,
+        "strategy": summary.strategy,
+        "trigger": summary.trigger,
+        "covers_to_message_id": summary.covers_to_message_id,
+        "covered_messages": summary.covered_messages,
+        "source_tokens": summary.source_tokens,
+        "summary_tokens": summary.summary_tokens,
+        "reduction": round(summary.reduction, 4),
+        "summarizer": summary.summarizer,
+        "identifiers_kept": summary.identifiers_kept,
+        "identifiers_total": summary.identifiers_total,
+        "parent_version": versions.get(summary.parent_id) if summary.parent_id else None,
+        "instructions": summary.instructions,
+        "error": summary.error,
+        "text": summary.text,
+        "segments": [s.to_dict() for s in summary.segments],
+        "fields": summary.fields,
+        "created_at": summary.created_at,
+        "completed_at": summary.completed_at,
+    }
+
+
+def hit_json(hit: SearchHit) -> JsonObject:
+    """The stable JSON shape of a search hit (``search --json``)."""
+    return {
+        "message_id": hit.message_id,
+        "conversation_id": hit.conversation_id,
+        "conversation_title": hit.conversation_title,
+        "role": hit.role,
+        "snippet": hit.marked(),
+        "created_at": hit.created_at,
+        "rank": hit.rank,
+    }
+
+
+def reply_json(conversation_id: str, outcome: SendOutcome) -> JsonObject:
+    """What ``send --json`` and ``retry --json`` print: the messages and any error."""
+    pinned: set[int] = set()
+    error = outcome.error
+    return {
+        "conversation_id": conversation_id,
+        "user": message_json(outcome.user, pinned) if outcome.user else None,
+        "reply": message_json(outcome.reply, pinned),
+        "error": None
+        if error is None
+        else {"kind": error.kind, "message": error.message, "hint": error.hint},
+    }
+
+
+def context_json(built: BuiltRequest, preset: str) -> JsonObject:
+    """The next request and its token breakdown (``context --json``)."""
+    b = built.breakdown
+    return {
+        "request": built.request,
+        "breakdown": {
+            "window": b.window,
+            "max_output": b.max_output,
+            "usable": b.usable,
+            "input_tokens": b.input_tokens,
+            "calibrated_tokens": b.calibrated_tokens,
+            "trigger_tokens": b.trigger_tokens,
+            "warn_tokens": b.warn_tokens,
+            "sections": dict(b.sections),
+            "warnings": list(b.warnings),
+        },
+        "sent_message_ids": list(built.sent_message_ids),
+        "anchor_ids": list(built.anchor_ids),
+        "recalled_ids": list(built.recalled_ids),
+        "dropped_message_ids": list(built.dropped_message_ids),
+        "fits": built.fits,
+        "preset": preset,
+    }
+
+
+# -- text ----------------------------------------------------------------------------------
+
+
+def conversation_line(info: ConversationInfo) -> str:
+    """One conversation in ``list``: id, last change, counts and title."""
+    c = info.conversation
+    flag = " (archived)" if c.archived_at else ""
+    return (
+        f"{c.id}  {c.updated_at[:16].replace('T', ' ')}  {info.message_count:>5} msgs "
+        f"{info.token_count:>8} tok  {inert(c.title)}{flag}"
+    )
+
+
+def print_conversation(
+    conversation: Conversation, messages: list[Message], pinned: set[int]
+) -> None:
+    """A conversation's messages as ``show`` prints them."""
+    out(f"# {inert(conversation.title)}  ({conversation.id}, {conversation.model})")
+    for m in messages:
+        marks: list[str] = [m.status] if m.status != "complete" else []
+        if m.id in pinned:
+            marks.append("pinned")
+        suffix = f" [{', '.join(marks)}]" if marks else ""
+        out(f"\n--- #{m.id} {m.role} {m.created_at[:19].replace('T', ' ')}{suffix}")
+        out(inert(m.text))
+
+
+def print_context(conversation: Conversation, built: BuiltRequest, preset: str) -> None:
+    """The token breakdown, its warnings and the exact request, as ``context`` prints them."""
+    b = built.breakdown
+    out(f"{conversation.id}  model {conversation.model}  preset {preset}")
+    out(
+        f"input {b.input_tokens} tokens (calibrated {b.calibrated_tokens}) of {b.usable} usable "
+        f"(window {b.window} - max output {b.max_output})"
+    )
+    for name, tokens in b.sections.items():
+        out(f"  {name:<12}{tokens:>8}")
+    for warning in b.warnings:
+        out(f"warning: {inert(warning)}")
+    out(json_text(built.request))
+
+
+def print_summary(summary: Summary, active: bool) -> None:
+    """One summary version in full, as ``summary``, ``compact`` and ``regenerate`` print it."""
+    mark = " (active)" if active else ""
+    out(
+        f"version {summary.version}{mark}: {summary.status}, {summary.strategy}, "
+        f"covers to message #{summary.covers_to_message_id}, "
+        f"{summary.source_tokens} -> {summary.summary_tokens} tokens, "
+        f"identifiers {summary.identifiers_kept}/{summary.identifiers_total}, "
+        f"by {summary.summarizer or '-'}"
+    )
+    if summary.error:
+        out(f"error: {inert(summary.error)}")
+    if summary.text:
+        out("")
+        out(inert(summary.text))
+
+
+def summary_line(summary: Summary, active: bool, parent_version: int | None) -> str:
+    """One summary version in ``summaries``: ``*`` marks the one in force."""
+    mark = "*" if active else " "
+    parent = f"v{parent_version}" if parent_version else "-"
+    error = f"  error: {inert(summary.error)}" if summary.error else ""
+    return (
+        f"{mark} v{summary.version:<3} {summary.status:<11} "
+        f"to #{summary.covers_to_message_id:<6} "
+        f"{summary.source_tokens:>7} -> {summary.summary_tokens:<6} tok  "
+        f"ids {summary.identifiers_kept}/{summary.identifiers_total}  parent {parent}  "
+        f"{summary.summarizer or ''}{error}"
+    )
