@@ -16,6 +16,7 @@ identifier ledger) with :func:`tui_chat.core.ledger.retention`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import tempfile
@@ -162,7 +163,7 @@ async def measure(preset: str | None, context_window: int | None, work: Path) ->
     """
     from tui_chat.config import Config
     from tui_chat.core import ledger
-    from tui_chat.engine.service import ChatService
+    from tui_chat.engine.service import ChatService, CompactionError
 
     db = work / f"coding-{preset}-{context_window}.db"
     service = await ChatService.open(Config(db_path=db, api_key=None), db)
@@ -174,7 +175,8 @@ async def measure(preset: str | None, context_window: int | None, work: Path) ->
         await service.set_setting(cid, "summarizer", "extractive")
         if context_window is not None:
             await service.set_setting(cid, "context_window", str(context_window))
-        await service.compact_due(cid)
+        with contextlib.suppress(CompactionError):  # nothing due: retention of nothing
+            await service.compact(cid)
         built = await service.context(cid, "What should we do next?")
         active = await service.store.summaries.active(cid)
         if active is None:

@@ -559,7 +559,41 @@ def run(options: Options) -> list[Row]:
     skipped = sum(d.skipped for d in dialogues)
     names = ", ".join(d.name for d in dialogues)
     note = f"{asked} questions ({names}; {skipped} without usable evidence left out)"
-    return rows_for(tallies, stats, presets, WINDOWS, note)
+    return rows_for(tallies, stats, presets, WINDOWS, note) + coding_rows(options)
+
+
+CODING_WINDOWS: tuple[int | None, ...] = (None, 200_000, 8_000)
+"""Identifier retention: at the model's own window, at 200k and at 8k."""
+TARGET_RETENTION = 90.0
+
+
+def coding_rows(options: Options) -> list[Row]:
+    """Identifier retention per kind of the default preset on the generated coding session."""
+    from benchmarks import coding
+    from tui_chat.core.presets import DEFAULT_PRESET
+
+    rows: list[Row] = []
+    for window in CODING_WINDOWS:
+        label = "the model's window" if window is None else f"a {window // 1000}k window"
+        kept = coding.run_measure(None, window)
+        data = kept.to_json()
+        kinds = ", ".join(
+            f"{k} {100 * v['kept'] / v['total']:.0f}" for k, v in data["by_kind"].items()
+        )
+        rows.append(
+            row(
+                GROUP,
+                f"identifier retention, {DEFAULT_PRESET}, {coding.TURNS}-turn coding session, "
+                f"{label}",
+                100 * kept.rate,
+                "%",
+                ge=TARGET_RETENTION if window is None else None,
+                note=f"{data['kept']} of {data['total']} (summary + ledger); per kind: {kinds}",
+            )
+        )
+        if options.quick:
+            break
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -149,7 +149,7 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
                         await service.store.summaries.active(conv.id) or _NoSummary
                     ).covers_to_message_id,
                 )
-                policy = service.policy_for(conv)
+                policy = service.policy_for(await service.resolve(conv.id))
                 assert plan_boundary(policy, raw[:-1], manual=True) == 0, (preset, i)
                 assert any("left out" in w for w in b.warnings)
         await service.finish_background()

@@ -146,7 +146,11 @@ class ChatService:
     def policy_for(self, conversation: Conversation) -> Policy:
         """The policy in force for a conversation, its shares of the window made budgets."""
         policy = resolve_policy(conversation.settings, self.config.compaction)
-        return for_window(policy, window_for(self.info_for(conversation.model), policy).usable)
+        usable = window_for(self.info_for(conversation.model), policy).usable
+        explicit = set(conversation.settings)
+        if "preset" not in conversation.settings:
+            explicit |= set(self.config.compaction or {})
+        return for_window(policy, usable, explicit - {"preset"})
 
     def info_for(self, model: str) -> ModelInfo:
         """A model's window, output limit and prices (config overrides applied)."""

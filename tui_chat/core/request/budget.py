@@ -25,6 +25,7 @@ compaction is about to fold anyway (benchmarks/quality.py, 2k window).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
@@ -40,12 +41,14 @@ BUDGET_KEYS: tuple[str, ...] = ("anchors", "summary", "ledger", "recall", "recen
 """The parts that have a budget of their own (system and new message take what they need)."""
 
 
-def for_window(policy: Policy, usable: int) -> Policy:
+def for_window(policy: Policy, usable: int, explicit: Collection[str] = ()) -> Policy:
     """Turn a policy's shares of the usable window into token budgets.
 
     Args:
         policy: A resolved policy (a policy without shares is returned unchanged).
         usable: The usable window.
+        explicit: Settings the user gave values of their own (conversation or config): a
+            share never overrides them (``keep_recent`` keeps the message-count tail).
 
     Returns:
         The policy with ``summary_max_tokens``, ``recall_budget_tokens`` (at most
@@ -62,9 +65,11 @@ def for_window(policy: Policy, usable: int) -> Policy:
     if policy.recent_share is not None:
         recent = max(100, int(policy.recent_share * usable))
         changes["threshold_tokens"] = recent
-        changes["keep_recent_tokens"] = max(50, recent // 2)
+        if "keep_recent" not in explicit:
+            changes["keep_recent_tokens"] = max(50, recent // 2)
     if policy.pins_share is not None:
         changes["anchor_budget_tokens"] = int(policy.pins_share * usable)
+    changes = {key: value for key, value in changes.items() if key not in explicit}
     return replace(policy, **changes) if changes else policy
 
 

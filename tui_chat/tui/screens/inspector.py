@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker
 
+from tui_chat.core.ledger import Retention
 from tui_chat.core.models import Summary
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
@@ -36,6 +37,31 @@ class Regenerate:
 
     summary: Summary
     instructions: str
+
+
+def identifiers(kept: Retention | None) -> Content:
+    """Identifier retention per kind (summary + ledger as sent), then those not kept.
+
+    Args:
+        kept: From ``ChatService.retention`` (``None``: not measured).
+
+    Returns:
+        One line per kind, then the identifiers lost, by kind.
+    """
+    if kept is None:
+        return Content("(not measured)")
+    data = kept.to_json()
+    if not data["total"]:
+        return Content("No identifiers in the covered messages.")
+    lines = [f"{data['kept']} of {data['total']} identifiers kept (summary + ledger as sent)"]
+    for kind, cell in data["by_kind"].items():
+        share = 100 * cell["kept"] / cell["total"]
+        lines.append(f"  {kind:<8} {cell['kept']:>5} / {cell['total']:<5} {share:5.1f} %")
+    if data["not_kept"]:
+        lines.append("")
+        lines.append("Not kept:")
+        lines.extend(f"  {item['kind']:<8} {item['value']}" for item in data["not_kept"])
+    return inert_content("\n".join(lines))
 
 
 def regenerate_prompt(summary: Summary) -> TextPrompt:
@@ -173,17 +199,26 @@ class InspectorScreen(ModalScreen[Activate | Regenerate | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("inspector")
 
-    def __init__(self, summary: Summary, parent: Summary | None, *, active: bool) -> None:
+    def __init__(
+        self,
+        summary: Summary,
+        parent: Summary | None,
+        *,
+        active: bool,
+        retention: Retention | None = None,
+    ) -> None:
         super().__init__()
         self.summary = summary
         self.parent_summary = parent
         self.active = active
+        self.retention = retention
 
     def compose(self) -> ComposeResult:
         """Title, figures, then text / segments / diff tabs."""
         with Vertical(id="inspector"):
             yield Static(
-                f"Summary v{self.summary.version} — t text · s segments · d diff",
+                f"Summary v{self.summary.version} — t text · s segments · d diff · "
+                "identifiers tab: what the memory kept, per kind",
                 id="inspector-title",
             )
             yield Static(figures(self.summary, active=self.active), id="inspector-figures")
@@ -194,6 +229,8 @@ class InspectorScreen(ModalScreen[Activate | Regenerate | None]):
                     yield Static(segments(self.summary), id="summary-segments")
                 with TabPane("Diff vs parent", id="diff"), VerticalScroll():
                     yield Static(diff(self.parent_summary, self.summary), id="summary-diff")
+                with TabPane("Identifiers", id="identifiers"), VerticalScroll():
+                    yield Static(identifiers(self.retention), id="summary-identifiers")
         yield Footer()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

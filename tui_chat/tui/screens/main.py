@@ -328,8 +328,10 @@ class MainScreen(ChatView):
             return
         parent = next((s for s in self.timeline.summaries if s.id == summary.parent_id), None)
         active = summary.id == self.conversation.active_summary_id
+        kept = await self.app.service.retention(self.conversation.id, summary)
         await self.app.push_screen(
-            InspectorScreen(summary, parent, active=active), self._inspector_closed
+            InspectorScreen(summary, parent, active=active, retention=kept),
+            self._inspector_closed,
         )
 
     async def _inspector_closed(self, choice: Activate | Regenerate | None) -> None:
