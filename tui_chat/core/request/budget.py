@@ -19,8 +19,11 @@ When the parts need more than the usable window, they give way in :data:`GIVE_WA
 5. pinned messages, newest pins kept longest;
 6. the summary itself.
 
-Recall is not simply the first to go: below its floor it is worth more than the turns that a
-compaction is about to fold anyway (benchmarks/quality.py, 2k window).
+Recall is not simply the first to go. Measured on the dev LoCoMo conversations, 3,000 usable
+tokens, each question followed by about 1,900 tokens of pasted text so that the parts cannot all
+fit: with the floor, 69.9 % of questions keep their evidence in the request; with recall giving
+way first, 64.0 %. Below its floor recall is worth more than the oldest turns, which a send
+compacts first anyway.
 """
 
 from __future__ import annotations
