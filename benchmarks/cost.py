@@ -10,6 +10,9 @@ finishes before the next turn; its calls are billed too.
   same prompt caching (the ``window`` preset on the model's own 1M-token window, where no
   trigger is ever due). The run checks this: every chat request must hold every earlier
   message unchanged, and no summary or compaction call may have been made.
+- **Configurations**: every preset with every summarizer, on the model's own window
+  (Sonnet 4.6: 1M tokens), as a user gets them, plus the default preset with the ``cost``
+  trigger when that is not already its trigger.
 - **Every request is billed**: uncached input, cache writes (1.25x), cache reads (0.1x)
   and output tokens, each request at the prices of the model it names (chat on Sonnet,
   summaries on whatever model the summarizer used).
@@ -42,7 +45,6 @@ from benchmarks.datagen import TextMaker
 GROUP = "cost"
 TURNS = 200
 QUICK_TURNS = 60
-PRESET_WINDOW = 100_000
 CHAT_MODEL = "claude-sonnet-4-6"
 SUMMARIZERS = ("extractive", "claude", "server")
 TARGET_REDUCTION = 65.0
@@ -273,15 +275,20 @@ async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
 
 
 def configurations(presets: Sequence[str], summarizers: Sequence[str]) -> dict[str, dict[str, str]]:
-    """Settings of every configuration: the baseline, then each preset with each summarizer."""
+    """Settings of every configuration: the baseline, then each preset with each summarizer
+    (and the default preset with the ``cost`` trigger when that is not its own)."""
+    from tui_chat.core.presets import DEFAULT_PRESET, PRESETS
+
     configs = {"baseline": {"preset": "window", "summarizer": "extractive"}}
     for preset in presets:
         for summarizer in summarizers:
-            configs[f"{preset} + {summarizer}"] = {
-                "preset": preset,
-                "summarizer": summarizer,
-                "context_window": str(PRESET_WINDOW),
-            }
+            configs[f"{preset} + {summarizer}"] = {"preset": preset, "summarizer": summarizer}
+            if preset == DEFAULT_PRESET and PRESETS[preset].trigger != "cost":
+                configs[f"{preset} (cost trigger) + {summarizer}"] = {
+                    "preset": preset,
+                    "summarizer": summarizer,
+                    "trigger": "cost",
+                }
     return configs
 
 

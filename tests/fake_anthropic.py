@@ -92,6 +92,7 @@ try:
         opens_with_compaction,
         sign,
     )
+    from tests.fake_continuation import summary_sources
 except ImportError:  # run as a script: tests/ is on sys.path, the repository root is not
     from fake_compaction import (  # type: ignore[no-redef]
         DOCUMENTED_MODELS,
@@ -102,6 +103,7 @@ except ImportError:  # run as a script: tests/ is on sys.path, the repository ro
         opens_with_compaction,
         sign,
     )
+    from fake_continuation import summary_sources  # type: ignore[no-redef]
 
 __all__ = [
     "Behaviour",
@@ -583,9 +585,7 @@ class FakeAnthropic:
         of the request's messages (only inside ``<tag>…</tag>`` sections when there are
         any), each shortened so the whole fits ``summary_max_chars`` (and ``max_tokens``)."""
         sentences: list[str] = []
-        for message in body.get("messages") or []:
-            if not isinstance(message, dict):
-                continue
+        for message in summary_sources(body, self.summary_marker, _content_text):
             source = _tagged_sections(_content_text(message.get("content")))
             for paragraph in source.split("\n"):
                 if self.summary_marker and self.summary_marker in paragraph:

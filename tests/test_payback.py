@@ -83,3 +83,16 @@ def test_estimate_per_summarizer() -> None:
     )
     assert offline.prefix == offline.uncached == offline.summary == 0
     assert offline.new_prefix == 30_000 - offline.folded
+
+
+def test_break_even_is_where_the_rule_starts_to_pay() -> None:
+    from tui_chat.core.payback import break_even, estimate
+    from tui_chat.core.policy import Policy
+
+    policy = Policy(trigger="cost", summarizer="claude")
+    at = break_even(policy, fixed=3_000, summary=1_000, usable=100_000)
+    assert at is not None and 3_000 < at < 100_000
+    foldable = at - 3_000
+    assert pays(estimate(policy, foldable=foldable, summary=1_000, projected=at))
+    assert not pays(estimate(policy, foldable=foldable - 1, summary=1_000, projected=at - 1))
+    assert break_even(policy, fixed=3_000, summary=1_000, usable=3_100) is None

@@ -77,6 +77,8 @@ async def test_claude_summary_continues_the_cached_chat_request(
     assert usage["cache_creation_input_tokens"] == 0
 
     version = (await service.summaries(cid))[-1]
+    # The server's summarizer follows the instruction: the span, not the instruction itself.
+    assert "Turn 1:" in version.text and "tui-chat summarizer" not in version.text
     assert version.call is not None and version.call.model == MODEL
     assert version.call.cache_read_tokens == prefix
     assert version.call.output_tokens == usage["output_tokens"]

@@ -35,6 +35,7 @@ __all__ = [
     "CACHE_WRITE",
     "INSTRUCTION_TOKENS",
     "CompactionCost",
+    "break_even",
     "carried_token_price",
     "estimate",
     "one_off",
@@ -137,3 +138,36 @@ def estimate(policy: Policy, *, foldable: int, summary: int, projected: int) -> 
         horizon=policy.payback_turns,
         cold_share=policy.cache_cold_share,
     )
+
+
+def break_even(policy: Policy, *, fixed: int, summary: int, usable: int) -> int | None:
+    """The request size from which folding its raw turns pays for itself (the gauge's
+    "compact" marker under the ``cost`` trigger).
+
+    Args:
+        policy: The conversation's policy.
+        fixed: Tokens of the request that are not raw turns (system, pins, summary, ledger,
+            recall).
+        summary: Tokens of the active summary.
+        usable: The usable window.
+
+    Returns:
+        ``fixed`` plus the smallest foldable size that pays, or ``None`` when even the whole
+        window would not.
+    """
+
+    def paying(foldable: int) -> bool:
+        return pays(
+            estimate(policy, foldable=foldable, summary=summary, projected=fixed + foldable)
+        )
+
+    low, high = 1, max(1, usable - fixed)
+    if not paying(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        if paying(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return fixed + low

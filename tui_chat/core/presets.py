@@ -66,7 +66,7 @@ PRESETS: dict[str, Policy] = {
     ),
     "adaptive": Policy(
         preset="adaptive",
-        trigger="tokens",
+        trigger="cost",
         strategy="running",
         keep_recent=2,
         summary_share=0.10,
@@ -84,8 +84,11 @@ PRESETS: dict[str, Policy] = {
 the usable window (summary 10 %, identifier ledger 5 %, recall 55 % and whatever the others
 leave, up to 6,000 tokens; raw turns 25 %, compacted down to half of it; pins 10 %).
 The shares were chosen on the dev LoCoMo conversations (README, "Why adaptive is the
-default"). Its trigger is the raw-turns budget (``tokens``); ``tui-chat set CONV trigger cost``
-switches it to the cost trigger (:mod:`tui_chat.core.payback`), which keeps the budgets."""
+default"). Its trigger is ``cost`` (:mod:`tui_chat.core.payback`): raw turns are folded, down
+to ``keep_recent`` messages, as soon as that pays for itself within ``payback_turns`` given
+prompt-cache prices, and at the latest at ``ratio`` of the window; measured in the cost
+benchmark against the raw-turns budget (``tokens``, still available with ``tui-chat set CONV
+trigger tokens``), it costs far less at no loss on LoCoMo (README, "Compact when it pays")."""
 
 DEFAULT_PRESET = "adaptive"
 

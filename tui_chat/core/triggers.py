@@ -214,7 +214,8 @@ def plan_boundary(policy: Policy, raw_messages: Sequence[Message], *, manual: bo
 
     Only whole turns are folded, and a turn still waiting for its final answer never is. The
     verbatim tail is ``keep_recent`` messages rounded out to whole turns (which always keeps the
-    last turn), or the ``keep_recent_tokens`` recent window (seed 004). With ``keep_recent`` 0
+    last turn), or the ``keep_recent_tokens`` recent window (seed 004) except under the
+    ``cost`` trigger, which decides how much to carry by price. With ``keep_recent`` 0
     a finished last turn may be folded too: seed 001 summarises turns 1-3 once turn 3 is answered,
     so turn 4 is sent as ``[Summary(1-3), Turn4]``. With the ``turns`` trigger and the
     ``segments`` strategy one block of exactly ``every_turns`` turns is folded per version
@@ -232,7 +233,9 @@ def plan_boundary(policy: Policy, raw_messages: Sequence[Message], *, manual: bo
     if not turns:
         return 0
     last_done = is_complete_turn(turns[-1])
-    if policy.keep_recent_tokens is not None:
+    # The cost trigger sizes what it folds by price: only ``keep_recent`` messages stay
+    # verbatim, recall brings back what a question needs (README, "Compact when it pays").
+    if policy.keep_recent_tokens is not None and policy.trigger != "cost":
         limit = boundary_for_token_budget(raw_messages, get_counter(), policy.keep_recent_tokens)
     elif policy.keep_recent <= 0 and last_done:
         limit = len(raw_messages)

@@ -35,6 +35,7 @@ from typing import Any
 
 from tui_chat.core import ledger
 from tui_chat.core.models import Message
+from tui_chat.core.payback import break_even
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget
 from tui_chat.core.request.clip import fit_text
@@ -255,10 +256,16 @@ def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) 
 def _trigger_tokens(policy: Policy, usable: int, sections: Mapping[str, int]) -> int | None:
     if policy.trigger == "ratio":
         return int(policy.ratio * usable)
+    recall = min(sections["recall"], policy.recall_budget_tokens)  # a filling recall yields
+    fixed = sections["system"] + sections["anchors"] + sections["summary"] + sections["ledger"]
     if policy.trigger == "tokens":
-        recall = min(sections["recall"], policy.recall_budget_tokens)  # a filling recall yields
-        fixed = sections["system"] + sections["anchors"] + sections["summary"] + sections["ledger"]
         return policy.threshold_tokens + fixed + recall
+    if policy.trigger == "cost":
+        net = int(policy.ratio * usable)
+        pays_at = break_even(
+            policy, fixed=fixed + recall, summary=sections["summary"], usable=usable
+        )
+        return net if pays_at is None else min(pays_at, net)
     return None
 
 
