@@ -65,6 +65,7 @@ Only the standard library is used (pytest only for the fixture).
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import hashlib
 import itertools
@@ -736,6 +737,13 @@ class FakeAnthropic:
                     raise _InvalidRequest(
                         f"messages.{i}.content.{j}.text: text content blocks must be non-empty"
                     )
+                if kind in ("image", "document"):
+                    _check_source(block, f"messages.{i}.content.{j}")
+                if kind not in _CONTENT_TYPES:
+                    raise _InvalidRequest(
+                        f"messages.{i}.content.{j}: Input tag '{kind}' found using 'type' does "
+                        "not match any of the expected tags"
+                    )
                 if kind == "tool_use":
                     if role != "assistant":
                         raise _InvalidRequest(
@@ -1400,6 +1408,51 @@ def _default_cache_minimum(model: str) -> int:
     return 1024
 
 
+_CONTENT_TYPES = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "search_result",
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "server_tool_use",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "container_upload",
+        "compaction",
+    }
+)
+"""Content block types the Messages API accepts (anything else is a 400)."""
+_IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+_MAX_IMAGE_BYTES = 5 * 1024 * 1024
+
+
+def _check_source(block: dict[str, Any], where: str) -> None:
+    """Refuse an image or document block whose base64 source the API would refuse."""
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        raise _InvalidRequest(f"{where}.source: a base64 source is expected")
+    allowed = _IMAGE_TYPES if block["type"] == "image" else ("application/pdf",)
+    if source.get("media_type") not in allowed:
+        raise _InvalidRequest(f"{where}.source.media_type: must be one of {', '.join(allowed)}")
+    try:
+        data = base64.b64decode(str(source.get("data") or ""), validate=True)
+    except ValueError:
+        raise _InvalidRequest(f"{where}.source.data: invalid base64 data") from None
+    if not data:
+        raise _InvalidRequest(f"{where}.source.data: must not be empty")
+    if block["type"] == "image" and len(data) > _MAX_IMAGE_BYTES:
+        raise _InvalidRequest(f"{where}: image exceeds 5 MB maximum: {len(data)} bytes")
+    if block["type"] == "document" and not data.startswith(b"%PDF-"):
+        raise _InvalidRequest(f"{where}: the PDF specified was not valid")
+
+
 def _models_page(models: list[str]) -> dict[str, Any]:
     """One page of ``GET /v1/models`` listing ``models``."""
     data = [
@@ -1477,9 +1530,21 @@ def _block_tokens(block: dict[str, Any]) -> int:
         return fake_tokens(str(block.get("name", ""))) + fake_tokens(json.dumps(block.get("input")))
     if kind == "compaction":
         return fake_tokens(str(block.get("content") or ""))
+    if kind == "image":
+        return 1_600  # an image's documented ceiling, whatever its base64 length
+    if kind == "document":
+        return 2_250 * max(1, len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", _data(block))))
     if kind in ("thinking", "redacted_thinking"):
         return 0  # previous turns' thinking is not counted as input by the API
     return fake_tokens(json.dumps(_without_cache_control(block), sort_keys=True))
+
+
+def _data(block: dict[str, Any]) -> bytes:
+    source = block.get("source")
+    try:
+        return base64.b64decode(str(source.get("data") or "")) if isinstance(source, dict) else b""
+    except ValueError:
+        return b""
 
 
 def _without_cache_control(block: dict[str, Any]) -> dict[str, Any]:

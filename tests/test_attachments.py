@@ -176,3 +176,14 @@ def test_code_blocks_are_found_in_order() -> None:
     ]
     assert [b.language for b in blocks] == ["python", "", "md", "sh", ""]
     assert code_blocks("no code here") == []
+
+
+def test_a_summary_notes_images_and_documents_it_does_not_mention() -> None:
+    image = att.describe("wiring.png", sample_files.png(4, 3)).ref()
+    pdf = att.describe("spec.pdf", sample_files.pdf(2)).ref()
+    text = att.describe("notes.txt", b"plain").ref()
+    noted = att.attachment_note("We chose SQLite.", [image, pdf, text, image])
+    assert noted == "We chose SQLite.\nAttached: wiring.png (image), spec.pdf (document)."
+    assert att.attachment_note("See wiring.png and spec.pdf.", [image, pdf]) == (
+        "See wiring.png and spec.pdf."
+    )

@@ -33,6 +33,13 @@ def texts(body: dict[str, Any]) -> list[str]:
     return out
 
 
+async def manual_only(service: ChatService, cid: str) -> None:
+    """Offline summaries, and no automatic compaction: a test decides every version."""
+    await service.set_setting(cid, "summarizer", "extractive")
+    await service.set_setting(cid, "trigger", "tokens")
+    await service.set_setting(cid, "threshold_tokens", "10000000")
+
+
 async def chat(service: ChatService, cid: str, prompts: list[str]) -> None:
     for prompt in prompts:
         outcome = await service.send(cid, prompt)
@@ -73,8 +80,7 @@ async def test_fork_brings_the_summary_versions_inside_its_fork_point(
 ) -> None:
     service = await make_service()
     conv = await service.new_conversation()
-    await service.set_setting(conv.id, "summarizer", "extractive")
-    await service.set_setting(conv.id, "keep_recent", "2")
+    await manual_only(service, conv.id)
     await chat(service, conv.id, [f"question {n} about port 84{n}" for n in range(1, 6)])
     history = await service.history(conv.id)
     v1 = await service.branches.compact_upto(conv.id, history[1].id)
@@ -195,7 +201,7 @@ async def test_an_oversized_or_missing_file_is_refused_before_anything_is_stored
 async def test_compact_up_to_a_message_covers_exactly_its_turn(make_service: Make) -> None:
     service = await make_service()
     conv = await service.new_conversation()
-    await service.set_setting(conv.id, "summarizer", "extractive")
+    await manual_only(service, conv.id)
     await chat(service, conv.id, ["one", "two", "three", "four"])
     history = await service.history(conv.id)
     version = await service.branches.compact_upto(conv.id, history[2].id)  # turn 2's prompt
@@ -205,3 +211,22 @@ async def test_compact_up_to_a_message_covers_exactly_its_turn(make_service: Mak
         await service.branches.compact_upto(conv.id, history[1].id)
     request = (await service.context(conv.id)).request
     assert texts(request)[0] == "three"
+
+
+async def test_summaries_note_an_image_and_recall_reads_a_text_file(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    await manual_only(service, conv.id)
+    (tmp_path / "runbook.txt").write_text("the failover password rotates every zephyrday\n")
+    (tmp_path / "wiring.png").write_bytes(sample_files.png(40, 30))
+    files = [read_attachment(tmp_path / "runbook.txt"), read_attachment(tmp_path / "wiring.png")]
+    await service.send(conv.id, "Keep these for later", attachments=files)
+    await chat(service, conv.id, ["unrelated one", "unrelated two"])
+    history = await service.history(conv.id)
+    version = await service.branches.compact_upto(conv.id, history[1].id)
+    assert "wiring.png" in version.text
+    built = await service.context(conv.id, "when does it rotate, the zephyrday thing?")
+    system = " ".join(b["text"] for b in built.request["system"])
+    assert "zephyrday" in system.split("# Recalled", 1)[-1]

@@ -169,3 +169,55 @@ async def test_f_forks_at_the_selected_message(service: ChatService, tmp_path: P
         forked = await service.history(screen.conversation_id)
         assert [m.text for m in forked] == [m.text for m in stored[:2]]
         assert isinstance(app.focused, ChatPane | Composer)
+
+
+def test_the_preview_shows_an_attached_file_cut_short_and_copies_it_whole() -> None:
+    from tui_chat.tui.screens.context_preview import shown
+
+    data = base64.b64encode(sample_files.png(100, 100, filler=400)).decode()
+    request = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": data},
+                    }
+                ],
+            }
+        ]
+    }
+    cut = shown(request)["messages"][0]["content"][0]["source"]["data"]
+    assert cut.startswith(data[:64]) and f"{len(data):,} base64 characters" in cut
+    assert request["messages"][0]["content"][0]["source"]["data"] == data
+
+
+async def test_e_brings_back_the_files_of_a_prompt_and_escape_drops_the_edit(
+    service: ChatService, tmp_path: Path
+) -> None:
+    from tui_chat.engine.attachments import read_attachment
+
+    conversation = await service.new_conversation()
+    image = tmp_path / "scan.png"
+    image.write_bytes(sample_files.png(30, 20))
+    attachment = read_attachment(image)
+    await service.store.attachments.put(attachment.media_type, attachment.data, attachment.sha256)
+    await service.store.messages.add(
+        conversation.id,
+        role="user",
+        content=[attachment.ref(), {"type": "text", "text": "read this"}],
+        text="read this\n\n[image attached: scan.png, 30×20]",
+        token_count=20,
+    )
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("f5", "e")
+        await until(pilot, lambda: screen.composer.text == "read this")
+        assert [a.sha256 for a in screen.pending] == [attachment.sha256]
+        assert "scan.png" in str(app.query_one("#pending-files", Static).visual)
+        await pilot.press("escape")
+        assert screen.editing is None and screen.pending == []
+        assert screen.composer.text == ""
+        assert app.focused is screen.composer

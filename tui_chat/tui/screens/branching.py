@@ -60,7 +60,7 @@ class BranchView(ChatView):
     def _show_pending(self) -> None:
         chips = "   ".join(chip(a.ref()) for a in self.pending)
         if self.editing is not None:
-            chips = f"✎ editing #{self.editing}: enter sends it as a fork   {chips}"
+            chips = f"✎ editing #{self.editing}: enter sends it as a fork, escape cancels   {chips}"
         for row in self.query("#pending-files").results(Static):
             row.update(chips.rstrip())
             row.display = bool(chips.strip())
@@ -74,6 +74,23 @@ class BranchView(ChatView):
             self.editing = None
         await super().open_conversation(conversation_id, around, **options)
         self._show_pending()
+
+    @on(events.Key)
+    def _cancel_edit(self, event: events.Key) -> None:
+        """``escape`` in the composer while editing a prompt drops the edit (and its files)."""
+        if (
+            event.key == "escape"
+            and self.editing is not None
+            and self.focused is self.composer
+            and not self.app.replying
+        ):
+            self.editing = None
+            self.pending = []
+            self.composer.clear()
+            self._show_pending()
+            self.notify("Edit cancelled.")
+            event.stop()
+            event.prevent_default()
 
     def _selected(self) -> MessageView | None:
         view = self.chat.selected_view
