@@ -181,7 +181,8 @@ def test_running_prompt_has_marker_structure_and_messages() -> None:
     assert "[turn 1] USER: Build a Python calculator" in user
     assert '[tool call write_file] {"path": "src/calculator.py"}' in user
     assert "[tool result] wrote 42 lines" in user
-    assert "at most 2,000 tokens" in user
+    assert "compression rate 0.3)" in user  # the rate sizes a running summary too
+    assert "at most 2,000 tokens" not in user  # 0.3 of the 0.5 maximum: below the cap
     assert user.rstrip().endswith("Wrap the whole summary in <summary></summary> tags.")
 
 
@@ -715,3 +716,24 @@ def test_message_body_renders_tools_and_leaves_thinking_out() -> None:
     )
     fallback = msg(2, "user", "plain stored text", 1, [])
     assert message_body(fallback) == "plain stored text"
+
+
+def test_compression_rate_changes_the_size_of_a_running_summary() -> None:
+    from tui_chat.core.tokens import get_counter
+
+    long_history = [
+        msg(
+            i,
+            "user" if i % 2 else "assistant",
+            f"Step {i}: we moved module_{i}.py to package p{i} after {i * 7} ms of tests. "
+            f"The reviewer {i} asked why queue {i} drains late; option {i} keeps it simple.",
+            i // 2 + 1,
+        )
+        for i in range(1, 200)
+    ]
+    sizes = {}
+    for rate in (0.1, 0.5):
+        policy = replace(PRESETS["window"], compression_rate=rate, summarizer="extractive")
+        request = SummaryInput(policy=policy, previous=None, messages=long_history)
+        sizes[rate] = get_counter().count(ExtractiveSummarizer().summarize_sync(request).text)
+    assert sizes[0.1] < sizes[0.5] * 0.6

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from tui_chat.core.summarize.segments import (
     rollup_target,
     segments_text,
 )
-from tui_chat.core.summarize.targets import segment_target, targets_for
+from tui_chat.core.summarize.targets import running_tokens, segment_target, targets_for
 from tui_chat.core.summarize.text import sentences, trim
 from tui_chat.core.summarize.types import SummaryInput, SummaryOutput
 from tui_chat.core.tokens import get_counter
@@ -261,8 +260,7 @@ class ExtractiveSummarizer:
             previous = split_fields(request.previous.text) if request.previous is not None else ""
             candidates = _candidates(request, previous)
             source = previous + "\n" + "\n".join(message_body(m) for m in request.messages)
-            wanted = math.ceil(get_counter().count(source) * targets.rate)
-            budget = min(targets.max_tokens, max(64, wanted))
+            budget = running_tokens(targets, get_counter().count(source))
             text = _select(candidates, targets.max_chars, budget)
             return finish(request, text, (), self.name, None)
 

@@ -14,9 +14,10 @@ from tui_chat.core.summarize.segments import (
     turn_range,
     turns_label,
 )
-from tui_chat.core.summarize.targets import Targets, segment_target, targets_for
+from tui_chat.core.summarize.targets import Targets, running_tokens, segment_target, targets_for
 from tui_chat.core.summarize.text import cut
 from tui_chat.core.summarize.types import SummaryError, SummaryInput
+from tui_chat.core.tokens import get_counter
 
 MARKER = "tui-chat summarizer"
 """Literal text in every summary system prompt (servers and tests route on it)."""
@@ -76,8 +77,14 @@ def length_line(request: SummaryInput, targets: Targets) -> str:
             f"Length: about {target:,} characters (the original is {original:,} characters, "
             f"compression rate {targets.rate:g}{level}), at most {targets.max_tokens:,} tokens."
         )
-    words = max(20, int(targets.max_tokens * 0.75))
-    parts = [f"at most {targets.max_tokens:,} tokens (about {words:,} words)"]
+    source = "\n".join(message_body(m) for m in request.messages)
+    if request.previous is not None:
+        source = request.previous.text + "\n" + source
+    tokens = running_tokens(targets, get_counter().count(source))
+    words = max(20, int(tokens * 0.75))
+    parts = [
+        f"at most {tokens:,} tokens (about {words:,} words; compression rate {targets.rate:g})"
+    ]
     if targets.max_chars is not None:
         parts.append(f"and at most {targets.max_chars:,} characters")
     return "Length: " + " ".join(parts) + "; shorter is fine when less is needed."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -59,6 +60,29 @@ def targets_for(request: SummaryInput) -> Targets:
     return Targets(
         max_chars=cap, max_tokens=max(1, policy.summary_max_tokens), rate=rate, level=level
     )
+
+
+MAX_RATE = 0.5
+"""The largest ``compression_rate``: at it a running summary may use its whole budget."""
+
+
+def running_tokens(targets: Targets, source_tokens: int) -> int:
+    """The token target of a ``running`` summary: ``compression_rate`` of its source, and never
+    more than the rate's share of the budget (``summary_max_tokens × rate / 0.5``).
+
+    The second cap is what makes the rate matter in a long conversation, where the source is
+    far larger than the budget: 0.1 asks for a fifth of what 0.5 asks for.
+
+    Args:
+        targets: The version's targets.
+        source_tokens: Tokens of the previous summary plus the new messages.
+
+    Returns:
+        The target, at least 64 tokens (and never above ``max_tokens``).
+    """
+    scaled = math.ceil(targets.max_tokens * min(1.0, targets.rate / MAX_RATE))
+    wanted = math.ceil(source_tokens * targets.rate)
+    return min(targets.max_tokens, max(64, min(wanted, scaled)))
 
 
 def chars_for_tokens(text: str, tokens: int) -> int:
