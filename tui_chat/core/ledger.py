@@ -224,7 +224,11 @@ def _entry_text(entry: Entry) -> str:
 
 
 def render(
-    entries: Sequence[Entry], budget: int, counter: TokenCounter, pinned: Iterable[int] = ()
+    entries: Sequence[Entry],
+    budget: int,
+    counter: TokenCounter,
+    pinned: Iterable[int] = (),
+    already: str = "",
 ) -> tuple[str, list[Entry]]:
     """The ledger section within ``budget`` tokens: the best-ranked entries, listed by kind.
 
@@ -233,12 +237,18 @@ def render(
         budget: Tokens the section may take.
         counter: The token counter.
         pinned: Ids of pinned messages (their identifiers rank first).
+        already: Text sent next to it (the summary): identifiers it holds are not repeated.
 
     Returns:
         ``(section text, entries sent)``; the empty string when nothing fits.
     """
     if budget <= 0 or not entries:
         return "", []
+    if already:
+        haystack = normalise_haystack(already)
+        entries = [
+            e for e in entries if not identifier_present(haystack, e.value, e.kind == "number")
+        ]
     spent = counter.count(LEDGER_HEADER) + 4 * len(KINDS)
     chosen: list[Entry] = []
     for entry in ranked(entries, pinned):

@@ -94,7 +94,8 @@ class SummaryVersions:
         policy = self.policy_for(conversation)
         usable = window_for(self.info_for(conversation.model), policy).usable
         entries = ledger.from_json(summary.ledger)
-        sent, _ = ledger.render(entries, ledger_budget(policy, usable), self.counter)
+        budget = ledger_budget(policy, usable)
+        sent, _ = ledger.render(entries, budget, self.counter, already=summary.text)
         return ledger.retention([m.text for m in covered], f"{summary.text}\n{sent}")
 
     async def summaries(self, conversation_id: str) -> list[Summary]:

@@ -41,6 +41,10 @@ _NEIGHBOURS = (
 )
 _NEIGHBOUR_CHUNK = 150
 """Ids per neighbours query (6 parameters each, well under SQLite's limit)."""
+_FETCH_IDS = 900
+"""Ids per ``IN (…)`` query."""
+COUNT_CAP = 100
+"""Messages counted per word for the second hop: a word in more says nothing rare."""
 
 
 class Search:
@@ -136,7 +140,7 @@ class Search:
         # twice as fast as ``bm25()`` per row; the rowid bounds skip matches outside the
         # conversation's span.
         params = (" OR ".join(chosen), coverage, lowest, conversation_id, conversation_id)
-        rows = await self._sql.all(_RECALL, (*params, RECALL_HITS))
+        rows = await self._index_rows(_RECALL, (*params, RECALL_HITS))
         return [Hit(int(message_id), -float(rank)) for message_id, rank in rows]
 
     async def word_counts(self, words: Sequence[str]) -> dict[str, int]:
@@ -146,12 +150,12 @@ class Search:
             words: Lower-cased words of letters and digits.
 
         Returns:
-            Word -> message count.
+            Word -> message count (at most :data:`COUNT_CAP`).
         """
         safe = [w for w in words if w.isalnum()]
         if not safe:
             return {}
-        counts = await self._doc_counts([f'"{w}"' for w in safe])
+        counts = await self._doc_counts([f'"{w}"' for w in safe], cap=COUNT_CAP)
         return dict(zip(safe, counts, strict=True))
 
     async def neighbours(
@@ -170,8 +174,26 @@ class Search:
             Id -> ``(previous id, next id)``, ``None`` at an edge.
         """
         out: dict[int, tuple[int | None, int | None]] = {}
-        for start in range(0, len(ids), _NEIGHBOUR_CHUNK):
-            chunk = ids[start : start + _NEIGHBOUR_CHUNK]
+        # Mostly a message's neighbours are the ids next to it: one query checks them all.
+        near = sorted({i + d for i in ids for d in (-1, 1)})
+        present: set[int] = set()
+        for start in range(0, len(near), _FETCH_IDS):
+            chunk = near[start : start + _FETCH_IDS]
+            marks = ",".join("?" * len(chunk))
+            rows = await self._sql.all(
+                f"SELECT id FROM messages WHERE conversation_id = ? AND id IN ({marks})",
+                [conversation_id, *chunk],
+            )
+            present.update(int(r[0]) for r in rows)
+        unsure: list[int] = []
+        for i in ids:
+            before = i - 1 if i - 1 in present else None
+            after = i + 1 if i + 1 in present and i + 1 <= coverage else None
+            if before is None or (after is None and i < coverage):
+                unsure.append(i)  # another conversation's message (or none) sits next to it
+            out[i] = (before, after)
+        for start in range(0, len(unsure), _NEIGHBOUR_CHUNK):
+            chunk = unsure[start : start + _NEIGHBOUR_CHUNK]
             sql = " UNION ALL ".join([_NEIGHBOURS] * len(chunk))
             params: list[Any] = []
             for message_id in chunk:
@@ -191,8 +213,8 @@ class Search:
                 raise
             raise search_index.index_error(exc) from None
 
-    async def _doc_counts(self, phrases: Sequence[str]) -> list[int]:
-        """How many messages (of any conversation) each phrase matches, capped at COMMON_DOCS."""
+    async def _doc_counts(self, phrases: Sequence[str], cap: int = COMMON_DOCS) -> list[int]:
+        """How many messages (of any conversation) each phrase matches, capped at ``cap``."""
         sql = " UNION ALL ".join(
             f"SELECT {i}, (SELECT count(*) FROM (SELECT rowid FROM messages_fts "
             "WHERE messages_fts MATCH ? LIMIT ?))"
@@ -200,8 +222,8 @@ class Search:
         )
         params: list[Any] = []
         for phrase in phrases:
-            params += [phrase, COMMON_DOCS]
+            params += [phrase, cap]
         counts = [0] * len(phrases)
-        for index, count in await self._sql.all(sql, params):
+        for index, count in await self._index_rows(sql, params):
             counts[int(index)] = int(count)
         return counts

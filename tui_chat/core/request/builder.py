@@ -100,9 +100,21 @@ class _Builder:
             self.summary_cut = True
         pinned_ids = [message.id for _, message in inputs.anchors]
         self.ledger_text, self.ledger_sent = ledger.render(
-            inputs.ledger, ledger_budget(self.policy, self.usable), self.counter, pinned_ids
+            inputs.ledger,
+            ledger_budget(self.policy, self.usable),
+            self.counter,
+            pinned_ids,
+            already=self.summary_text,
         )
         self.ledger_tokens = self.counter.count(self.ledger_text) + 1 if self.ledger_text else 0
+        self.counts: dict[str, int] = {}
+
+    def _count(self, text: str) -> int:
+        """Token count of a text this build counts again and again (memory parts)."""
+        cached = self.counts.get(text)
+        if cached is None:
+            cached = self.counts[text] = self.counter.count(text)
+        return cached
 
     def _recall_limit(self, kept: list[Message], texts: tuple[str, str, str]) -> int:
         """The recall budget: the policy's, or with ``recall_fill`` the room the other parts
@@ -111,7 +123,7 @@ class _Builder:
         limit = max(0, policy.recall_budget_tokens)
         if not policy.recall_fill:
             return limit
-        count = self.counter.count
+        count = self._count
         others = self.system_tokens + count(MEMORY_PREAMBLE) + sum(count(t) for t in texts)
         others += sum(self.pieces[m.id].tokens for m in kept if m.id in self.pieces)
         others += self.composer.new_piece.tokens if self.composer.new_piece is not None else 0

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tui_chat.core.models import Message
 from tui_chat.core.tokens import TokenCounter
@@ -72,7 +73,9 @@ def _paragraphs(text: str) -> list[str]:
     return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
-def split_passages(text: str, counter: TokenCounter, limit: int = PASSAGE_TOKENS) -> list[str]:
+def split_passages(
+    text: str, counter: TokenCounter, limit: int = PASSAGE_TOKENS, known: int | None = None
+) -> list[str]:
     """Split a message's text into passages of about ``limit`` tokens at paragraph breaks.
 
     A text within ``limit`` is one passage. Otherwise its paragraphs are packed in order into
@@ -83,6 +86,7 @@ def split_passages(text: str, counter: TokenCounter, limit: int = PASSAGE_TOKENS
         text: The message's plain text.
         counter: The token counter.
         limit: Largest passage, in tokens.
+        known: The text's size when already counted (a message's stored ``token_count``).
 
     Returns:
         The passages in order (at least one for a non-empty text).
@@ -90,7 +94,7 @@ def split_passages(text: str, counter: TokenCounter, limit: int = PASSAGE_TOKENS
     text = text.strip()
     if not text:
         return []
-    if counter.count(text) <= limit:
+    if (known if known is not None else counter.count(text)) <= limit:
         return [text]
     out: list[str] = []
     current: list[str] = []
@@ -109,8 +113,19 @@ def split_passages(text: str, counter: TokenCounter, limit: int = PASSAGE_TOKENS
 
 def matches(text: str, stems: Sequence[str]) -> int:
     """How many of ``stems`` (lower-cased word prefixes) occur in ``text`` as a word start."""
-    found = {w.lower() for w in _WORD.findall(text)}
-    return sum(1 for stem in stems if any(word.startswith(stem) for word in found))
+    if not stems:
+        return 0
+    pattern = _stems_pattern(tuple(stems))
+    return len({m.group(1).lower() for m in pattern.finditer(text)})
+
+
+@lru_cache(maxsize=64)
+def _stems_pattern(stems: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex finding which stem starts a word (longest stems first)."""
+    ordered = sorted(set(stems), key=len, reverse=True)
+    return re.compile(
+        r"\b(" + "|".join(re.escape(s) for s in ordered) + r")\w*", re.IGNORECASE | re.UNICODE
+    )
 
 
 def combine(
@@ -198,7 +213,7 @@ def rank_passages(
         score = scores.get(message.id, 0.0)
         if score <= 0:
             continue
-        pieces = split_passages(text_of(message), counter)
+        pieces = split_passages(text_of(message), counter, known=message.token_count)
         if len(pieces) == 1:
             out.append(Passage(message, 0, 1, pieces[0], score))
             continue

@@ -49,6 +49,10 @@ class Entry:
     """Tokens of ``text``."""
 
 
+LABEL_TOKENS = 8
+"""About what ``[#id role hh:mm]`` and a line break add to a passage."""
+
+
 class Selector:
     """Picks pins and excerpts for one build; pin entries are rendered and counted once.
 
@@ -117,12 +121,16 @@ class Selector:
 
     def _passage(self, passage: Passage, budget: int, header: int) -> Recalled | None:
         """The entry of one passage within ``budget`` tokens (``header``: its day line, when
-        it opens a new day), cut when it must be."""
+        it opens a new day), cut when it must be. A whole message is sized from its stored
+        count (the section is counted exactly once chosen); a cut one is counted."""
         text = passage.text.strip()
         if not text:
             return None
         entry = passage_entry(passage, text)
-        tokens = self.counter.count(entry) + header
+        if passage.parts == 1 and passage.message.token_count > 0:
+            tokens = passage.message.token_count + LABEL_TOKENS + header
+        else:
+            tokens = self.counter.count(entry) + header
         if tokens > budget:
             label = self.counter.count(passage_entry(passage, "")) + header
             short = fit_text(text, budget - label, self.counter)
@@ -175,11 +183,10 @@ class Selector:
                 days.add(day)
                 chosen.append(entry)
                 budget -= entry.tokens
-        # Entries were counted one by one; each join can add a token, which matters only
-        # when the budget is nearly spent.
-        if budget < 2 * len(chosen) + 2:
-            while chosen and self.counter.count(recall_text(chosen)) > limit:
-                chosen.pop()
+        # Entries were sized one by one (whole messages from their stored counts): the
+        # section is counted once, and the least relevant passages go until it fits.
+        while chosen and self.counter.count(recall_text(chosen)) > limit:
+            chosen.pop()
         self._recall_cache[key] = chosen
         return chosen
 
