@@ -11,7 +11,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tui_chat.cli import render
+from tui_chat.cli import compaction_view, render
 from tui_chat.cli.parser import Args
 from tui_chat.core.inert import inert
 
@@ -187,15 +187,20 @@ async def _summary_view(
     active = summary.id == conversation.active_summary_id
     if as_json:
         versions = {s.id: s.version for s in await service.summaries(conversation_id)}
-        render.json_out(render.summary_json(summary, conversation.active_summary_id, versions))
+        data = render.summary_json(summary, conversation.active_summary_id, versions)
+        data["retention"] = (await service.retention(conversation_id, summary)).to_json()
+        render.json_out(data)
     else:
         render.print_summary(summary, active)
+        compaction_view.print_retention(await service.retention(conversation_id, summary))
     return 0
 
 
 async def _compact(service: ChatService, args: Args) -> int:
     conversation = await service.resolve(args.conv)
-    summary = await service.compact(conversation.id, args.instructions)
+    summary = await service.compact(
+        conversation.id, args.instructions, compaction_view.compact_progress
+    )
     return await _summary_view(service, conversation.id, summary, args.as_json)
 
 

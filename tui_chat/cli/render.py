@@ -154,17 +154,7 @@ def context_json(built: BuiltRequest, preset: str) -> JsonObject:
     b = built.breakdown
     return {
         "request": built.request,
-        "breakdown": {
-            "window": b.window,
-            "max_output": b.max_output,
-            "usable": b.usable,
-            "input_tokens": b.input_tokens,
-            "calibrated_tokens": b.calibrated_tokens,
-            "trigger_tokens": b.trigger_tokens,
-            "warn_tokens": b.warn_tokens,
-            "sections": dict(b.sections),
-            "warnings": list(b.warnings),
-        },
+        "breakdown": b.to_dict(),
         "sent_message_ids": list(built.sent_message_ids),
         "anchor_ids": list(built.anchor_ids),
         "recalled_ids": list(built.recalled_ids),
