@@ -150,3 +150,27 @@ async def test_server_falls_back_to_claude_once_and_remembers(
     assert second.status == "completed" and second.compaction_block is None
     assert len([r for r in fake_anthropic.message_requests if r.is_compaction]) == 1
     assert len([e for e in events if isinstance(e, CompactionFinished) and e.notice]) == 1
+
+
+def test_inspector_and_summary_json_show_the_call() -> None:
+    from dataclasses import replace
+
+    from tests.test_context import summary
+    from tui_chat.cli.render import summary_json
+    from tui_chat.core.models import SummaryCall
+    from tui_chat.tui.screens.inspector import figures
+
+    call = SummaryCall(MODEL, 120, 30_000, 0, 900, 0.023859)
+    version = replace(summary(covers_to=4), summarizer=MODEL, call=call)
+    shown = figures(version, active=True).plain
+    assert "Summary call" in shown and "$0.0239" in shown and "cache read" in shown
+    assert summary_json(version, version.id, {})["call"] == {
+        "model": MODEL,
+        "input_tokens": 120,
+        "cache_read_tokens": 30_000,
+        "cache_write_tokens": 0,
+        "output_tokens": 900,
+        "cost_usd": 0.023859,
+    }
+    offline = figures(replace(version, call=None, summarizer="extractive"), active=False).plain
+    assert "no model call (offline)" in offline

@@ -117,6 +117,8 @@ def summary_json(
         "text": summary.text,
         "segments": [s.to_dict() for s in summary.segments],
         "fields": summary.fields,
+        "call": summary.call.to_dict() if summary.call else None,
+        "compaction_block": summary.compaction_block,
         "created_at": summary.created_at,
         "completed_at": summary.completed_at,
     }
@@ -216,6 +218,13 @@ def print_summary(summary: Summary, active: bool) -> None:
         f"identifiers {summary.identifiers_kept}/{summary.identifiers_total}, "
         f"by {summary.summarizer or '-'}"
     )
+    if summary.call:
+        call = summary.call
+        out(
+            f"summary call: {call.model}, input {call.input_tokens}, cache read "
+            f"{call.cache_read_tokens}, cache write {call.cache_write_tokens}, output "
+            f"{call.output_tokens}, ${call.cost_usd:.4f}"
+        )
     if summary.error:
         out(f"error: {inert(summary.error)}")
     if summary.text:
