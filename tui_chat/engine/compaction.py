@@ -211,26 +211,6 @@ class CompactionWorker:
         except CompactionError:
             return None
 
-    async def due_versions(self, conversation_id: str, *, manual: bool = True) -> int:
-        """How many versions folding everything due would take (0: nothing to fold).
-
-        One for the ``running`` strategy; one per whole block of ``every_turns`` turns for the
-        ``turns`` trigger with segments (a manual compaction folds a shorter block when no whole
-        one waits).
-        """
-        conversation = await self.store.conversations.get(conversation_id)
-        policy = self.policy_for(conversation)
-        parent = await self.store.summaries.active(conversation_id)
-        after = parent.covers_to_message_id if parent else 0
-        raw = await self.store.messages.history(conversation_id, after_id=after)
-        if plan_boundary(policy, raw, manual=manual) <= 0:
-            return 0
-        if policy.trigger != "turns" or policy.strategy != "segments":
-            return 1
-        whole = replace(policy, every_turns=len(raw) + 1)  # every foldable turn at once
-        turns = len(group_turns(raw[: plan_boundary(whole, raw, manual=True)]))
-        return max(1, turns // max(1, policy.every_turns))
-
     # -- the work ------------------------------------------------------------------------
 
     async def compact(

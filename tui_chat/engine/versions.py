@@ -17,6 +17,7 @@ from tui_chat.core.request.budget import ledger_budget
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
+from tui_chat.engine.due import due_versions
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
 
@@ -59,7 +60,8 @@ class SummaryVersions:
             CompactionError: nothing to fold, or a version failed (earlier versions stay).
         """
         await self.worker.wait(conversation_id)
-        expected = await self.worker.due_versions(conversation_id)
+        policy = self.policy_for(await self.store.conversations.get(conversation_id))
+        expected = await due_versions(self.store, policy, conversation_id)
         summary = await self.worker.compact(
             conversation_id, trigger="manual", instructions=instructions
         )
@@ -67,7 +69,7 @@ class SummaryVersions:
         while True:
             if progress is not None:
                 progress(done, max(expected, done), summary)
-            if await self.worker.due_versions(conversation_id, manual=False) <= 0:
+            if await due_versions(self.store, policy, conversation_id, manual=False) <= 0:
                 return summary
             summary = await self.worker.compact(
                 conversation_id, trigger="manual", instructions=instructions
