@@ -238,6 +238,19 @@ class Anchor:
     pinned_at: str
 
 
+@dataclass(frozen=True, slots=True)
+class Fork:
+    """Where a forked conversation came from."""
+
+    conversation_id: str
+    """The fork."""
+    parent_id: str | None
+    """The conversation it was forked from (``None`` once that one is deleted)."""
+    parent_message_id: int | None
+    """The parent's last message the fork holds (``None``: forked before its first message)."""
+    created_at: str
+
+
 HIT_START = "\ue000"
 """Marks the start of a matched word in :attr:`SearchHit.snippet` (a private-use character)."""
 HIT_END = "\ue001"
