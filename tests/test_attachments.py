@@ -187,3 +187,10 @@ def test_a_summary_notes_images_and_documents_it_does_not_mention() -> None:
     assert att.attachment_note("See wiring.png and spec.pdf.", [image, pdf]) == (
         "See wiring.png and spec.pdf."
     )
+
+
+def test_a_message_without_files_keeps_its_text_exactly() -> None:
+    assert att.message_text("x ", []) == "x "
+    ref = att.describe("a.txt", b"body").ref()
+    assert att.message_text(" ", [ref]) == att.ref_label(ref)
+    assert att.message_text("look", [ref]) == "look\n\n" + att.ref_label(ref)

@@ -403,8 +403,10 @@ def message_text(typed: str, attached: Iterable[Mapping[str, Any]]) -> str:
     Returns:
         The typed text, then each attachment as :func:`ref_label` renders it.
     """
-    parts = [typed.strip(), *(ref_label(ref) for ref in attached)]
-    return "\n\n".join(part for part in parts if part)
+    labels = [ref_label(ref) for ref in attached]
+    if not labels:
+        return typed  # exactly as typed: a message without files is stored unchanged
+    return "\n\n".join([typed, *labels] if typed.strip() else labels)
 
 
 def attachment_note(summary: str, attached: Iterable[Mapping[str, Any]]) -> str:
