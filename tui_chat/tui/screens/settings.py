@@ -134,7 +134,7 @@ class SettingsScreen(ModalScreen[list[str]]):
                 with Horizontal(classes="row"):
                     yield Label("Trigger")
                     yield Select(
-                        [(t, t) for t in ("tokens", "turns", "ratio")],
+                        [(t, t) for t in ("tokens", "turns", "ratio", "cost")],
                         value=policy.trigger,
                         allow_blank=False,
                         id="trigger",
