@@ -193,6 +193,24 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE summaries ADD COLUMN ledger TEXT NOT NULL DEFAULT '[]';
     """,
+    # 9: attached files, stored once by content hash (messages keep reference blocks naming
+    # the hash), and forks: the conversation and message a conversation was forked from.
+    """
+    CREATE TABLE attachments (
+        sha256 TEXT PRIMARY KEY,
+        media_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE forks (
+        conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+        parent_id TEXT REFERENCES conversations(id) ON DELETE SET NULL,
+        parent_message_id INTEGER,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX forks_parent ON forks(parent_id);
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
