@@ -94,6 +94,10 @@ async def test_fork_brings_the_summary_versions_inside_its_fork_point(
     assert copied.text == v1.text
     assert copied.covers_to_message_id == (await service.history(fork.id))[1].id
     assert (await service.conversation(fork.id)).active_summary_id == copied.id
+    # The identifier ledger points at the fork's own messages.
+    fork_ids = {m.id for m in await service.history(fork.id)}
+    ledger_ids = {i for entry in copied.ledger for i in entry.get("ids", [])}
+    assert ledger_ids and ledger_ids <= fork_ids
 
     later = await service.branches.fork(conv.id, history[7].id)
     both = sorted(await service.summaries(later.id), key=lambda v: v.version)

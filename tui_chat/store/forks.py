@@ -10,6 +10,7 @@ not touched.
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import aiosqlite
@@ -32,6 +33,28 @@ async def _columns(db: aiosqlite.Connection, table: str) -> list[str]:
 async def _ids(db: aiosqlite.Connection, sql: str, params: tuple[object, ...]) -> list[int]:
     async with db.execute(sql, params) as cursor:
         return [int(row[0]) for row in await cursor.fetchall()]
+
+
+async def _remap_ledgers(db: aiosqlite.Connection, fork_id: str, messages: dict[int, int]) -> None:
+    """Point the copied versions' identifier ledgers at the fork's own messages."""
+    async with db.execute(
+        "SELECT id, ledger FROM summaries WHERE conversation_id = ?", (fork_id,)
+    ) as cursor:
+        rows = list(await cursor.fetchall())
+    for summary_id, raw in rows:
+        try:
+            entries = json.loads(raw or "[]")
+        except ValueError:
+            continue
+        if not isinstance(entries, list):
+            continue
+        for entry in entries:
+            if isinstance(entry, dict) and isinstance(entry.get("ids"), list):
+                entry["ids"] = [messages[i] for i in entry["ids"] if i in messages]
+        await db.execute(
+            "UPDATE summaries SET ledger = ? WHERE id = ?",
+            (json.dumps(entries, ensure_ascii=False, separators=(",", ":")), summary_id),
+        )
 
 
 def _fork_from(row: aiosqlite.Row) -> Fork:
@@ -133,6 +156,12 @@ class Forks:
         new = await _ids(
             db, "SELECT id FROM messages WHERE conversation_id = ? ORDER BY id", (fork_id,)
         )
+        # A reply still streaming in the parent is not streaming in the fork.
+        await db.execute(
+            "UPDATE messages SET status = 'incomplete' "
+            "WHERE conversation_id = ? AND status = 'streaming'",
+            (fork_id,),
+        )
         return dict(zip(old, new, strict=True))
 
     async def _copy_summaries(
@@ -170,6 +199,8 @@ class Forks:
                 "WHERE conversation_id = ?",
                 (fork_id,),
             )
+        if "ledger" in columns:
+            await _remap_ledgers(db, fork_id, messages)
         return copied
 
     async def _active(

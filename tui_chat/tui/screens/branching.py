@@ -9,6 +9,7 @@ methods are named in the table of actions (``tui/actions.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from urllib.parse import unquote
 
 from textual import events, on, work
 from textual.widgets import Static
@@ -29,6 +30,14 @@ from tui_chat.tui.screens.prompt import TextPrompt
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.message_view import MessageView
+
+
+def pasted_path(text: str) -> str:
+    """A path as typed, pasted or dropped on the terminal: quotes and ``file://`` removed."""
+    path = text.strip().strip("'\"")
+    if path.startswith("file://"):
+        path = unquote(path.removeprefix("file://"))
+    return path
 
 
 class BranchView(ChatView):
@@ -108,7 +117,7 @@ class BranchView(ChatView):
         )
         if not answer or not answer.strip():
             return
-        path = answer.strip().strip("'\"")
+        path = pasted_path(answer)
         try:
             attachment = read_attachment(path)
             check_request([a.ref() for a in [*self.pending, attachment]])
