@@ -220,6 +220,8 @@ class _Recorder:
         self.deltas = 0
         self.finished: Any = None
         """The :class:`~tui_chat.engine.events.ReplyFinished` event, once it came."""
+        self.finished_at = 0.0
+        """When the engine reported the reply stored."""
 
     def wrap(self, callback: Callable[[Any], None] | None) -> Callable[[Any], None]:
         """``callback`` with the recording in front of it."""
@@ -231,6 +233,7 @@ class _Recorder:
                 self.deltas += 1
             elif isinstance(event, ReplyFinished):
                 self.finished = event
+                self.finished_at = time.perf_counter()
             if callback is not None:
                 callback(event)
 
@@ -245,8 +248,10 @@ def _spy_sends(service: Any, recorder: _Recorder) -> None:
     """
     send = service.send
 
-    async def spied(conversation_id: str, text: str, on_event: Any = None, **kw: Any) -> Any:
-        return await send(conversation_id, text, recorder.wrap(on_event), **kw)
+    async def spied(
+        conversation_id: str, text: str, on_event: Any = None, *args: Any, **kw: Any
+    ) -> Any:
+        return await send(conversation_id, text, recorder.wrap(on_event), *args, **kw)
 
     service.send = spied
 
@@ -264,21 +269,32 @@ def _composer(app: Any) -> Any:
     return areas[0]
 
 
+async def _until(done: Callable[[], bool], what: str, timeout: float, step: float) -> None:
+    """Wait until ``done()``; a benchmark that cannot see what it waits for fails, not hangs."""
+    deadline = time.perf_counter() + timeout
+    while not done():
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"{what} did not happen within {timeout:.0f} s")
+        await asyncio.sleep(step)
+
+
 async def _rendered(app: Any, message_id: int, status: str) -> float:
     """The first refresh after the reply's message view shows its final, stored state."""
     from tui_chat.tui.widgets.message_view import MessageView
 
-    while True:
+    def shown() -> bool:
         views = [v for v in app.screen.query(MessageView) if v.message.id == message_id]
-        if views and views[0].message.status == status:
-            return await _painted(app)
-        await asyncio.sleep(0.003)
+        return bool(views) and views[0].message.status == status
+
+    await _until(shown, "the reply's view showing its stored state", 30, 0.003)
+    return await _painted(app)
 
 
 async def stream_figures(work: Path, tokens: int = REPLY_TOKENS) -> dict[str, Any]:
     """Stream one long reply in the app; returns the finish lag and keypress latencies."""
     from textual import events
     from textual.widgets import TextArea
+    from textual.worker import WorkerCancelled
 
     from tui_chat.config import Config
     from tui_chat.tui.app import ChatApp
@@ -310,9 +326,11 @@ async def stream_figures(work: Path, tokens: int = REPLY_TOKENS) -> dict[str, An
             await pilot.press("enter")
             driver = app._driver
             assert driver is not None
-            while recorder.deltas == 0:
-                await asyncio.sleep(0.01)
+            await _until(lambda: recorder.deltas > 0, "the first reply delta", 30, 0.01)
+            deadline = time.perf_counter() + 10 * seconds + 60
             while recorder.finished is None:
+                if time.perf_counter() > deadline:
+                    raise RuntimeError("the reply did not finish")
                 await asyncio.sleep(KEY_INTERVAL)
                 if recorder.finished is not None:
                     break
@@ -321,19 +339,22 @@ async def stream_figures(work: Path, tokens: int = REPLY_TOKENS) -> dict[str, An
                 key.set_sender(app)
                 sent = time.perf_counter()
                 driver.send_message(key)
-                await changed.wait()
+                await asyncio.wait_for(changed.wait(), 30)
                 latencies.append((time.perf_counter() - sent) * 1000)
             stored = recorder.finished.message
             rendered = await _rendered(app, stored.id, stored.status)
             complete = stored.status == "complete" and stored.text == reply
-            # Let the work the reply set off (list, timeline, gauge) finish before leaving.
-            await app.workers.wait_for_complete()
+            # Let the work the reply set off (list, timeline, gauge) finish before leaving;
+            # work the app itself cancelled (a newer gauge count) is not waited for.
+            with contextlib.suppress(WorkerCancelled):
+                await app.workers.wait_for_complete()
             await pilot.pause()
     finally:
         server.terminate()
         server.wait(timeout=10)
     return {
         "lag_ms": (rendered - recorder.last_delta) * 1000,
+        "engine_ms": (recorder.finished_at - recorder.last_delta) * 1000,
         "keys_ms": latencies,
         "deltas": recorder.deltas,
         "complete": complete,
