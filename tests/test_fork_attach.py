@@ -146,6 +146,12 @@ async def test_an_attached_png_is_sent_as_an_image_block_and_survives_export_and
     assert stored.content[0]["type"] == "attachment" and "data" not in stored.content[0]
     assert stored.token_count >= stored.content[0]["tokens"] == 640  # 800*600/750
 
+    # The preview (`context`) shows the exact request: the image as sent, not a reference.
+    preview = (await service.context(conv.id, "next")).request["messages"]
+    shown = [b for m in preview for b in m["content"] if isinstance(b, dict)]
+    assert [b["type"] for b in shown].count("image") == 1
+    assert not any(b["type"] == "attachment" for b in shown)
+
     # The same file attached again is stored once.
     await service.send(conv.id, "Again", attachments=[read_attachment(image)])
     assert await service.store.attachments.count() == 1

@@ -28,12 +28,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
-import re
-import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tui_chat.core.filetypes import image_type, pdf_pages, utf8_text
 from tui_chat.core.models import ContentBlock
 
 AttachmentKind = Literal["image", "document", "text"]
@@ -161,95 +160,6 @@ def human_size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
-# -- recognising bytes ---------------------------------------------------------------------
-
-
-def _png_size(data: bytes) -> tuple[int, int] | None:
-    if len(data) >= 24 and data[12:16] == b"IHDR":
-        width, height = struct.unpack(">II", data[16:24])
-        return int(width), int(height)
-    return None
-
-
-def _gif_size(data: bytes) -> tuple[int, int] | None:
-    if len(data) >= 10:
-        width, height = struct.unpack("<HH", data[6:10])
-        return int(width), int(height)
-    return None
-
-
-_JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
-
-
-def _jpeg_size(data: bytes) -> tuple[int, int] | None:
-    index = 2
-    while index + 9 < len(data):
-        if data[index] != 0xFF:
-            index += 1
-            continue
-        marker = data[index + 1]
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
-            index += 1 if marker == 0xFF else 2
-            continue
-        (length,) = struct.unpack(">H", data[index + 2 : index + 4])
-        if marker in _JPEG_SOF:
-            height, width = struct.unpack(">HH", data[index + 5 : index + 9])
-            return int(width), int(height)
-        index += 2 + length
-    return None
-
-
-def _webp_size(data: bytes) -> tuple[int, int] | None:
-    chunk = data[12:16]
-    if chunk == b"VP8 " and len(data) >= 30:
-        width, height = struct.unpack("<HH", data[26:30])
-        return int(width & 0x3FFF), int(height & 0x3FFF)
-    if chunk == b"VP8L" and len(data) >= 25:
-        (bits,) = struct.unpack("<I", data[21:25])
-        return int((bits & 0x3FFF) + 1), int(((bits >> 14) & 0x3FFF) + 1)
-    if chunk == b"VP8X" and len(data) >= 30:
-        width = int.from_bytes(data[24:27], "little") + 1
-        height = int.from_bytes(data[27:30], "little") + 1
-        return width, height
-    return None
-
-
-_IMAGE_SIGNATURES: tuple[tuple[Callable[[bytes], bool], str, Callable[[bytes], Any]], ...] = (
-    (lambda d: d.startswith(b"\x89PNG\r\n\x1a\n"), "image/png", _png_size),
-    (lambda d: d.startswith(b"\xff\xd8\xff"), "image/jpeg", _jpeg_size),
-    (lambda d: d[:6] in (b"GIF87a", b"GIF89a"), "image/gif", _gif_size),
-    (lambda d: d[:4] == b"RIFF" and d[8:12] == b"WEBP", "image/webp", _webp_size),
-)
-
-_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
-_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b")
-
-
-def pdf_pages(data: bytes) -> int:
-    """The page count of a PDF, read from its page objects (0 when it cannot be told).
-
-    Args:
-        data: The PDF's bytes.
-
-    Returns:
-        The number of pages; 0 when they sit in compressed object streams.
-    """
-    pages = len(_PAGE.findall(data))
-    if pages:
-        return pages
-    counts = [int(a or b) for a, b in _COUNT.findall(data)]
-    return max(counts) if counts else 0
-
-
-def _text_of(data: bytes) -> str | None:
-    if b"\x00" in data:
-        return None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return None
-
-
 def describe(name: str, data: bytes) -> Attachment:
     """Recognise a file by its bytes and check it against the documented per-file limits.
 
@@ -265,12 +175,12 @@ def describe(name: str, data: bytes) -> Attachment:
     """
     if not data:
         raise AttachmentError(f"{name} is empty")
-    for matches, media_type, size_of in _IMAGE_SIGNATURES:
-        if matches(data):
-            return _image(name, media_type, data, size_of(data))
+    image = image_type(data)
+    if image is not None:
+        return _image(name, image[0], data, image[1])
     if data.startswith(b"%PDF-"):
         return _pdf(name, data)
-    text = _text_of(data)
+    text = utf8_text(data)
     if text is None:
         raise AttachmentError(
             f"{name}: not an image (PNG, JPEG, GIF, WebP), a PDF or a UTF-8 text file"
