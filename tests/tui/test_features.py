@@ -84,7 +84,13 @@ async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
         chips = str(app.query_one("#pending-files", Static).visual)
         assert "shot.png" in chips and " B" in chips
         assert screen.composer.text == "what is this?"
-        await until(pilot, lambda: screen.gauge.breakdown is not None)
+
+        # The gauge counts the image by Claude's formula: 320 x 200 / 750 -> 86 tokens.
+        def draft() -> int:
+            breakdown = screen.gauge.breakdown
+            return 0 if breakdown is None else int(breakdown.sections.get("new_message", 0))
+
+        await until(pilot, lambda: draft() >= 86 + keyed_service.counter.count("what is this?"))
         await pilot.press("enter")
         await settle(pilot)
         content = fake_anthropic.bodies[-1]["messages"][-1]["content"]
