@@ -55,8 +55,13 @@ async def test_fork_keeps_the_parent_untouched_and_sends_only_its_own_history(
     before = [(m.id, m.text) for m in await service.history(parent.id)]
     first_reply = before[1][0]
 
+    await service.pin(before[0][0])
+    await service.pin(before[2][0])  # after the fork point: stays the parent's alone
     fork = await service.branches.fork(parent.id, first_reply)
     assert fork.title == "Plans (fork)"
+    fork_first = (await service.history(fork.id))[0].id
+    assert await service.pinned_ids(fork.id) == {fork_first}
+    assert await service.pinned_ids(parent.id) == {before[0][0], before[2][0]}
     assert [m.text for m in await service.history(fork.id)] == [t for _, t in before[:2]]
     origin = await service.branches.parent(fork.id)
     assert origin is not None
