@@ -92,7 +92,12 @@ async def test_orphaned_streams_end_incomplete_and_live_ones_are_left(store: Sto
     assert await store.send_leases.acquire(live, new_owner(), 30)
     empty_conv = (await store.conversations.create(title="empty", model="m")).id
     empty = await _message(store, empty_conv, "assistant", "", status="streaming")
+    assert await store.send_leases.acquire(empty_conv, _dead_owner(), 30)
+    # A streaming row without any lease (written before leases existed) is left as it was.
+    legacy_conv = (await store.conversations.create(title="legacy", model="m")).id
+    legacy = await _message(store, legacy_conv, "assistant", "old", status="streaming")
     assert await store.send_leases.settle_orphans() == 2
+    assert (await store.messages.get(legacy)).status == "streaming"
     settled = await store.messages.get(cut)
     assert (settled.status, settled.text, settled.error) == (
         "incomplete",
@@ -108,6 +113,7 @@ async def test_opening_the_store_settles_orphans(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     first = await Store.open(path)
     cid = (await first.conversations.create(title="t", model="m")).id
+    assert await first.send_leases.acquire(cid, _dead_owner(), 30)  # what kill -9 leaves
     reply = await _message(first, cid, "assistant", "partial", status="streaming")
     await first.close()
     again = await Store.open(path)

@@ -80,7 +80,10 @@ def replacing(path: Path, *, force: bool = False) -> Iterator[Path]:
         OSError: Creating, writing, syncing or renaming failed; nothing is left behind.
     """
     check_target(path, force=force)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _naming(exc, path) from exc
     os.close(fd)
     temporary = Path(name)
     try:
@@ -90,11 +93,18 @@ def replacing(path: Path, *, force: bool = False) -> Iterator[Path]:
             os.replace(temporary, path)
         else:
             _move_no_clobber(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             temporary.unlink()
+        if isinstance(exc, OSError) and not isinstance(exc, TargetExistsError):
+            raise _naming(exc, path) from exc
         raise
     _fsync_directory(path.parent)
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """The same error about ``path`` (a full disk's ``write`` names no file at all)."""
+    return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
 
 
 def write_file(path: Path, data: bytes | str, *, force: bool = False) -> None:

@@ -38,9 +38,6 @@ REPLY = " ".join(f"w{i:03d}" for i in range(120))
 _ANSI = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_].*?\x1b\\|.)")
 
 
-NOT_FIXED = pytest.mark.xfail(strict=True, reason="issue 12: reproduces the bug; fix pending")
-
-
 def _db(home: Path) -> Path:
     return home / "data" / "tui-chat.db"
 
@@ -102,7 +99,6 @@ def _read_some(process: subprocess.Popen[bytes], wanted: int) -> bytes:
 # -- item 7: signals and pipes --------------------------------------------------------------
 
 
-@NOT_FIXED
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_a_signal_to_a_cli_send_keeps_what_arrived(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path, signum: int
@@ -131,7 +127,6 @@ def test_a_signal_to_a_cli_send_keeps_what_arrived(
     assert process.returncode != 0 and "incomplete" in stderr, stderr
 
 
-@NOT_FIXED
 def test_a_reader_that_goes_away_does_not_lose_the_reply(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
@@ -285,7 +280,6 @@ def test_a_signal_to_the_tui_keeps_what_arrived(
 # -- item 12: concurrent senders ------------------------------------------------------------
 
 
-@NOT_FIXED
 def test_concurrent_senders_take_turns(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:

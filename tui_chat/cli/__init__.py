@@ -13,32 +13,52 @@ from collections.abc import Sequence
 
 from tui_chat.cli.commands import HANDLERS, CliError
 from tui_chat.cli.parser import Args, build_parser
-from tui_chat.config import ConfigError, load_config
+from tui_chat.cli.process import Stopped, silence_stdout, stop_on_signals
+from tui_chat.config import Config, ConfigError, load_config
 
 __all__ = ["main"]
 
 
-async def _run(command: str, args: Args) -> int:
-    """Open the service, run one subcommand's handler, close the service."""
+async def _run(command: str, args: Args, config: Config) -> int:
+    """Open the service, run one subcommand's handler, close the service.
+
+    SIGTERM and SIGHUP stop it cleanly (:class:`~tui_chat.cli.process.Stopped`); database
+    errors a user can act on (read-only, full disk, a folder) become one line with the path.
+    """
+    import sqlite3
+
     from tui_chat.engine.failures import is_database_damage
     from tui_chat.engine.service import ChatService
+    from tui_chat.files import TargetExistsError
+    from tui_chat.store.access import explain
 
-    config = load_config()
     path = args.db or config.db_path
-    try:
-        service = await ChatService.open(config, path)
+    access = None
+    with stop_on_signals():
         try:
-            return await HANDLERS[command](service, args)
-        finally:
-            await service.close()
-    except Exception as exc:
-        # Damage the open-time check could not see (it reads only the header and schema).
-        if not is_database_damage(exc):
-            raise
-        raise CliError(
-            f"{path} is damaged ({exc}); it was not changed. "
-            "`tui-chat doctor` checks it; restore a backup or try `sqlite3 FILE .recover`."
-        ) from None
+            service = await ChatService.open(config, path)
+            access = service.store.access
+            try:
+                return await HANDLERS[command](service, args)
+            finally:
+                for notice in service.notices:  # e.g. a conversation's invalid settings
+                    print(f"tui-chat: warning: {notice}", file=sys.stderr)
+                await service.close()
+        except TargetExistsError as exc:
+            raise CliError(f"{exc}; pass --force to replace it") from None
+        except Exception as exc:
+            # Damage the open-time check could not see (it reads only the header and schema).
+            if is_database_damage(exc):
+                raise CliError(
+                    f"{path} is damaged ({exc}); it was not changed. "
+                    "`tui-chat doctor` checks it; restore a backup or try `sqlite3 FILE .recover`."
+                ) from None
+            # An OSError after the open is about another file (an export): said as it is.
+            about_database = isinstance(exc, sqlite3.Error) or access is None
+            line = explain(exc, path, access) if about_database else None
+            if line is None:
+                raise
+            raise CliError(line) from None
 
 
 def _fail(reason: str) -> int:
@@ -54,21 +74,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv, namespace=Args())
     command = args.command
-    if command is None or command == "open":
+    try:
+        config = load_config()
+    except ConfigError as exc:
         from tui_chat.engine.failures import one_line
 
-        try:
-            config = load_config()
-        except ConfigError as exc:
-            return _fail(one_line(exc))
+        return _fail(one_line(exc))
+    for warning in config.warnings:
+        print(f"tui-chat: warning: {warning}", file=sys.stderr)
+    if command is None or command == "open":
         from tui_chat.tui import run_app
 
         return run_app(config, args.db, args.conv if command == "open" else None)
     try:
-        return asyncio.run(_run(command, args))
+        return asyncio.run(_run(command, args, config))
     except KeyboardInterrupt:
         print("tui-chat: interrupted", file=sys.stderr)
         return 130
+    except Stopped as exc:
+        print(f"tui-chat: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except BrokenPipeError:  # `tui-chat list | head`: the reader has what it wanted
+        silence_stdout()
+        return 0
     except Exception as exc:  # every failure becomes one clear line
         from tui_chat.engine.failures import failure_line
 

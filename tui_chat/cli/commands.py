@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from tui_chat.cli import compaction_view, render
 from tui_chat.cli.parser import Args
+from tui_chat.cli.process import silence_stdout
 from tui_chat.core.inert import inert
 
 if TYPE_CHECKING:
@@ -70,14 +71,26 @@ async def _reply(
     start: Callable[[EventCallback], Awaitable[SendOutcome]],
 ) -> int:
     """Stream (or print as JSON) a reply that ``start`` asks for, then report its error."""
-    from tui_chat.engine.events import ReplyDelta
+    from tui_chat.engine.events import ReplyDelta, SendWaiting
 
     streamed = not as_json
 
     def on_event(event: EngineEvent) -> None:
-        if streamed and isinstance(event, ReplyDelta):
-            sys.stdout.write(inert(event.text))
-            sys.stdout.flush()
+        nonlocal streamed
+        if isinstance(event, SendWaiting):
+            print(
+                f"tui-chat: waiting for another send to conversation {conversation_id} to finish…",
+                file=sys.stderr,
+                flush=True,
+            )
+        elif streamed and isinstance(event, ReplyDelta):
+            try:
+                sys.stdout.write(inert(event.text))
+                sys.stdout.flush()
+            except BrokenPipeError:
+                # The reader went away (`| head`): the reply is still received and stored.
+                streamed = False
+                silence_stdout()
 
     outcome = await start(on_event)
     if streamed:
@@ -248,7 +261,7 @@ async def _rollback(service: ChatService, args: Args) -> int:
 async def _export(service: ChatService, args: Args) -> int:
     conversation = await service.resolve(args.conv)
     if args.output:
-        await service.export_to(conversation.id, args.output, args.fmt)
+        await service.export_to(conversation.id, args.output, args.fmt, force=args.force)
         print(f"exported {conversation.id} to {args.output}", file=sys.stderr)
         return 0
     text = await service.export(conversation.id, args.fmt)
@@ -270,6 +283,9 @@ async def _doctor(service: ChatService, args: Args) -> int:
     from tui_chat import paths
 
     config_file = paths.config_path()
+    if args.repair:
+        count = await service.repair_search_index()
+        print(f"search index rebuilt from {count} messages", file=sys.stderr)
     checks = await service.doctor()
     # The database first, then the config file (which the CLI, not the engine, reads).
     report: dict[str, str | int | bool] = {
@@ -283,12 +299,16 @@ async def _doctor(service: ChatService, args: Args) -> int:
     else:
         for key, value in report.items():
             render.out(f"{key:<14}{value}")
-    healthy = report["integrity"] == "ok" and str(report["tokenizer"]).startswith("ok")
+    healthy = (
+        report["integrity"] == "ok"
+        and str(report["search_index"]).startswith(("ok", "not checked"))
+        and str(report["tokenizer"]).startswith("ok")
+    )
     return 0 if healthy else 1
 
 
 async def _backup(service: ChatService, args: Args) -> int:
-    await service.backup(args.file)
+    await service.backup(args.file, force=args.force)
     render.out(f"backed up {service.db_path} to {args.file}")
     return 0
 

@@ -42,10 +42,20 @@ class Args(argparse.Namespace):
     fmt: str
     output: Path | None
     file: Path
+    force: bool
+    """``export -o``/``backup --force``: replace an existing file (never following a link)."""
+    repair: bool
+    """``doctor --repair``: rebuild the search index from the messages."""
 
 
 def _json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", dest="as_json", action="store_true")
+
+
+def _force_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--force", action="store_true", help="replace an existing file (a symlink is replaced)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -136,14 +146,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("conv", metavar="CONV")
     p.add_argument("--format", dest="fmt", choices=("json", "md"), default="md")
     p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    _force_flag(p)
 
     p = sub.add_parser("import", help="import our JSON or an Anthropic Messages list")
     p.add_argument("file", type=Path, metavar="FILE")
     _json_flag(p)
 
-    p = sub.add_parser("doctor", help="check paths, key, tokenizer and database")
+    p = sub.add_parser("doctor", help="check paths, key, tokenizer, database and search index")
     _json_flag(p)
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="rebuild the search index from the messages (which are not changed)",
+    )
 
     p = sub.add_parser("backup", help="copy the database with SQLite's online backup")
     p.add_argument("file", type=Path, metavar="FILE")
+    _force_flag(p)
     return parser

@@ -8,6 +8,7 @@ the same for a 100-message and a 100,000-message conversation.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -35,6 +36,7 @@ from tui_chat.core.unanswered import left_out_note, unanswered_prompts, without_
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store import fts
 from tui_chat.store.repository import Store
+from tui_chat.store.search_index import SearchIndexError
 
 DEFAULT_REPLY_TOKENS = 16_384
 """``max_tokens`` of a reply unless the policy's ``max_output`` says otherwise: the model's
@@ -198,7 +200,9 @@ async def assemble(
     anchors = await store.anchors.pinned(conversation.id)
     recalled: list[Passage] = []
     if policy.recall and coverage and query:
-        recalled = await recall(store, conversation.id, query, coverage, counter)
+        # Recall is a bonus: a broken search index (doctor reports it) never stops a send.
+        with contextlib.suppress(SearchIndexError):
+            recalled = await recall(store, conversation.id, query, coverage, counter)
     built = build_request(
         ContextInputs(
             model=conversation.model,

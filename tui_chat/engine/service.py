@@ -20,6 +20,7 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PolicyError, parse_setting, resolve_policy
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
 from tui_chat.core.request.budget import for_window
+from tui_chat.core.settings_check import fix_hint, settings_problems, usable_settings
 from tui_chat.core.tokens import TokenCounter, get_counter
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
@@ -31,9 +32,9 @@ from tui_chat.engine.transfer import (
     export_json,
     export_markdown,
     import_conversation,
-    write_export,
 )
 from tui_chat.engine.versions import SummaryVersions
+from tui_chat.files import check_target, write_file
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo, base_model_id, cost_usd, model_info
 from tui_chat.store.errors import NotFound
@@ -60,6 +61,8 @@ class ChatService(SummaryVersions):
         self.counter: TokenCounter = get_counter()
         self._subscribers: list[EventCallback] = []
         self._base_cache: dict[str, BuiltRequest] = {}
+        self.notices: list[str] = []
+        """Things the user should know that did not stop an action (invalid settings)."""
         self.worker = CompactionWorker(
             store,
             client,
@@ -113,9 +116,13 @@ class ChatService(SummaryVersions):
         """The database file this service works on."""
         return Path(self.store.path)
 
-    async def backup(self, target: Path) -> None:
-        """Copy the database to a new file ``target`` (0600) with SQLite's online backup."""
-        await self.store.backup(target)
+    async def backup(self, target: Path, *, force: bool = False) -> None:
+        """Copy the database to ``target`` (0600) with SQLite's online backup.
+
+        The rule of :mod:`tui_chat.files`: an existing ``target`` is refused unless ``force``;
+        on failure nothing is left behind and an old ``target`` is intact.
+        """
+        await self.store.backup(target, force=force)
 
     # -- events --------------------------------------------------------------------------
 
@@ -142,13 +149,31 @@ class ChatService(SummaryVersions):
     # -- policy and figures --------------------------------------------------------------
 
     def policy_for(self, conversation: Conversation) -> Policy:
-        """The policy in force for a conversation, its shares of the window made budgets."""
-        policy = resolve_policy(conversation.settings, self.config.compaction)
+        """The policy in force for a conversation, its shares of the window made budgets.
+
+        Invalid stored settings (an older import, a hand edit) are left out, so the
+        conversation still opens and sends; :meth:`settings_problem` says which and how to
+        fix them.
+        """
+        settings = conversation.settings
+        if settings_problems(settings):
+            settings = usable_settings(settings)
+        policy = resolve_policy(settings, self.config.compaction)
         usable = window_for(self.info_for(conversation.model), policy).usable
-        explicit = set(conversation.settings)
-        if "preset" not in conversation.settings:
+        explicit = set(settings)
+        if "preset" not in settings:
             explicit |= set(self.config.compaction or {})
         return for_window(policy, usable, explicit - {"preset"})
+
+    def settings_problem(self, conversation: Conversation) -> str | None:
+        """What is wrong with a conversation's stored settings and how to fix it, if anything."""
+        problems = settings_problems(conversation.settings)
+        if not problems:
+            return None
+        return (
+            f"conversation {conversation.id} ({conversation.title}) has invalid settings "
+            f"({'; '.join(problems)}); they are ignored: {fix_hint(conversation.id)}"
+        )
 
     def info_for(self, model: str) -> ModelInfo:
         """A model's window, output limit and prices (config overrides applied)."""
@@ -191,8 +216,15 @@ class ChatService(SummaryVersions):
         return await self.store.conversations.get(conversation_id)
 
     async def resolve(self, ref: str) -> Conversation:
-        """A conversation by id, unique prefix or ``last``. Raises :class:`NotFound`."""
-        return await self.store.conversations.resolve(ref)
+        """A conversation by id, unique prefix or ``last``. Raises :class:`NotFound`.
+
+        A problem with its settings is added to :attr:`notices`.
+        """
+        conversation = await self.store.conversations.resolve(ref)
+        problem = self.settings_problem(conversation)
+        if problem is not None and problem not in self.notices:
+            self.notices.append(problem)
+        return conversation
 
     async def list_conversations(self, include_archived: bool = False) -> list[ConversationInfo]:
         """Conversations, newest first."""
@@ -383,20 +415,25 @@ class ChatService(SummaryVersions):
             return export_markdown(conversation, messages, pinned)
         raise SettingError(f"unknown export format {fmt!r}; use json or md")
 
-    async def export_to(self, conversation_id: str, path: Path, fmt: str | None = None) -> None:
-        """Write the conversation to a file, created private (0600).
+    async def export_to(
+        self, conversation_id: str, path: Path, fmt: str | None = None, *, force: bool = False
+    ) -> None:
+        """Write the conversation to a file by the rule of :mod:`tui_chat.files`.
 
         Args:
             conversation_id: The conversation.
-            path: The file to write (replaced when it exists).
+            path: The file to write; refused when it exists unless ``force``.
             fmt: ``json`` or ``md``; by default ``json`` for a ``.json`` file, else ``md``.
+            force: Replace an existing file (a symlink itself, never its target).
 
         Raises:
             SettingError: an unknown format (nothing is written).
-            OSError: the file cannot be written.
+            TargetExistsError: ``path`` exists and ``force`` is not given.
+            OSError: the file cannot be written (the old file, if any, is intact).
         """
+        check_target(path, force=force)  # before the work of rendering the export
         text = await self.export(conversation_id, fmt or export_format(path))
-        write_export(path, text)
+        write_file(path, text, force=force)
 
     async def import_file(self, path: Path) -> Conversation:
         """Import a conversation file (our JSON or an Anthropic Messages list)."""
@@ -405,6 +442,14 @@ class ChatService(SummaryVersions):
         )
 
     # -- diagnostics ---------------------------------------------------------------------
+
+    async def repair_search_index(self) -> int:
+        """Rebuild the full-text index from the messages (which are not changed).
+
+        Returns:
+            How many messages the rebuilt index holds.
+        """
+        return await self.store.rebuild_search_index()
 
     async def doctor(self) -> dict[str, str | int]:
         """Database path, key presence (never the key), endpoint, tokenizer, integrity."""
@@ -418,6 +463,7 @@ class ChatService(SummaryVersions):
         except Exception as exc:
             report["tokenizer"] = f"failed: {exc}"
         report["integrity"] = await self.store.integrity_check()
+        report["search_index"] = await self.store.search_index()
         try:
             conversations = await self.store.conversations.all(include_archived=True)
             report["conversations"] = len(conversations)

@@ -2,8 +2,10 @@
 
 Nothing the user typed is ever lost: the user message is committed before any network call.
 The reply row exists from the first moment (``streaming``), partial text is flushed while it
-streams, and the row ends ``complete``, ``incomplete`` (cut off, cancelled, dropped) or
-``error`` (nothing arrived).
+streams, and the row ends ``complete``, ``incomplete`` (cut off, cancelled, dropped, the
+process told to stop) or ``error`` (nothing arrived). A message bigger than the usable window
+is refused before anything is stored or sent (:class:`MessageTooLarge`), and one conversation
+takes one send at a time, across processes (:class:`~tui_chat.engine.send_lock.SendLock`).
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from tui_chat.engine.events import (
     ReplyDelta,
     ReplyFinished,
     ReplyStarted,
+    SendWaiting,
     UserMessageSaved,
 )
+from tui_chat.engine.send_lock import SendLock
 from tui_chat.llm.client import ClaudeClient, StreamResult
 from tui_chat.llm.errors import ChatError
 from tui_chat.llm.models import ModelInfo
@@ -37,8 +41,28 @@ FLUSH_SECONDS = 0.5
 """How often partial reply text is written to the database while streaming."""
 
 
+LARGE_MESSAGE_TOKENS = 1_000
+"""Below this many tokens a message cannot outgrow a usable window; above it, it is checked."""
+
+
 class EmptyMessage(ValueError):
     """The user tried to send nothing."""
+
+
+class MessageTooLarge(ValueError):
+    """The message alone is bigger than the usable window; nothing was sent, and its text is
+    kept as the conversation's draft (:attr:`text`)."""
+
+    def __init__(self, text: str, tokens: int, usable: int, window: int, max_output: int) -> None:
+        super().__init__(
+            f"the message is {tokens:,} tokens, more than the {usable:,} tokens this "
+            f"conversation's model can take (window {window:,} - reply {max_output:,}); "
+            "nothing was sent and the text is kept as the conversation's draft — "
+            "split it or shorten it"
+        )
+        self.text = text
+        self.tokens = tokens
+        self.usable = usable
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +110,7 @@ class ChatSession:
         self.info_for = info_for
         self.calibration_for = calibration_for
         self.on_sent = on_sent
+        self.send_lock = SendLock(store.send_leases)
 
     async def build(self, conversation: Conversation, draft: str | None = None) -> BuiltRequest:
         """The exact request the next send would make (with ``draft`` as the new message)."""
@@ -122,23 +147,55 @@ class ChatSession:
         if not text.strip():
             raise EmptyMessage("the message is empty")
         content = [{"type": "text", "text": text}]
-        user = await self.store.messages.add(
-            conversation_id,
-            role="user",
-            content=content,
-            text=text,
-            token_count=self.counter.count_message("user", content),
-        )
-        if on_event:
-            on_event(UserMessageSaved(user))
-        self._changed(conversation_id)
-        outcome = await self.reply(conversation_id, on_event)
+        tokens = self.counter.count_message("user", content)
+        if tokens > LARGE_MESSAGE_TOKENS:
+            await self._check_size(conversation_id, text, tokens)
+        async with self._turn(conversation_id, on_event):
+            user = await self.store.messages.add(
+                conversation_id, role="user", content=content, text=text, token_count=tokens
+            )
+            if on_event:
+                on_event(UserMessageSaved(user))
+            self._changed(conversation_id)
+            outcome = await self._reply(conversation_id, on_event)
         return SendOutcome(user, outcome.reply, outcome.error, outcome.request)
 
     async def reply(
         self, conversation_id: str, on_event: EventCallback | None = None
     ) -> SendOutcome:
-        """Stream a reply to the stored history (used by send and by retry)."""
+        """Stream a reply to the stored history (retry), holding the send lease."""
+        async with self._turn(conversation_id, on_event):
+            return await self._reply(conversation_id, on_event)
+
+    def _turn(
+        self, conversation_id: str, on_event: EventCallback | None
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """This conversation's send lease; a sender that must wait says so first."""
+
+        def waiting() -> None:
+            if on_event:
+                on_event(SendWaiting(conversation_id))
+
+        return self.send_lock.hold(conversation_id, waiting)
+
+    async def _check_size(self, conversation_id: str, text: str, tokens: int) -> None:
+        """Refuse a message the usable window cannot hold (the request builder never cuts
+        the new message, so it would be sent whole and refused by the API)."""
+        conversation = await self.store.conversations.get(conversation_id)
+        built = await self.build(conversation, text)
+        b = built.breakdown
+        needed = max(tokens, b.sections.get("new_message", 0))
+        if needed <= b.usable:
+            return
+        # Never lost: the text becomes the draft (after any draft already there).
+        kept = await self.store.drafts.get(conversation_id)
+        if kept.strip() and kept != text:
+            text = f"{kept}\n\n{text}"
+        await self.store.drafts.set(conversation_id, text)
+        raise MessageTooLarge(text, needed, b.usable, b.window, b.max_output)
+
+    async def _reply(self, conversation_id: str, on_event: EventCallback | None) -> SendOutcome:
+        """Stream a reply to the stored history (the caller holds the send lease)."""
         conversation = await self.store.conversations.get(conversation_id)
         policy = self.policy_for(conversation)
         summary = await self.store.summaries.active(conversation_id)
@@ -177,14 +234,20 @@ class ChatSession:
 
         try:
             result = await self.client.stream(built.request, on_text)
-        except asyncio.CancelledError:
+        except BaseException as exc:
+            # Cancelled (escape, a signal) or broken: keep every character that arrived.
             partial = "".join(chunks)
-            cancelled = StreamResult(
+            reason = (
+                "the reply was cancelled"
+                if isinstance(exc, asyncio.CancelledError)
+                else f"the reply stopped: {exc or type(exc).__name__}"
+            )
+            cut = StreamResult(
                 content=[{"type": "text", "text": partial}] if partial else [],
                 text=partial,
-                error=ChatError("incomplete", "the reply was cancelled", "retry to ask again"),
+                error=ChatError("incomplete", reason, "retry to ask again"),
             )
-            await asyncio.shield(self._finish(conversation, reply, cancelled, built, on_event))
+            await asyncio.shield(self._finish(conversation, reply, cut, built, on_event))
             raise
         finished = await self._finish(conversation, reply, result, built, on_event)
         return SendOutcome(None, finished, result.error, built)

@@ -9,7 +9,6 @@ before anything is written and then written in one transaction: nothing is half-
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,17 +132,6 @@ def export_markdown(
 def export_format(path: Path) -> str:
     """The export format a file name asks for: ``json`` for ``.json``, else ``md``."""
     return "json" if path.suffix.lower() == ".json" else "md"
-
-
-def write_export(path: Path, text: str) -> None:
-    """Write an export to ``path``, created private (0600) like the database it comes from.
-
-    Raises:
-        OSError: the file cannot be written.
-    """
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
 
 
 def _depth_over(value: Any, limit: int) -> bool:

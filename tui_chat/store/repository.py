@@ -23,6 +23,7 @@ from tui_chat.store.attachments import Attachments
 from tui_chat.store.compaction_support import CompactionSupport
 from tui_chat.store.conversations import Conversations
 from tui_chat.store.database import connect
+from tui_chat.store.errors import StoreError
 from tui_chat.store.forks import Forks
 from tui_chat.store.messages import Messages
 from tui_chat.store.search import Search
@@ -83,12 +84,23 @@ class Store:
         store.access = access
         if not access.read_only:
             try:
-                await search_index.bypass_if_missing(store._sql)
-                await store.send_leases.settle_orphans()
+                await store._tidy()
             except BaseException:
                 await store.close()
                 raise
         return store
+
+    async def _tidy(self) -> None:
+        """Best-effort repairs at open; damage they run into is reported by the commands
+        that need those pages (and by ``doctor``), not here."""
+        try:
+            await search_index.bypass_if_missing(self._sql)
+            await self.send_leases.settle_orphans()
+        except sqlite3.DatabaseError as exc:
+            if not str(getattr(exc, "sqlite_errorname", "")).startswith(
+                ("SQLITE_CORRUPT", "SQLITE_BUSY")
+            ):
+                raise
 
     async def close(self) -> None:
         """Close the connection (checkpointing the WAL)."""
@@ -138,9 +150,15 @@ class Store:
         nothing is left behind and an old ``target`` is intact.
         """
         target = Path(target).expanduser()
-        with replacing(target, force=force) as temporary:
-            async with aiosqlite.connect(str(temporary)) as dest:
-                await self._sql.connection.backup(dest)
+        try:
+            with replacing(target, force=force) as temporary:
+                async with aiosqlite.connect(str(temporary)) as dest:
+                    await self._sql.connection.backup(dest)
+        except sqlite3.Error as exc:  # writing the copy failed (e.g. a full disk)
+            raise StoreError(
+                f"cannot write the backup {target} ({exc}); nothing was left behind"
+                + (" and the old file is intact" if force and target.exists() else "")
+            ) from exc
 
     async def search_index(self) -> str:
         """``ok``, or what is wrong with the full-text index and how to fix it."""

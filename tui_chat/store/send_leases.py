@@ -6,7 +6,7 @@ reply follows its own question. The owner names its host and process, so a lease
 process that died on this machine is free at once; any other lease is free when it expires.
 
 The leases also tell a reply that is being streamed from one left ``streaming`` by a process
-that died: :meth:`SendLeases.settle_orphans` ends the latter ``incomplete``.
+that died (its lease stays behind): :meth:`SendLeases.settle_orphans` ends it ``incomplete``.
 """
 
 from __future__ import annotations
@@ -58,6 +58,14 @@ class SendLeases:
         self, conversation_id: str, owner: str, lease_seconds: float = LEASE_SECONDS
     ) -> bool:
         """Take the conversation's lease; False while another live sender holds it."""
+        # Looked at first without the write lock: waiting senders poll, and ten of them
+        # taking the write lock five times a second would starve the one that is streaming.
+        held = await self._sql.one(
+            "SELECT owner, expires_at FROM send_leases WHERE conversation_id = ?",
+            (conversation_id,),
+        )
+        if held is not None and held[0] != owner and not _orphaned(held[0], held[1]):
+            return False
         now = time.time()
         async with self._sql.transaction() as db:
             async with db.execute(
@@ -98,29 +106,27 @@ class SendLeases:
     async def settle_orphans(self) -> int:
         """End every reply left ``streaming`` by a sender that is gone; returns how many.
 
-        A reply keeps ``streaming`` while a live lease covers its conversation (another
-        process is streaming it). The rest end ``incomplete`` with what was flushed, or
-        ``error`` when nothing was. Reads first, so a read-only database is left alone
-        when there is nothing to settle.
+        A sender holds its lease until its reply is stored, even when it is cancelled, so a
+        lease left behind by a dead or expired holder marks the conversation whose reply was
+        cut: its ``streaming`` rows end ``incomplete`` with what was flushed (``error`` when
+        nothing was). A reply under a live lease is being streamed by another process and is
+        left alone. Only the (tiny) lease table is read when nothing needs settling, so a
+        read-only database is left alone and start-up does not scan the messages.
         """
-        streaming = await self._sql.all(
-            "SELECT DISTINCT m.conversation_id, l.owner, l.expires_at FROM messages m "
-            "LEFT JOIN send_leases l ON l.conversation_id = m.conversation_id "
-            "WHERE m.status = 'streaming'"
-        )
-        if not any(_orphaned(row[1], row[2]) for row in streaming):
+        leases = await self._sql.all("SELECT conversation_id, owner, expires_at FROM send_leases")
+        if not any(_orphaned(row[1], row[2]) for row in leases):
             return 0
         settled = 0
         async with self._sql.transaction() as db:
-            for row in streaming:
+            for row in leases:
                 conversation_id = str(row[0])
-                # Checked again under the write lock: a sender may have started meanwhile.
+                # Checked again under the write lock: the holder may have renewed meanwhile.
                 async with db.execute(
                     "SELECT owner, expires_at FROM send_leases WHERE conversation_id = ?",
                     (conversation_id,),
                 ) as cursor:
                     lease = await cursor.fetchone()
-                if lease is not None and not _orphaned(lease[0], lease[1]):
+                if lease is None or not _orphaned(lease[0], lease[1]):
                     continue
                 cursor = await db.execute(
                     "UPDATE messages SET "
@@ -132,7 +138,8 @@ class SendLeases:
                 )
                 settled += cursor.rowcount
                 await db.execute(
-                    "DELETE FROM send_leases WHERE conversation_id = ?", (conversation_id,)
+                    "DELETE FROM send_leases WHERE conversation_id = ? AND owner = ?",
+                    (conversation_id, lease[0]),
                 )
         return settled
 

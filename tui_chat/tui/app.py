@@ -107,6 +107,10 @@ class ChatApp(ChatHost):
             return
         if worker.group == "reply":
             await self.main_screen.reply_done()
+            from tui_chat.engine.session import MessageTooLarge
+
+            if isinstance(worker.error, MessageTooLarge):  # nothing was sent: keep the text
+                self.main_screen.composer.load_text(worker.error.text)
         elif worker.group == "compaction":
             await self.main_screen.refresh_summaries()
 

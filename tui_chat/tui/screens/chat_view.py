@@ -136,6 +136,8 @@ class ChatView(Screen[None]):
         conversation = await self.app.service.resolve(conversation_id)
         self.conversation = conversation
         self._show_title(conversation)
+        if (problem := self.app.service.settings_problem(conversation)) is not None:
+            self.notify(problem, title="Invalid settings", severity="warning", markup=False)
         await self.chat.show(conversation.id, around)
         page = [v.message for v in self.chat.views]
         self.composer.set_history([m.text for m in page if m.role == "user"])
