@@ -9,6 +9,8 @@ before anything is written and then written in one transaction: nothing is half-
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,6 +134,17 @@ def export_markdown(
 def export_format(path: Path) -> str:
     """The export format a file name asks for: ``json`` for ``.json``, else ``md``."""
     return "json" if path.suffix.lower() == ".json" else "md"
+
+
+def write_export(path: Path, text: str) -> None:
+    """Write an export to ``path``, created private (0600) like the database it comes from.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def _depth_over(value: Any, limit: int) -> bool:
@@ -266,9 +279,22 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
 
 
 async def import_conversation(
-    store: Store, path: Path, *, default_model: str, counter: TokenCounter
+    store: Store,
+    path: Path,
+    *,
+    default_model: str,
+    counter: TokenCounter,
+    progress: Callable[[int], None] | None = None,
 ) -> Conversation:
-    """Validate and import a file as a new conversation (all or nothing)."""
+    """Validate and import a file as a new conversation (all or nothing).
+
+    Args:
+        store: The open store.
+        path: The file.
+        default_model: The model when the file names none.
+        counter: Counts each message as it is written.
+        progress: Called with the number of messages written so far (a batch at a time).
+    """
     fields, messages = parse_import(path)
     conversation = await store.conversations.create(
         title=fields["title"],
@@ -277,7 +303,9 @@ async def import_conversation(
         settings=fields.get("settings", {}),
     )
     try:
-        rows = [
+        # Rows are made as they are written (a batch at a time), and pins find their
+        # messages by position among the ids: nothing holds the whole history twice.
+        rows = (
             {
                 "role": m.role,
                 "content": m.content,
@@ -287,12 +315,13 @@ async def import_conversation(
                 "created_at": m.created_at,
             }
             for m in messages
-        ]
-        await store.messages.add_many(conversation.id, rows)
-        stored = await store.messages.history(conversation.id)
-        for message, imported in zip(stored, messages, strict=True):
-            if imported.pinned_note is not None:
-                await store.anchors.pin(message.id, imported.pinned_note)
+        )
+        await store.messages.add_many(conversation.id, rows, progress=progress)
+        pins = [(at, m.pinned_note) for at, m in enumerate(messages) if m.pinned_note is not None]
+        if pins:
+            ids = await store.messages.ids(conversation.id)
+            for at, note in pins:
+                await store.anchors.pin(ids[at], note)
     except BaseException:
         await store.conversations.delete(conversation.id)
         raise

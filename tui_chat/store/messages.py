@@ -8,7 +8,7 @@ same for a 100-message and a 100,000-message conversation.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import aiosqlite
@@ -24,6 +24,8 @@ PAGE = 1_024
 """Message ids (with their token counts) read per step while walking back from the end."""
 FETCH = 900
 """Messages fetched per ``IN (…)`` query (well under SQLite's variable limit)."""
+BATCH = 1_000
+"""Messages written per ``executemany`` by :meth:`Messages.add_many`."""
 
 _INSERT = (
     f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -57,6 +59,20 @@ def _insert_row(conversation_id: str, turn: int, fields: dict[str, Any]) -> tupl
         fields.get("created_at") or utc_now(),
         clean_text(error) if error else None,
     )
+
+
+async def _write(
+    db: aiosqlite.Connection,
+    params: list[tuple[Any, ...]],
+    progress: Callable[[int], None] | None,
+    before: int,
+) -> int:
+    """Insert one batch of :data:`_INSERT` rows; report the running total. Returns its size."""
+    if params:
+        await db.executemany(_INSERT, params)
+        if progress is not None:
+            progress(before + len(params))
+    return len(params)
 
 
 async def _touch(db: aiosqlite.Connection, conversation_id: str) -> None:
@@ -111,22 +127,46 @@ class Messages:
         assert message_id is not None
         return await self.get(message_id)
 
-    async def add_many(self, conversation_id: str, rows: Iterable[dict[str, Any]]) -> int:
+    async def add_many(
+        self,
+        conversation_id: str,
+        rows: Iterable[dict[str, Any]],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
         """Bulk-append messages in one transaction (import, benchmarks). Returns the count.
 
-        Each row has the keyword arguments of :meth:`add`.
+        Rows are taken from ``rows`` and written :data:`BATCH` at a time, so a generator of
+        rows is never held whole in memory; an exception from it (or a failed write) rolls
+        back every batch. Each row has the keyword arguments of :meth:`add`.
+
+        Args:
+            conversation_id: The conversation.
+            rows: The messages, oldest first.
+            progress: Called with the number written so far after each batch.
         """
+        written = 0
         async with self._sql.transaction() as db:
             turn = await _last_turn(db, conversation_id)
-            params = []
+            params: list[tuple[Any, ...]] = []
             for row in rows:
                 content = clean_value(row["content"])
                 if starts_turn(row["role"], content) or turn == 0:
                     turn += 1
                 params.append(_insert_row(conversation_id, turn, {**row, "content": content}))
-            await db.executemany(_INSERT, params)
+                if len(params) == BATCH:
+                    written += await _write(db, params, progress, written)
+                    params = []
+            written += await _write(db, params, progress, written)
             await _touch(db, conversation_id)
-        return len(params)
+        return written
+
+    async def ids(self, conversation_id: str) -> list[int]:
+        """Every message id of a conversation, oldest first (no row is read or parsed)."""
+        rows = await self._sql.all(
+            "SELECT id FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
+        )
+        return [int(r[0]) for r in rows]
 
     async def update(
         self,
