@@ -189,6 +189,21 @@ async def _unpin(service: ChatService, args: Args) -> int:
     return 0
 
 
+async def _archive(service: ChatService, args: Args) -> int:
+    conversation = await service.archive((await service.resolve(args.conv)).id)
+    render.out(f"archived {conversation.id[:8]} (tui-chat list --all shows it)")
+    return 0
+
+
+async def _unarchive(service: ChatService, args: Args) -> int:
+    conversation = await service.resolve(args.conv)
+    if conversation.archived_at is None:
+        raise CliError(f"conversation {conversation.id[:8]} is not archived")
+    await service.archive(conversation.id, archived=False)
+    render.out(f"unarchived {conversation.id[:8]}")
+    return 0
+
+
 # -- summary versions ----------------------------------------------------------------------
 
 
@@ -328,6 +343,8 @@ HANDLERS: dict[str, Handler] = {
     "regenerate": _regenerate,
     "pin": _pin,
     "unpin": _unpin,
+    "archive": _archive,
+    "unarchive": _unarchive,
     "export": _export,
     "import": _import,
     "doctor": _doctor,

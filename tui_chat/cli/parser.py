@@ -142,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("unpin", help="unpin a message")
     p.add_argument("message_id", type=int, metavar="MESSAGE_ID")
 
+    p = sub.add_parser("archive", help="hide a conversation from the list (kept; list --all)")
+    p.add_argument("conv", metavar="CONV")
+
+    p = sub.add_parser("unarchive", help="bring an archived conversation back to the list")
+    p.add_argument("conv", metavar="CONV")
+
     p = sub.add_parser("export", help="export a conversation")
     p.add_argument("conv", metavar="CONV")
     p.add_argument("--format", dest="fmt", choices=("json", "md"), default="md")

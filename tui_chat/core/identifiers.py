@@ -209,7 +209,8 @@ def identifier_present(haystack: str, value: str, number: bool) -> bool:
 def _canonical_number(value: str) -> str:
     match = _NUMBER.fullmatch(value.strip())
     core = match.group("num") if match else value
-    return core.replace(",", "").replace("_", "")
+    # Only digit-group separators go ("8,000", "1_000"), as in the haystack; "0_0" stays.
+    return re.sub(r"(?<=\d)[,_](?=\d{3}\b)", "", core)
 
 
 def _needle(kind: Kind, value: str) -> tuple[str, bool]:

@@ -59,6 +59,10 @@ class CompactionError(Exception):
     """A compaction that could not run (nothing to fold, already running, failed)."""
 
 
+class NothingToCompact(CompactionError):
+    """Too few complete turns to fold yet: not a failure, nothing was started."""
+
+
 class CompactionWorker:
     """Runs compactions for the conversations of one store, off the user's path."""
 
@@ -256,7 +260,7 @@ class CompactionWorker:
             if count <= 0:
                 if resumed is not None:
                     return resumed
-                raise CompactionError("nothing to compact yet: too few complete turns")
+                raise NothingToCompact("nothing to compact yet: too few complete turns")
             covers_to = raw[count - 1].id
         try:
             row = await self.store.summaries.begin(

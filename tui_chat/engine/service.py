@@ -82,6 +82,8 @@ class ChatService(SummaryVersions):
             calibration_for=self.calibration,
             on_sent=self._invalidate,
         )
+        self.drafts = store.drafts
+        """The unsent draft of each conversation (``get`` / ``set``; blank text removes it)."""
 
     @classmethod
     async def open(cls, config: ServiceSettings, db_path: Path | None = None) -> ChatService:

@@ -23,6 +23,7 @@ from tui_chat.store.attachments import Attachments
 from tui_chat.store.compaction_support import CompactionSupport
 from tui_chat.store.conversations import Conversations
 from tui_chat.store.database import connect
+from tui_chat.store.drafts import Drafts
 from tui_chat.store.errors import StoreError
 from tui_chat.store.forks import Forks
 from tui_chat.store.messages import Messages
@@ -53,6 +54,8 @@ class Store:
     """Attached files, stored once by content hash."""
     forks: Forks
     """Forks and where they came from."""
+    drafts: Drafts
+    """The unsent draft of each conversation."""
     access: Access
     """Whether the file is writable (and if not, why and what to do)."""
 
@@ -69,6 +72,7 @@ class Store:
         self.send_leases = SendLeases(self._sql)
         self.attachments = Attachments(self._sql)
         self.forks = Forks(self._sql)
+        self.drafts = Drafts(self._sql)
         self.access = Access(read_only=False)
 
     @classmethod

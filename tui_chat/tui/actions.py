@@ -249,7 +249,10 @@ ACTIONS: Final[dict[str, Action]] = {
     "conversations.new": Action("screen.new_conversation", "New"),
     "conversations.rename": Action("rename", "Rename"),
     "conversations.delete": Action("delete", "Delete"),
-    "conversations.archive": Action("archive", "Archive"),
+    "conversations.archive": Action("archive", "Archive", "Archive or unarchive"),
+    "conversations.archived": Action(
+        "toggle_archived", "Archived", "Show/hide archived conversations"
+    ),
     # -- modal screens -----------------------------------------------------------------------
     "close": Action("close", "Close"),
     "cancel": Action("cancel", "Cancel"),
@@ -323,6 +326,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("r", "conversations.rename"),
         Key("d,delete", "conversations.delete"),
         Key("a", "conversations.archive"),
+        Key("f6", "conversations.archived"),
         Note("enter", "Open"),
     ),
     "search": (

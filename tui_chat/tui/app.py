@@ -7,20 +7,22 @@ of that work into a visible notification.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
 
+from textual.app import SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from tui_chat.core.models import Conversation
+from tui_chat.core.models import Conversation, Summary
 from tui_chat.tui import termination
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
 from tui_chat.tui.messages import EngineBridge
 from tui_chat.tui.screens.main import MainScreen
+from tui_chat.tui.screenshot import with_screenshot
 
 
 class ChatApp(ChatHost):
@@ -93,7 +95,8 @@ class ChatApp(ChatHost):
         await main.open_conversation(self._initial_conversation_id, panels_after_paint=True)
 
     async def on_unmount(self) -> None:
-        """Stop listening and close the engine if this app opened it."""
+        """Keep the drafts, stop listening and close the engine if this app opened it."""
+        await self.save_drafts()
         if self._unsubscribe is not None:
             self._unsubscribe()
         if self._owns_service and self._service is not None:
@@ -111,8 +114,14 @@ class ChatApp(ChatHost):
 
             if isinstance(worker.error, MessageTooLarge):  # nothing was sent: keep the text
                 self.main_screen.composer.load_text(worker.error.text)
+        elif worker.name == "regenerate" and isinstance(worker.result, Summary):
+            await self.main_screen.regenerated(worker.result)
         elif worker.group == "compaction":
             await self.main_screen.refresh_summaries()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands; Screenshot saves into the export folder."""
+        return with_screenshot(self, super().get_system_commands(screen), self.export_dir)
 
     async def action_help(self) -> None:
         """Show every key binding."""

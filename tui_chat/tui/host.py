@@ -20,6 +20,7 @@ from textual.app import App
 from textual.worker import WorkerState
 
 from tui_chat.config import Config
+from tui_chat.tui.drafts import DraftKeeper
 
 if TYPE_CHECKING:
     from tui_chat.core.attachments import Attachment
@@ -69,6 +70,7 @@ class ChatHost(App[None]):
         self._owns_service = service is None
         self.bridge: EngineBridge | None = None
         """Where engine events of the work started here go (set once the app is mounted)."""
+        self._drafts: DraftKeeper | None = None
 
     @property
     def service(self) -> ChatService:
@@ -76,6 +78,18 @@ class ChatHost(App[None]):
         if self._service is None:
             raise RuntimeError("the engine is not open yet")
         return self._service
+
+    @property
+    def drafts(self) -> DraftKeeper:
+        """The composer's drafts, kept per conversation in the database."""
+        if self._drafts is None:
+            self._drafts = DraftKeeper(self.service.drafts)
+        return self._drafts
+
+    async def save_drafts(self) -> None:
+        """Write the drafts noted so far (before the engine closes)."""
+        if self._drafts is not None and self._service is not None:
+            await self._drafts.flush()
 
     @property
     def replying(self) -> bool:
@@ -100,9 +114,20 @@ class ChatHost(App[None]):
         self.workers.cancel_group(self, "reply")
 
     @work(name="compact", group="compaction", exit_on_error=False)
-    async def compact(self, conversation_id: str, instructions: str | None = None) -> Summary:
-        """Compact a conversation now (progress arrives as engine events)."""
-        return await self.service.compact(conversation_id, instructions)
+    async def compact(
+        self, conversation_id: str, instructions: str | None = None
+    ) -> Summary | None:
+        """Compact a conversation now (progress arrives as engine events).
+
+        Too few turns to fold is said as such (a warning), not reported as a failure.
+        """
+        from tui_chat.engine.compaction import NothingToCompact
+
+        try:
+            return await self.service.compact(conversation_id, instructions)
+        except NothingToCompact as exc:
+            self.notify(f"{str(exc).capitalize()}.", title="Compact", severity="warning")
+            return None
 
     @work(name="compact-upto", group="compaction", exit_on_error=False)
     async def compact_upto(self, conversation_id: str, message_id: int) -> Summary:

@@ -133,6 +133,7 @@ class ChatView(Screen[None]):
             panels_after_paint: Refresh the gauge, timeline and list after the next frame is
                 drawn instead of before returning (start-up: the chat comes first).
         """
+        await self.keep_draft()
         conversation = await self.app.service.resolve(conversation_id)
         self.conversation = conversation
         self._show_title(conversation)
@@ -141,12 +142,26 @@ class ChatView(Screen[None]):
         await self.chat.show(conversation.id, around)
         page = [v.message for v in self.chat.views]
         self.composer.set_history([m.text for m in page if m.role == "user"])
+        await self._show_draft(conversation.id)
         if panels_after_paint:
             # A moment after the frame is composed, so the driver's writer thread puts it on
             # the terminal before the panels' work (the tokenizer's data loads then) holds on.
             self.call_after_refresh(self.set_timer, PANELS_DELAY, self.refresh_panels)
         else:
             await self.refresh_panels()
+
+    async def keep_draft(self) -> None:
+        """Write the composer's text as the draft of the conversation on screen."""
+        if self.conversation is not None:
+            self.app.drafts.note(self.conversation.id, self.composer.text)
+        await self.app.drafts.flush()
+
+    async def _show_draft(self, conversation_id: str) -> None:
+        """Put the conversation's kept draft in the composer."""
+        draft = await self.app.drafts.get(conversation_id)
+        if draft != self.composer.text:
+            self.composer.load_text(draft)
+            self.composer.move_cursor(self.composer.document.end)
 
     def _show_title(self, conversation: Conversation) -> None:
         policy = self.app.service.policy_for(conversation)
@@ -208,8 +223,13 @@ class ChatView(Screen[None]):
 
     async def refresh_conversations(self) -> None:
         """Reload the conversation list."""
-        infos = await self.app.service.list_conversations()
+        include = self.conversations.show_archived
+        infos = await self.app.service.list_conversations(include_archived=include)
         self.conversations.set_conversations(infos, self.conversation_id, self.app.clock())
+
+    @on(ConversationList.ArchivedToggled)
+    async def _archived_toggled(self) -> None:
+        await self.refresh_conversations()
 
     @on(OpenConversation)
     async def _open(self, event: OpenConversation) -> None:

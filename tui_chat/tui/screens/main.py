@@ -53,11 +53,15 @@ class MainScreen(ChatView):
     def __init__(self) -> None:
         super().__init__()
         self._gauge_timers: list[Timer] = []
+        self._reply_over = False  # the reply ended (its worker may still be finishing)
+        self._cancelled = False  # the user cancelled the reply: no failure toast
 
     # -- the draft and the gauge -------------------------------------------------------------
 
     @on(TextArea.Changed, "#composer")
     def _draft_changed(self) -> None:
+        if (conv_id := self.conversation_id) is not None:
+            self.app.drafts.note(conv_id, self.composer.text)  # written after a pause
         # Counting is cheap, but not per keystroke: wait for a pause in typing.
         for timer in self._gauge_timers:
             timer.stop()
@@ -68,6 +72,8 @@ class MainScreen(ChatView):
 
     @work(group="gauge", exclusive=True, exit_on_error=False)
     async def _update_gauge(self, full: bool) -> None:
+        if not full:
+            await self.app.drafts.flush()
         await self.refresh_gauge(full=full)
 
     # -- sending -----------------------------------------------------------------------------
@@ -84,11 +90,14 @@ class MainScreen(ChatView):
             return
         event.composer.remember(event.text)
         self.chat.follow()  # the new message and its reply are shown, wherever the view was
+        self._reply_over = self._cancelled = False
         self.app.send_reply(self.conversation.id, event.text)
 
     async def reply_done(self) -> None:
         """After a reply worker ends: the title may have changed, figures certainly did."""
         self.streaming_id = None
+        self._reply_over = True
+        self.refresh_bindings()
         await self.reload()
 
     def watch_streaming_id(self) -> None:
@@ -98,7 +107,7 @@ class MainScreen(ChatView):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide actions that cannot run now."""
         if action == "cancel_reply":
-            return self.app.replying
+            return self.app.replying and not self._reply_over
         return True
 
     # -- engine events -----------------------------------------------------------------------
@@ -135,9 +144,14 @@ class MainScreen(ChatView):
         view = self.chat.view_for(reply.id)
         if view is not None:
             await view.finish(reply, error_text)
+        self._reply_over = True
         if self.streaming_id == reply.id:
             self.streaming_id = None
-        if error_text and reply.conversation_id == self.conversation_id:
+        self.refresh_bindings()  # "Cancel reply" leaves the footer now, not when the worker ends
+        if self._cancelled:
+            self._cancelled = False
+            self.notify("Reply cancelled: what arrived is kept; ctrl+r asks again.")
+        elif error_text and reply.conversation_id == self.conversation_id:
             self.notify(error_text, title="Reply failed", severity="error", markup=False)
 
     @on(messages.CompactionStarted)
@@ -157,7 +171,8 @@ class MainScreen(ChatView):
             f"Summary v{summary.version}: {tokens(summary.source_tokens)} → "
             f"{tokens(summary.summary_tokens)} tokens (−{summary.reduction:.0%})"
         )
-        if not event.activated:
+        # A regenerated version is put in force after this event: regenerated() says so.
+        if not event.activated and summary.trigger != "regenerate":
             text += "; kept aside (another version is active)"
         if event.notice:
             text += f"\n{event.notice}"
@@ -191,6 +206,7 @@ class MainScreen(ChatView):
         if not self.app.replying:
             self.notify("No reply is streaming.", severity="warning")
             return
+        self._cancelled = True
         self.app.cancel_reply()
 
     def action_retry(self) -> None:
@@ -203,6 +219,7 @@ class MainScreen(ChatView):
         if self.app.replying:
             self.notify("A reply is still streaming.", severity="warning")
             return
+        self._reply_over = self._cancelled = False
         self.app.send_reply(self.conversation.id, None)
 
     async def action_new_conversation(self) -> None:
@@ -248,8 +265,13 @@ class MainScreen(ChatView):
         await self._after_removal(conv_id)
 
     async def action_archive_conversation(self, conversation_id: str | None = None) -> None:
-        """Archive a conversation (hidden from the list, kept in the database)."""
+        """Archive a conversation (hidden from the list, kept), or unarchive an archived one."""
         if (conv_id := self._target(conversation_id)) is None:
+            return
+        if (await self.app.service.resolve(conv_id)).archived_at is not None:
+            restored = await self.app.service.archive(conv_id, archived=False)
+            self.notify(f"Unarchived “{one_line(restored.title, 50)}”.", markup=False)
+            await self.refresh_conversations()
             return
         conversation = await self.app.service.archive(conv_id)
         self.notify(f"Archived “{one_line(conversation.title, 50)}”.", markup=False)
@@ -372,6 +394,16 @@ class MainScreen(ChatView):
             return
         self.notify(f"Regenerating summary v{summary.version}…", timeout=2)
         self.app.regenerate(self.conversation.id, summary.version, instructions or None)
+
+    async def regenerated(self, summary: Summary) -> None:
+        """A regeneration finished: say whether the new version is the one in force."""
+        if self.conversation is None or summary.conversation_id != self.conversation.id:
+            return
+        await self.refresh_summaries()
+        if self.timeline.active_id == summary.id:
+            self.notify(f"Summary v{summary.version} is now the active version.")
+        else:
+            self.notify(f"Summary v{summary.version} kept aside (another version is active).")
 
     @work(exit_on_error=False)
     async def action_regenerate_summary(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
@@ -11,10 +12,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from tui_chat.tui.actions import bindings
+from tui_chat.tui.stray_keys import type_into
 from tui_chat.tui.text import inert_content
 
 MODAL_CSS = """
-ModalScreen { align: center middle; }
 .dialog {
     width: 72;
     max-width: 90%;
@@ -38,7 +39,8 @@ class TextPrompt(ModalScreen[str | None]):
         placeholder: Shown while the input is empty.
     """
 
-    DEFAULT_CSS = MODAL_CSS
+    # DEFAULT_CSS is scoped to the class: a rule naming ModalScreen would never match.
+    DEFAULT_CSS = "TextPrompt { align: center middle; }" + MODAL_CSS
     BINDINGS: ClassVar[list[BindingType]] = bindings("prompt")
 
     def __init__(self, title: str, value: str = "", placeholder: str = "") -> None:
@@ -53,6 +55,10 @@ class TextPrompt(ModalScreen[str | None]):
             yield Static(inert_content(self._title), classes="title")
             yield Input(self._value, placeholder=self._placeholder, id="prompt-input")
             yield Static(inert_content("enter to confirm, escape to cancel"), classes="hint")
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed before the input had the focus are typed into it, not lost."""
+        type_into(self.query_one("#prompt-input", Input), event)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Return the text."""
@@ -72,7 +78,7 @@ class Confirm(ModalScreen[bool]):
         confirm_label: Label of the confirming button.
     """
 
-    DEFAULT_CSS = MODAL_CSS
+    DEFAULT_CSS = "Confirm { align: center middle; }" + MODAL_CSS
     BINDINGS: ClassVar[list[BindingType]] = bindings("confirm")
 
     def __init__(self, question: str, confirm_label: str = "Yes") -> None:

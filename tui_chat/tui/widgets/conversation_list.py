@@ -1,8 +1,9 @@
-"""The conversation list (left, toggled): open, new, rename, delete, archive."""
+"""The conversation list (left, toggled): open, new, rename, delete, archive and unarchive."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
@@ -10,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -74,10 +76,16 @@ class ConversationList(Vertical):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("conversations")
 
+    @dataclass
+    class ArchivedToggled(Message):
+        """Archived conversations were shown or hidden: list the conversations again."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.conversations: list[ConversationInfo] = []
         self.current_id: str | None = None
+        self.show_archived = False
+        """Whether archived conversations are listed (marked) too."""
 
     def compose(self) -> ComposeResult:
         """A title and the list."""
@@ -109,10 +117,13 @@ class ConversationList(Vertical):
                     (indent, "$text-muted"),
                     inert_content(one_line(conv.title, width), "bold"),
                 ),
-                Content.styled(
-                    f"  {'  ' * depth}{info.message_count} msgs · {tokens(info.token_count)} tok · "
-                    f"{age(conv.updated_at, now)}",
-                    "$text-muted",
+                Content.assemble(
+                    (
+                        f"  {'  ' * depth}{info.message_count} msgs · "
+                        f"{tokens(info.token_count)} tok · {age(conv.updated_at, now)}",
+                        "$text-muted",
+                    ),
+                    (" · archived" if conv.archived_at else "", "$text-warning"),
                 ),
             ]
         )
@@ -162,6 +173,13 @@ class ConversationList(Vertical):
             await self.screen.run_action(f"delete_conversation('{conv_id}')")
 
     async def action_archive(self) -> None:
-        """Archive the highlighted conversation."""
+        """Archive the highlighted conversation, or unarchive it if it is archived."""
         if (conv_id := self.highlighted_id) is not None:
             await self.screen.run_action(f"archive_conversation('{conv_id}')")
+
+    def action_toggle_archived(self) -> None:
+        """Show or hide archived conversations in the list."""
+        self.show_archived = not self.show_archived
+        title = "Conversations (and archived)" if self.show_archived else "Conversations"
+        self.query_one("#conversations-title", Static).update(title)
+        self.post_message(self.ArchivedToggled())

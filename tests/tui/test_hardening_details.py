@@ -1,0 +1,238 @@
+"""Pilot tests of issue 12's smaller TUI items: toasts, centred prompts, the footer after a
+reply, compacting with nothing to compact, the palette's Screenshot, unarchiving, drafts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets._footer import FooterKey
+
+from tests.fake_anthropic import FakeAnthropic
+from tests.tui.conftest import make_app
+from tests.tui.helpers import notifications, ready, settle, until
+from tests.tui.seed import seed_demo
+from tui_chat.engine.service import ChatService
+
+
+def _main(app: App[None]) -> Widget:
+    return app.screen_stack[0]
+
+
+def _by_id(app: App[None], widget_id: str) -> Widget:
+    return _main(app).query_one(f"#{widget_id}")
+
+
+def _composer_text(app: App[None]) -> str:
+    return str(_by_id(app, "composer").text)
+
+
+async def _send(pilot: object, text: str) -> None:
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    _by_id(pilot.app, "composer").focus()
+    await pilot.pause()
+    await pilot.press(*text)
+    await pilot.press("enter")
+
+
+async def test_regenerating_the_active_version_says_it_is_active(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conversation = await seed_demo(service, tmp_path)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await ready(pilot)
+        before = (await service.resolve(conversation.id)).active_summary_id
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: len(app.screen_stack) > 1)
+        await pilot.press(*"Regenerate summary")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ModalScreen) and bool(app.screen.query("#prompt-input")),
+        )
+        await pilot.press("enter")
+        await settle(pilot)
+        after = (await service.resolve(conversation.id)).active_summary_id
+        assert after != before  # the regenerated version replaced the active one
+        texts = notifications(app)
+        assert not any("kept aside" in t for t in texts), texts
+        assert any("active" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("key", ["f2", "ctrl+s", "ctrl+p:Regenerate summary"])
+async def test_prompts_are_centred(service: ChatService, tmp_path: Path, key: str) -> None:
+    conversation = await seed_demo(service, tmp_path)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot)
+        if key.startswith("ctrl+p:"):
+            await pilot.press("ctrl+p")
+            await until(pilot, lambda: len(app.screen_stack) > 1)
+            await pilot.press(*key.split(":", 1)[1])
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+        else:
+            await pilot.press(key)
+        await until(pilot, lambda: bool(app.screen.query(".dialog")))
+        await pilot.pause()
+        dialog = app.screen.query_one(".dialog")
+        region = dialog.region
+        assert abs((region.x + region.right) / 2 - 60) <= 2, region
+        assert abs((region.y + region.bottom) / 2 - 18) <= 2, region
+
+
+async def test_delete_confirmation_is_centred(service: ChatService) -> None:
+    app = make_app(service)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: len(app.screen_stack) > 1)
+        await pilot.press(*"Delete conversation")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(app.screen.query(".dialog")))
+        await pilot.pause()
+        region = app.screen.query_one(".dialog").region
+        assert abs((region.x + region.right) / 2 - 60) <= 2, region
+
+
+def _footer_actions(app: App[None]) -> list[str]:
+    return [str(key.description) for key in app.screen.query(FooterKey)]
+
+
+async def test_cancel_reply_leaves_the_footer_when_the_reply_ends(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    app = make_app(keyed_service)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await ready(pilot)
+        fake_anthropic.push_reply("one two three four five six", chunk_delay=0.3)
+        await _send(pilot, "count")
+        await until(pilot, lambda: app.main_screen.streaming_id is not None)
+        await until(pilot, lambda: "Cancel reply" in _footer_actions(app))
+        views = _by_id(app, "chat").query("MessageView")
+        await until(pilot, lambda: "complete" in str(views.last().message.status))
+        await settle(pilot)
+        assert "Cancel reply" not in _footer_actions(app)
+
+
+async def test_cancelling_a_reply_is_not_shown_as_a_failure(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    app = make_app(keyed_service)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await ready(pilot)
+        fake_anthropic.push_hang(10, after_chunks=1)
+        await _send(pilot, "tell me a long story")
+        await until(pilot, lambda: "Cancel reply" in _footer_actions(app))
+        await pilot.pause(0.3)
+        await pilot.press("escape")
+        await settle(pilot)
+        errors = [n for n in app._notifications if n.severity == "error"]
+        assert errors == []
+        assert not any(n.title == "Reply failed" for n in app._notifications)
+        assert any("cancel" in n.message.lower() for n in app._notifications)
+
+
+async def test_compact_with_nothing_to_compact_is_not_an_error(service: ChatService) -> None:
+    app = make_app(service)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert not any(n.title == "Error" for n in app._notifications)
+        assert not any(n.severity == "error" for n in app._notifications)
+        assert any("nothing to compact" in n.message.lower() for n in app._notifications)
+
+
+async def test_palette_screenshot_works_in_a_fresh_home(
+    service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "fresh-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    export_dir = tmp_path / "exports"
+    export_dir.mkdir()
+    app = make_app(service, export_dir=export_dir)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: len(app.screen_stack) > 1)
+        await pilot.press(*"Screenshot")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: any("Screenshot" in n.title for n in app._notifications))
+        await settle(pilot)
+        saved = list(export_dir.glob("*.svg"))
+        assert len(saved) == 1
+        assert saved[0].read_text().startswith("<svg")
+        assert any(str(saved[0]) in n.message for n in app._notifications)
+
+
+async def test_archived_conversations_can_be_shown_and_unarchived(
+    service: ChatService,
+) -> None:
+    kept = await service.new_conversation("kept")
+    shelved = await service.new_conversation("shelved")
+    await service.archive(shelved.id)
+    app = make_app(service, kept.id)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+b")
+        listing = _by_id(app, "conversations")
+        assert [c.conversation.id for c in listing.conversations] == [kept.id]
+        await pilot.press("f6")  # show archived conversations too
+        await pilot.pause()
+        ids = [c.conversation.id for c in listing.conversations]
+        assert shelved.id in ids
+        options = listing.query_one("OptionList")
+        options.highlighted = ids.index(shelved.id)
+        await pilot.press("a")  # archive toggles: unarchive
+        await settle(pilot)
+        assert (await service.resolve(shelved.id)).archived_at is None
+        assert any("Unarchived" in n for n in notifications(app))
+
+
+async def test_drafts_are_kept_per_conversation_across_quit_and_reopen(
+    service: ChatService,
+) -> None:
+    first = await service.new_conversation("first")
+    second = await service.new_conversation("second")
+    app = make_app(service, first.id)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot)
+        await pilot.press(*"half a thought")
+        await pilot.pause(0.3)
+        await _main(app).open_conversation(second.id)
+        await pilot.pause()
+        assert _composer_text(app) == ""
+        await pilot.press(*"other draft")
+        await pilot.pause(0.3)
+    app = make_app(service, second.id)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot)
+        assert _composer_text(app) == "other draft"
+        await _main(app).open_conversation(first.id)
+        await pilot.pause()
+        assert _composer_text(app) == "half a thought"
+
+
+async def test_sending_clears_the_stored_draft(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    app = make_app(keyed_service)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await ready(pilot)
+        await _send(pilot, "sent now")
+        await settle(pilot)
+        conv_id = screen.conversation_id
+    assert await keyed_service.drafts.get(conv_id) == ""
