@@ -235,6 +235,9 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
         raise ImportError_(f"{path}: more than {MAX_IMPORT_MESSAGES} messages")
     messages: list[ImportedMessage] = []
     for index, item in enumerate(raw_messages):
+        # Each raw entry is dropped once read: the file's objects and the validated messages
+        # are never both held whole (the peak of a large import).
+        raw_messages[index] = None
         where = f"{path}: messages[{index}]"
         if not isinstance(item, dict):
             raise _fail(where, "must be an object with role and content")
