@@ -8,7 +8,9 @@ blink. Update with ``pytest tests/tui/test_snapshots.py --snapshot-update`` and 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import itertools
+import pkgutil
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+import tui_chat.store
 from tests.tui.conftest import FIXED_NOW, SIZE, _write_config
 from tests.tui.helpers import until
 from tests.tui.seed import START, seed_demo
@@ -46,7 +49,11 @@ def _pin_store_clock(monkeypatch: pytest.MonkeyPatch) -> None:
         moment = START + timedelta(hours=1, seconds=next(ticks))
         return moment.isoformat(timespec="microseconds")
 
-    monkeypatch.setattr("tui_chat.store.repository.utc_now", fixed_now)
+    # Every store repository stamps rows with its own imported ``utc_now``.
+    for info in pkgutil.iter_modules(tui_chat.store.__path__):
+        module = importlib.import_module(f"tui_chat.store.{info.name}")
+        if hasattr(module, "utc_now"):
+            monkeypatch.setattr(module, "utc_now", fixed_now)
 
 
 @pytest.fixture
