@@ -53,6 +53,10 @@ LEASE_SECONDS = 90.0
 BACKOFF_BASE_SECONDS = 5.0
 SUMMARIZER_CHUNK_TOKENS = 60_000
 """Largest slice of history one summary call folds; longer spans are folded in chunks."""
+BACKLOG_STEP_MESSAGES = 5_000
+"""Most messages one compaction reads and folds. A longer backlog (an import, a conversation
+never compacted) is folded one committed version per step: memory follows the step, not the
+history, and a run that is killed resumes from the last version committed."""
 
 
 class CompactionError(Exception):
@@ -255,7 +259,7 @@ class CompactionWorker:
         else:
             parent = await self.store.summaries.active(conversation_id)
             after = parent.covers_to_message_id if parent else 0
-            raw = await self.store.messages.history(conversation_id, after_id=after)
+            raw = await self.planning_window(conversation_id, after)
             count = plan_boundary(policy, raw, manual=trigger in ("manual", "emergency"))
             if count <= 0:
                 if resumed is not None:
@@ -278,6 +282,18 @@ class CompactionWorker:
         except Conflict as exc:
             raise CompactionError(str(exc)) from None
         return await self._work(conversation, row)
+
+    async def planning_window(self, conversation_id: str, after: int) -> list[Message]:
+        """The messages after ``after`` that the next version may fold.
+
+        All of them, unless there are more than :data:`BACKLOG_STEP_MESSAGES`: then the oldest
+        that many (the policy then plans on that window, so the version ends on a whole turn
+        inside it, and the next version goes on from there).
+        """
+        raw = await self.store.messages.history(
+            conversation_id, after_id=after, limit=BACKLOG_STEP_MESSAGES + 1
+        )
+        return raw[:BACKLOG_STEP_MESSAGES]
 
     async def _work(self, conversation: Conversation, row: Summary) -> Summary:
         """Summarise the span a version row fixed, holding its lease."""
@@ -408,8 +424,8 @@ class CompactionWorker:
                 chunk_tokens = 0
             chunks[-1].extend(turn)
             chunk_tokens += tokens
-        later = await self.store.messages.history(conversation.id, after_id=messages[-1].id)
-        summarizer = self.summarizer_for(conversation, policy, chunks, len(later))
+        later, _ = await self.store.messages.stats(conversation.id, after_id=messages[-1].id)
+        summarizer = self.summarizer_for(conversation, policy, chunks, later)
         previous = parent
         output: SummaryOutput | None = None
         usage: Usage | None = None
