@@ -157,9 +157,10 @@ class ChatView(Screen[None]):
         await self.app.drafts.flush()
 
     async def _show_draft(self, conversation_id: str) -> None:
-        """Put the conversation's kept draft in the composer."""
+        """Put the conversation's kept draft in the composer (unless typing began meanwhile)."""
+        shown = self.composer.text
         draft = await self.app.drafts.get(conversation_id)
-        if draft != self.composer.text:
+        if self.composer.text == shown and draft != shown:
             self.composer.load_text(draft)
             self.composer.move_cursor(self.composer.document.end)
 
