@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
 import subprocess
 import sys
@@ -209,3 +211,30 @@ def test_settings_problems_and_the_usable_part() -> None:
     assert usable_settings(bad) == {"recall": True}
     assert settings_problems({"preset": "window", "recall": "on"}) == []
     assert settings_problems([1]) == ["settings must be an object, not list"]
+
+
+async def test_a_transaction_cancelled_while_waiting_to_begin_leaves_none_open(
+    tmp_path: Path,
+) -> None:
+    store = await Store.open(tmp_path / "t.db")
+    other = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+
+        async def write() -> None:
+            async with store.transaction() as db:
+                await db.execute("INSERT INTO calibration VALUES ('m', 1.0, 1)")
+
+        task = asyncio.create_task(write())
+        await asyncio.sleep(0.2)  # its BEGIN waits on the connection's thread
+        task.cancel()
+        await asyncio.sleep(0.1)
+        other.execute("COMMIT")  # the queued BEGIN now succeeds, after the cancellation
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        # The connection is not left inside that transaction: the next one works.
+        await store.set_calibration("m", 1.5, 2)
+        assert await store.calibration("m") == (1.5, 2)
+    finally:
+        other.close()
+        await store.close()

@@ -35,8 +35,6 @@ from tests.reliability.helpers import (
     write_config,
 )
 
-NOT_FIXED = pytest.mark.xfail(strict=True, reason="issue 12: reproduces the bug; fix pending")
-
 
 def _db(home: Path) -> Path:
     return home / "data" / "tui-chat.db"
@@ -373,7 +371,6 @@ def test_a_broken_search_index_is_found_and_rebuilt(
     assert len(json.loads(run_cli(home, "search", "quokka", "--json").stdout)) == 2
 
 
-@NOT_FIXED
 def test_recall_with_a_dropped_index_still_sends(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:

@@ -67,6 +67,22 @@ def _slow_replies(server: StandaloneFake) -> None:
     )
 
 
+def _sending(
+    home: Path, server: StandaloneFake, tmp_path: Path, text: str = "x"
+) -> tuple[str, subprocess.Popen[bytes]]:
+    """A conversation and a real ``tui-chat send`` to it, its slow reply streaming."""
+    write_config(home)
+    _slow_replies(server)
+    cid = _new_conversation(home, tmp_path)
+    process = subprocess.Popen(
+        cli_argv("send", "-c", cid, text),
+        env=cli_env(home, server.base_url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    return cid, process
+
+
 def _last_reply(home: Path, conversation_id: str) -> dict[str, object]:
     found = rows(
         _db(home),
@@ -104,15 +120,7 @@ def test_a_signal_to_a_cli_send_keeps_what_arrived(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path, signum: int
 ) -> None:
     home = isolated_env
-    write_config(home)
-    _slow_replies(standalone_fake)
-    cid = _new_conversation(home, tmp_path)
-    process = subprocess.Popen(
-        cli_argv("send", "-c", cid, "tell me a long story"),
-        env=cli_env(home, standalone_fake.base_url),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    cid, process = _sending(home, standalone_fake, tmp_path, "tell me a long story")
     printed = _read_some(process, 60)  # a dozen words shown: the reply is streaming
     process.send_signal(signum)
     out, err = process.communicate(timeout=60)
@@ -132,15 +140,7 @@ def test_a_reader_that_goes_away_does_not_lose_the_reply(
 ) -> None:
     """``tui-chat send -c CONV "x" | head -c 10``: the pipe closes after ten bytes."""
     home = isolated_env
-    write_config(home)
-    _slow_replies(standalone_fake)
-    cid = _new_conversation(home, tmp_path)
-    process = subprocess.Popen(
-        cli_argv("send", "-c", cid, "x"),
-        env=cli_env(home, standalone_fake.base_url),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    cid, process = _sending(home, standalone_fake, tmp_path)
     head = _read_some(process, 10)
     assert process.stdout is not None
     process.stdout.close()  # what `head -c 10` does once it has its ten bytes
@@ -159,15 +159,7 @@ def test_a_reply_left_streaming_by_a_dead_process_becomes_incomplete(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
     home = isolated_env
-    write_config(home)
-    _slow_replies(standalone_fake)
-    cid = _new_conversation(home, tmp_path)
-    process = subprocess.Popen(
-        cli_argv("send", "-c", cid, "x"),
-        env=cli_env(home, standalone_fake.base_url),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    cid, process = _sending(home, standalone_fake, tmp_path)
     _read_some(process, 60)
     time.sleep(0.6)  # past one flush: the row holds some text
     process.kill()
@@ -184,15 +176,7 @@ def test_a_reply_another_live_process_is_streaming_is_left_alone(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
     home = isolated_env
-    write_config(home)
-    _slow_replies(standalone_fake)
-    cid = _new_conversation(home, tmp_path)
-    process = subprocess.Popen(
-        cli_argv("send", "-c", cid, "x"),
-        env=cli_env(home, standalone_fake.base_url),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    cid, process = _sending(home, standalone_fake, tmp_path)
     _read_some(process, 20)
     shown = run_cli(home, "show", cid, "--json")  # a second process starts meanwhile
     assert shown.returncode == 0, shown.stderr

@@ -57,19 +57,25 @@ class SendLock:
                 on_wait()
             waited = True
             await asyncio.sleep(self.poll_seconds)
-        renewing = asyncio.create_task(self._renew(conversation_id, owner))
+        done = asyncio.Event()
+        renewing = asyncio.create_task(self._renew(conversation_id, owner, done))
         try:
             yield
         finally:
-            renewing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await renewing
+            # Stopped, not cancelled: a renewal cut inside its transaction would leave the
+            # shared connection in it.
+            done.set()
+            with contextlib.suppress(Exception):
+                await asyncio.shield(renewing)
             # Released even when the send was cancelled (a signal, an escape key).
             await asyncio.shield(self.leases.release(conversation_id, owner))
 
-    async def _renew(self, conversation_id: str, owner: str) -> None:
+    async def _renew(self, conversation_id: str, owner: str, done: asyncio.Event) -> None:
         while True:
-            await asyncio.sleep(self.lease_seconds / 3)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), self.lease_seconds / 3)
+            if done.is_set():
+                return
             # A renewal that fails (a busy disk) is tried again; the send goes on meanwhile.
             with contextlib.suppress(Exception):
                 await self.leases.renew(conversation_id, owner, self.lease_seconds)

@@ -28,7 +28,13 @@ class Sql:
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """A write transaction holding SQLite's write lock from the start."""
         async with self._lock:
-            await self.connection.execute("BEGIN IMMEDIATE")
+            try:
+                await self.connection.execute("BEGIN IMMEDIATE")
+            except asyncio.CancelledError:
+                # BEGIN was queued to the connection's thread and runs all the same: left
+                # open, every later transaction would fail ("within a transaction").
+                await asyncio.shield(self._undo_begin())
+                raise
             try:
                 yield self.connection
             except BaseException:
@@ -36,6 +42,12 @@ class Sql:
                 raise
             else:
                 await self.connection.execute("COMMIT")
+
+    async def _undo_begin(self) -> None:
+        """Roll back a BEGIN whose caller was cancelled (the thread runs calls in order)."""
+        await self.connection.execute("SELECT 1")
+        if self.connection.in_transaction:
+            await self.connection.execute("ROLLBACK")
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
         """The first row of a query, if any."""
