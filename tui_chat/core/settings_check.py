@@ -59,6 +59,13 @@ def usable_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def fix_hint(conversation_id: str) -> str:
-    """How to put a conversation back on valid settings."""
-    return f"`tui-chat set {conversation_id} preset {DEFAULT_PRESET}` resets them"
+def settings_warning(conversation_id: str, title: str, settings: object) -> str | None:
+    """What is wrong with a conversation's stored settings and how to reset them, if anything."""
+    problems = settings_problems(settings)
+    if not problems:
+        return None
+    return (
+        f"conversation {conversation_id} ({title}) has invalid settings "
+        f"({'; '.join(problems)}); they are ignored: "
+        f"`tui-chat set {conversation_id} preset {DEFAULT_PRESET}` resets them"
+    )

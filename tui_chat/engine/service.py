@@ -20,7 +20,7 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PolicyError, parse_setting, resolve_policy
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
 from tui_chat.core.request.budget import for_window
-from tui_chat.core.settings_check import fix_hint, settings_problems, usable_settings
+from tui_chat.core.settings_check import settings_warning, usable_settings
 from tui_chat.core.tokens import TokenCounter, get_counter
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
@@ -157,9 +157,7 @@ class ChatService(SummaryVersions):
         conversation still opens and sends; :meth:`settings_problem` says which and how to
         fix them.
         """
-        settings = conversation.settings
-        if settings_problems(settings):
-            settings = usable_settings(settings)
+        settings = usable_settings(conversation.settings)
         policy = resolve_policy(settings, self.config.compaction)
         usable = window_for(self.info_for(conversation.model), policy).usable
         explicit = set(settings)
@@ -169,13 +167,7 @@ class ChatService(SummaryVersions):
 
     def settings_problem(self, conversation: Conversation) -> str | None:
         """What is wrong with a conversation's stored settings and how to fix it, if anything."""
-        problems = settings_problems(conversation.settings)
-        if not problems:
-            return None
-        return (
-            f"conversation {conversation.id} ({conversation.title}) has invalid settings "
-            f"({'; '.join(problems)}); they are ignored: {fix_hint(conversation.id)}"
-        )
+        return settings_warning(conversation.id, conversation.title, conversation.settings)
 
     def info_for(self, model: str) -> ModelInfo:
         """A model's window, output limit and prices (config overrides applied)."""
