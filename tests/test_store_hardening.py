@@ -95,11 +95,11 @@ async def test_orphaned_streams_end_incomplete_and_live_ones_are_left(store: Sto
     empty_conv = (await store.conversations.create(title="empty", model="m")).id
     empty = await _message(store, empty_conv, "assistant", "", status="streaming")
     assert await store.send_leases.acquire(empty_conv, _dead_owner(), 30)
-    # A streaming row without any lease (written before leases existed) is left as it was.
+    # A streaming row under no lease (left by a tui-chat from before the leases) ends too.
     legacy_conv = (await store.conversations.create(title="legacy", model="m")).id
     legacy = await _message(store, legacy_conv, "assistant", "old", status="streaming")
-    assert await store.send_leases.settle_orphans() == 2
-    assert (await store.messages.get(legacy)).status == "streaming"
+    assert await store.send_leases.settle_orphans() == 3
+    assert (await store.messages.get(legacy)).status == "incomplete"
     settled = await store.messages.get(cut)
     assert (settled.status, settled.text, settled.error) == (
         "incomplete",

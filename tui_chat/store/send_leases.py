@@ -6,7 +6,7 @@ reply follows its own question. The owner names its host and process, so a lease
 process that died on this machine is free at once; any other lease is free when it expires.
 
 The leases also tell a reply that is being streamed from one left ``streaming`` by a process
-that died (its lease stays behind): :meth:`SendLeases.settle_orphans` ends it ``incomplete``.
+that died: :meth:`SendLeases.settle_orphans` ends the latter ``incomplete``.
 """
 
 from __future__ import annotations
@@ -106,27 +106,32 @@ class SendLeases:
     async def settle_orphans(self) -> int:
         """End every reply left ``streaming`` by a sender that is gone; returns how many.
 
-        A sender holds its lease until its reply is stored, even when it is cancelled, so a
-        lease left behind by a dead or expired holder marks the conversation whose reply was
-        cut: its ``streaming`` rows end ``incomplete`` with what was flushed (``error`` when
-        nothing was). A reply under a live lease is being streamed by another process and is
-        left alone. Only the (tiny) lease table is read when nothing needs settling, so a
-        read-only database is left alone and start-up does not scan the messages.
+        A sender holds its conversation's lease until its reply is stored, even when it is
+        cancelled; a reply under a live lease is being streamed by another process and is
+        left alone. The others — under a lease whose holder died or expired, or under none
+        (left by a tui-chat from before the leases) — end ``incomplete`` with what was
+        flushed, or ``error`` when nothing was. Finding them reads only the few streaming
+        rows (migration 10's partial index), and nothing is written when there are none, so
+        a read-only database is left alone.
         """
-        leases = await self._sql.all("SELECT conversation_id, owner, expires_at FROM send_leases")
-        if not any(_orphaned(row[1], row[2]) for row in leases):
+        streaming = await self._sql.all(
+            "SELECT DISTINCT m.conversation_id, l.owner, l.expires_at FROM messages m "
+            "LEFT JOIN send_leases l ON l.conversation_id = m.conversation_id "
+            "WHERE m.status = 'streaming'"
+        )
+        if not any(_orphaned(row[1], row[2]) for row in streaming):
             return 0
         settled = 0
         async with self._sql.transaction() as db:
-            for row in leases:
+            for row in streaming:
                 conversation_id = str(row[0])
-                # Checked again under the write lock: the holder may have renewed meanwhile.
+                # Checked again under the write lock: a sender may have started meanwhile.
                 async with db.execute(
                     "SELECT owner, expires_at FROM send_leases WHERE conversation_id = ?",
                     (conversation_id,),
                 ) as cursor:
                     lease = await cursor.fetchone()
-                if lease is None or not _orphaned(lease[0], lease[1]):
+                if lease is not None and not _orphaned(lease[0], lease[1]):
                     continue
                 cursor = await db.execute(
                     "UPDATE messages SET "
@@ -137,10 +142,11 @@ class SendLeases:
                     (ORPHAN_ERROR, conversation_id),
                 )
                 settled += cursor.rowcount
-                await db.execute(
-                    "DELETE FROM send_leases WHERE conversation_id = ? AND owner = ?",
-                    (conversation_id, lease[0]),
-                )
+                if lease is not None:
+                    await db.execute(
+                        "DELETE FROM send_leases WHERE conversation_id = ? AND owner = ?",
+                        (conversation_id, lease[0]),
+                    )
         return settled
 
 
