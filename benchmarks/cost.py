@@ -11,8 +11,8 @@ finishes before the next turn; its calls are billed too.
   trigger is ever due). The run checks this: every chat request must hold every earlier
   message unchanged, and no summary or compaction call may have been made.
 - **Configurations**: every preset with every summarizer, on the model's own window
-  (Sonnet 4.6: 1M tokens), as a user gets them, plus the default preset with the ``cost``
-  trigger when that is not already its trigger.
+  (Sonnet 4.6: 1M tokens), as a user gets them, plus the default preset with the other of
+  the ``cost`` and ``tokens`` triggers, to show what its trigger is worth.
 - **Every request is billed**: uncached input, cache writes (1.25x), cache reads (0.1x)
   and output tokens, each request at the prices of the model it names (chat on Sonnet,
   summaries on whatever model the summarizer used).
@@ -276,18 +276,19 @@ async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
 
 def configurations(presets: Sequence[str], summarizers: Sequence[str]) -> dict[str, dict[str, str]]:
     """Settings of every configuration: the baseline, then each preset with each summarizer
-    (and the default preset with the ``cost`` trigger when that is not its own)."""
+    (and the default preset with the other of the ``cost`` and ``tokens`` triggers too)."""
     from tui_chat.core.presets import DEFAULT_PRESET, PRESETS
 
     configs = {"baseline": {"preset": "window", "summarizer": "extractive"}}
     for preset in presets:
         for summarizer in summarizers:
             configs[f"{preset} + {summarizer}"] = {"preset": preset, "summarizer": summarizer}
-            if preset == DEFAULT_PRESET and PRESETS[preset].trigger != "cost":
-                configs[f"{preset} (cost trigger) + {summarizer}"] = {
+            if preset == DEFAULT_PRESET:
+                other = "tokens" if PRESETS[preset].trigger == "cost" else "cost"
+                configs[f"{preset} ({other} trigger) + {summarizer}"] = {
                     "preset": preset,
                     "summarizer": summarizer,
-                    "trigger": "cost",
+                    "trigger": other,
                 }
     return configs
 
@@ -302,7 +303,7 @@ def _note(run: Run, turns: int) -> str:
         f"LoCoMo {run.locomo_hits:.1f}%" if run.locomo_hits is not None else "",
     ]
     return (
-        f"{turns} turns, {run.versions} versions, {run.cold_turns} cold-cache turns; "
+        f"{turns} turns, {run.versions} versions, {run.cold_turns} turns with no cache read; "
         f"in {run.total('input') / 1e3:,.0f}k, write {run.total('written') / 1e3:,.0f}k, "
         f"read {run.total('read') / 1e3:,.0f}k, out {run.total('output') / 1e3:,.0f}k; "
         + "; ".join(parts)

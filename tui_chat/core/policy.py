@@ -64,9 +64,11 @@ class Policy:
     single_user_message: bool = False
     """Send everything as one user message with the seed 000 section headers."""
     summarizer: str = "auto"
-    """``auto`` (Claude when a key is set, else offline), ``extractive``, or a model id."""
+    """``auto`` (as ``claude`` when a key is set, else offline), ``claude`` (a continuation of the
+    cached conversation), ``server`` (Claude's on-demand compaction), ``extractive``, or a model
+    id (:mod:`tui_chat.engine.summarizers`)."""
     summarizer_model: str = "claude-haiku-4-5"
-    """Model used by the Claude summarizer when ``summarizer`` is ``auto``."""
+    """Model of the standalone summary prompt, when no cached chat request can be continued."""
     summarizer_max_tokens: int = 2_048
     """``max_tokens`` of a summary call."""
     summarizer_timeout: float = 60.0
