@@ -174,3 +174,20 @@ def test_inspector_and_summary_json_show_the_call() -> None:
     }
     offline = figures(replace(version, call=None, summarizer="extractive"), active=False).plain
     assert "no model call (offline)" in offline
+
+
+async def test_a_pin_inside_a_server_version_stays_verbatim(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service, cid = await open_chat(
+        make_service, preset="window", summarizer="server", keep_recent="2"
+    )
+    await talk(service, cid, range(1, 6))
+    pinned = (await service.history(cid))[2]  # turn 2's question
+    await service.pin(pinned.id)
+    version = await service.compact(cid)
+    assert version.compaction_block is not None and version.covers_to_message_id > pinned.id
+    await talk(service, cid, range(6, 7))
+    sent = chats(fake_anthropic)[-1].body
+    assert sent["messages"][0]["content"][0] == version.compaction_block
+    assert pinned.text[:40] in dumped(sent["system"])
