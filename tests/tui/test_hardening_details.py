@@ -4,6 +4,7 @@ reply, compacting with nothing to compact, the palette's Screenshot, unarchiving
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,32 @@ async def test_sending_clears_the_stored_draft(
         await settle(pilot)
         conv_id = screen.conversation_id
     assert await keyed_service.drafts.get(conv_id) == ""
+
+
+async def test_typing_while_a_conversation_opens_is_not_replaced_by_its_draft(
+    service: ChatService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = await service.new_conversation("first")
+    slow = await service.new_conversation("slow draft")
+    await service.drafts.set(slow.id, "an old draft")
+    entered, release = asyncio.Event(), asyncio.Event()
+    read = service.drafts.get
+
+    async def slow_get(conversation_id: str) -> str:
+        if conversation_id == slow.id:
+            entered.set()
+            await release.wait()  # the draft arrives after the user started typing
+        return await read(conversation_id)
+
+    app = make_app(service, first.id)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot)
+        monkeypatch.setattr(service.drafts, "get", slow_get)
+        screen = app.main_screen
+        opening = asyncio.create_task(screen.open_conversation(slow.id))
+        await until(pilot, entered.is_set)
+        await pilot.press(*"typed first")
+        release.set()
+        await opening
+        await settle(pilot)
+        assert _composer_text(app) == "typed first"
