@@ -36,6 +36,14 @@ DESIGN_NAMES = [
     "Retry reply",
     "Cancel reply",
 ]
+BRANCHING_NAMES = [
+    "Fork conversation",
+    "Edit message",
+    "Compact up to here",
+    "Attach file",
+    "Copy code block",
+]
+"""Issue 13's palette commands, after the design's."""
 
 
 def _cards(timeline: SummaryTimeline) -> list[SummaryCard]:
@@ -224,7 +232,7 @@ async def test_regenerate_with_instructions_from_the_inspector(
 
 
 async def test_palette_offers_exactly_the_design_commands(service: ChatService) -> None:
-    assert [name for name, _, _ in PALETTE] == DESIGN_NAMES
+    assert [name for name, _, _ in PALETTE] == DESIGN_NAMES + BRANCHING_NAMES
     for _, action, _ in PALETTE:
         assert callable(getattr(MainScreen, f"action_{action}", None)), action
     app = make_app(service)
@@ -240,7 +248,7 @@ async def test_palette_offers_exactly_the_design_commands(service: ChatService) 
         listed = {
             str(option.prompt).split("\n")[0] for option in palette.query_one(CommandList).options
         }
-        assert set(DESIGN_NAMES) <= {line.strip() for line in listed} | listed
+        assert set(DESIGN_NAMES + BRANCHING_NAMES) <= {line.strip() for line in listed} | listed
 
 
 async def test_compact_now_from_the_palette(service: ChatService, tmp_path: Path) -> None:

@@ -36,8 +36,15 @@ class CliError(Exception):
 
 
 async def _send(service: ChatService, args: Args) -> int:
+    from tui_chat.engine.attachments import AttachmentError, read_attachment
+
     text = sys.stdin.read() if args.text == "-" else args.text
-    if not text.strip():
+    try:
+        # Every file is read and checked before anything is stored or sent.
+        files = [read_attachment(path) for path in args.attach]
+    except AttachmentError as exc:
+        raise CliError(f"{exc}; nothing was sent") from None
+    if not text.strip() and not files:
         raise CliError("the message is empty; nothing was sent")
     if args.new:
         conversation = await service.new_conversation(model=args.model, system=args.system)
@@ -50,9 +57,27 @@ async def _send(service: ChatService, args: Args) -> int:
             conversation = await service.new_conversation(model=args.model, system=args.system)
 
     def start(on_event: EventCallback) -> Awaitable[SendOutcome]:
-        return service.send(conversation.id, text, on_event)
+        return service.send(conversation.id, text, on_event, files)
 
     return await _reply(service, conversation.id, args.as_json, start)
+
+
+async def _fork(service: ChatService, args: Args) -> int:
+    conversation = await service.resolve(args.conv)
+    fork = await service.branches.fork(conversation.id, args.at, args.title)
+    if args.as_json:
+        count = await service.message_count(fork.id)
+        render.json_out(
+            {
+                **render.conversation_json(fork),
+                "messages": count,
+                "parent_id": conversation.id,
+                "parent_message_id": args.at,
+            }
+        )
+    else:
+        render.out(fork.id)
+    return 0
 
 
 async def _retry(service: ChatService, args: Args) -> int:
@@ -226,9 +251,12 @@ async def _summary_view(
 
 async def _compact(service: ChatService, args: Args) -> int:
     conversation = await service.resolve(args.conv)
-    summary = await service.compact(
-        conversation.id, args.instructions, compaction_view.compact_progress
-    )
+    if args.upto is not None:
+        summary = await service.branches.compact_upto(conversation.id, args.upto, args.instructions)
+    else:
+        summary = await service.compact(
+            conversation.id, args.instructions, compaction_view.compact_progress
+        )
     return await _summary_view(service, conversation.id, summary, args.as_json)
 
 
@@ -330,6 +358,7 @@ async def _backup(service: ChatService, args: Args) -> int:
 
 HANDLERS: dict[str, Handler] = {
     "send": _send,
+    "fork": _fork,
     "retry": _retry,
     "list": _list,
     "show": _show,

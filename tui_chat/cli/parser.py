@@ -42,6 +42,13 @@ class Args(argparse.Namespace):
     fmt: str
     output: Path | None
     file: Path
+    attach: list[Path]
+    """``send --attach``: files sent with the message (repeatable)."""
+    upto: int | None
+    """``compact --upto``: fold every whole turn up to this message's turn."""
+    at: int
+    """``fork --at``: the last message the fork holds."""
+    title: str | None
     force: bool
     """``export -o``/``backup --force``: replace an existing file (never following a link)."""
     repair: bool
@@ -78,8 +85,22 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--new", action="store_true", help="start a new conversation")
     p.add_argument("--model", help="model for a new conversation")
     p.add_argument("--system", help="system prompt for a new conversation")
+    p.add_argument(
+        "--attach",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="attach an image (PNG, JPEG, GIF, WebP), a PDF or a text file (repeatable)",
+    )
     _json_flag(p)
     p.add_argument("text", metavar="TEXT", help="the message, or - to read standard input")
+
+    p = sub.add_parser("fork", help="a new conversation with the messages up to MSG")
+    p.add_argument("conv", metavar="CONV")
+    p.add_argument("--at", type=int, required=True, metavar="MSG", help="its last message")
+    p.add_argument("--title", help="the fork's title (default: the parent's + ' (fork)')")
+    _json_flag(p)
 
     p = sub.add_parser("retry", help="ask again for the reply to the last message")
     p.add_argument("conv", metavar="CONV", nargs="?", default="last")
@@ -114,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compact", help="compact now and print the new version")
     p.add_argument("conv", metavar="CONV")
     p.add_argument("--instructions", help="instructions for the summarizer")
+    p.add_argument(
+        "--upto", type=int, metavar="MSG", help="fold every whole turn up to this message's turn"
+    )
     _json_flag(p)
 
     p = sub.add_parser("summaries", help="list summary versions")

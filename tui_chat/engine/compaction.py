@@ -24,6 +24,8 @@ from dataclasses import replace
 from datetime import datetime
 
 from tui_chat.core import ledger
+from tui_chat.core.attachments import attachment_note
+from tui_chat.core.attachments import refs as attachment_refs
 from tui_chat.core.blocks import message_body
 from tui_chat.core.identifiers import retention
 from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger, Usage
@@ -32,6 +34,7 @@ from tui_chat.core.summarize import SummaryError, SummaryInput, SummaryOutput
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
 from tui_chat.core.turns import group_turns
+from tui_chat.core.upto import BoundaryError, boundary_upto
 from tui_chat.engine.events import (
     CompactionFailed,
     CompactionFinished,
@@ -228,6 +231,7 @@ class CompactionWorker:
         trigger: SummaryTrigger = "manual",
         instructions: str | None = None,
         regenerate: Summary | None = None,
+        upto: int | None = None,
     ) -> Summary:
         """Run one compaction now and return the new version.
 
@@ -236,6 +240,7 @@ class CompactionWorker:
             trigger: Why it runs (``auto``, ``manual``, ``emergency``, ``regenerate``).
             instructions: User instructions for the summarizer.
             regenerate: Make a new version over this version's coverage, from its parent.
+            upto: Fold every whole turn up to this message's turn ("compact up to here").
 
         Raises:
             CompactionError: nothing to fold, another compaction holds the lease, or the
@@ -259,8 +264,18 @@ class CompactionWorker:
         else:
             parent = await self.store.summaries.active(conversation_id)
             after = parent.covers_to_message_id if parent else 0
-            raw = await self.planning_window(conversation_id, after)
-            count = plan_boundary(policy, raw, manual=trigger in ("manual", "emergency"))
+            raw = (
+                await self.planning_window(conversation_id, after)
+                if upto is None
+                else await self.store.messages.history(conversation_id, after_id=after)
+            )
+            if upto is not None:
+                try:
+                    count = boundary_upto(raw, upto, after)
+                except BoundaryError as exc:
+                    raise CompactionError(str(exc)) from None
+            else:
+                count = plan_boundary(policy, raw, manual=trigger in ("manual", "emergency"))
             if count <= 0:
                 if resumed is not None:
                     return resumed
@@ -320,6 +335,8 @@ class CompactionWorker:
             source_texts = [message_body(m) for m in messages]
             if parent is not None:
                 source_texts.insert(0, parent.text)
+            attached = [r for m in messages for r in attachment_refs(m.content)]
+            output = replace(output, text=attachment_note(output.text, attached))
             kept, total = retention(source_texts, output.text)
             source_tokens = sum(m.token_count for m in messages) + (
                 parent.summary_tokens if parent else 0
@@ -467,7 +484,6 @@ def _sum_usage(total: Usage | None, more: Usage | None) -> Usage | None:
         + more.cache_creation_input_tokens,
         cache_read_input_tokens=total.cache_read_input_tokens + more.cache_read_input_tokens,
     )
-
 
 
 def _blank(conversation_id: str, policy: Policy) -> Summary:

@@ -7,9 +7,11 @@ worker, and exposes every user action as one coroutine.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from tui_chat.core.attachments import Attachment
 from tui_chat.core.models import (
     Conversation,
     ConversationInfo,
@@ -23,6 +25,9 @@ from tui_chat.core.request.budget import for_window
 from tui_chat.core.settings_check import settings_warning, usable_settings
 from tui_chat.core.tokens import TokenCounter, get_counter
 from tui_chat.engine.assemble import window_for
+from tui_chat.engine.attachment_transfer import export_attachments
+from tui_chat.engine.attachments import expand_request
+from tui_chat.engine.branches import Branches
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.events import EngineEvent, EventCallback
 from tui_chat.engine.session import ChatSession, SendOutcome
@@ -82,6 +87,8 @@ class ChatService(SummaryVersions):
             calibration_for=self.calibration,
             on_sent=self._invalidate,
         )
+        self.branches = Branches(store, self.worker, self._invalidate)
+        """Forks, edited prompts and compacting up to a message."""
         self.drafts = store.drafts
         """The unsent draft of each conversation (``get`` / ``set``; blank text removes it)."""
 
@@ -243,6 +250,7 @@ class ChatService(SummaryVersions):
         """Delete a conversation and all it holds (callers confirm first)."""
         await self.worker.wait(conversation_id)
         await self.store.conversations.delete(conversation_id)
+        await self.store.attachments.remove_unreferenced()
         self._invalidate(conversation_id)
 
     async def messages(
@@ -279,13 +287,18 @@ class ChatService(SummaryVersions):
     # -- sending -------------------------------------------------------------------------
 
     async def send(
-        self, conversation_id: str, text: str, on_event: EventCallback | None = None
+        self,
+        conversation_id: str,
+        text: str,
+        on_event: EventCallback | None = None,
+        attachments: Sequence[Attachment] = (),
     ) -> SendOutcome:
-        """Store the user's message and stream the reply (see :class:`ChatSession`)."""
+        """Store the user's message (and attached files) and stream the reply."""
         conversation = await self.store.conversations.get(conversation_id)
-        outcome = await self.session.send(conversation_id, text, on_event)
+        outcome = await self.session.send(conversation_id, text, on_event, attachments)
         if conversation.title == "New conversation":
-            await self.store.conversations.update(conversation_id, title=_title_from(text))
+            named = text if text.strip() else " ".join(a.name for a in attachments)
+            await self.store.conversations.update(conversation_id, title=_title_from(named))
         return outcome
 
     async def retry(
@@ -313,13 +326,19 @@ class ChatService(SummaryVersions):
         """The exact request the next send would make (``draft`` as the new message)."""
         conversation = await self.store.conversations.get(conversation_id)
         # Cleaned as a sent message is stored (no NUL, no lone surrogate): the exact request.
-        return await self.session.build(conversation, None if draft is None else clean_text(draft))
+        built = await self.session.build(conversation, None if draft is None else clean_text(draft))
+        # Attached files as they are sent (base64), not as the references stored.
+        return replace(built, request=await expand_request(self.store, built.request))
 
-    async def gauge(self, conversation_id: str, draft: str = "") -> Breakdown:
-        """The token breakdown with ``draft`` counted; cheap enough to call per keystroke."""
+    async def gauge(
+        self, conversation_id: str, draft: str = "", attachments: Sequence[Attachment] = ()
+    ) -> Breakdown:
+        """The token breakdown with ``draft`` and the files attached to it counted; cheap
+        enough to call per keystroke."""
         conversation = await self.store.conversations.get(conversation_id)
         base = await self.base_request(conversation)
-        return draft_breakdown(base, self.counter.count(draft) if draft else 0)
+        files = self.counter.count_content([a.ref() for a in attachments])
+        return draft_breakdown(base, (self.counter.count(draft) if draft else 0) + files)
 
     async def cost_usd(self, conversation_id: str) -> float:
         """What the conversation's replies have cost so far, in USD."""
@@ -404,7 +423,8 @@ class ChatService(SummaryVersions):
         pinned = {a.message_id: a.note for a, _ in await self.store.anchors.pinned(conversation_id)}
         if fmt == "json":
             summaries = await self.store.summaries.versions(conversation_id)
-            return export_json(conversation, messages, summaries, pinned)
+            files = await export_attachments(self.store, messages)
+            return export_json(conversation, messages, summaries, pinned, files)
         if fmt == "md":
             return export_markdown(conversation, messages, pinned)
         raise SettingError(f"unknown export format {fmt!r}; use json or md")

@@ -13,15 +13,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from tui_chat.core.attachments import Attachment, AttachmentError, check_request, message_text
 from tui_chat.core.models import Conversation, Message, MessageStatus, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request import BuiltRequest
 from tui_chat.core.tokens import TokenCounter, update_calibration
 from tui_chat.core.triggers import emergency_due
 from tui_chat.engine.assemble import assemble
+from tui_chat.engine.attachments import expand_request, store_attachments
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.events import (
     EventCallback,
@@ -137,22 +139,35 @@ class ChatSession:
         )
 
     async def send(
-        self, conversation_id: str, text: str, on_event: EventCallback | None = None
+        self,
+        conversation_id: str,
+        text: str,
+        on_event: EventCallback | None = None,
+        attachments: Sequence[Attachment] = (),
     ) -> SendOutcome:
-        """Store the user's message, then stream and store the reply.
+        """Store the user's message (with its attached files), then stream and store the reply.
 
         Raises:
-            EmptyMessage: ``text`` is blank (nothing is stored).
+            EmptyMessage: ``text`` is blank and nothing is attached (nothing is stored).
+            AttachmentError: the files break a per-request limit (nothing is stored).
         """
-        if not text.strip():
+        if not text.strip() and not attachments:
             raise EmptyMessage("the message is empty")
-        content = [{"type": "text", "text": text}]
+        refs = [a.ref() for a in attachments]
+        check_request(refs)
+        # Files first: Claude reads images and documents best before the question.
+        content = [*refs, *([{"type": "text", "text": text}] if text.strip() else [])]
         tokens = self.counter.count_message("user", content)
         if tokens > LARGE_MESSAGE_TOKENS:
             await self._check_size(conversation_id, text, tokens)
         async with self._turn(conversation_id, on_event):
+            await store_attachments(self.store, attachments)
             user = await self.store.messages.add(
-                conversation_id, role="user", content=content, text=text, token_count=tokens
+                conversation_id,
+                role="user",
+                content=content,
+                text=message_text(text, refs),
+                token_count=tokens,
             )
             if on_event:
                 on_event(UserMessageSaved(user))
@@ -233,7 +248,13 @@ class ChatSession:
                 )
 
         try:
-            result = await self.client.stream(built.request, on_text)
+            try:
+                request = await expand_request(self.store, built.request)
+            except AttachmentError as exc:
+                problem = ChatError("too_large", str(exc), "fork before that file or remove it")
+                result = StreamResult(content=[], text="", error=problem)
+            else:
+                result = await self.client.stream(request, on_text)
         except BaseException as exc:
             # Cancelled (escape, a signal) or broken: keep every character that arrived.
             partial = "".join(chunks)

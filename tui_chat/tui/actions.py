@@ -229,6 +229,47 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Cancel reply",
         palette_help="Stop the streaming reply",
     ),
+    "fork_conversation": Action(
+        "fork_conversation",
+        "Fork",
+        "Fork at the selected message",
+        show=False,
+        palette="Fork conversation",
+        palette_help="A new conversation with the messages up to the selected one",
+    ),
+    "edit_message": Action(
+        "edit_message",
+        "Edit",
+        "Edit the selected prompt (sending it makes a fork)",
+        show=False,
+        palette="Edit message",
+        palette_help="Put the selected prompt in the composer; sending forks before it",
+    ),
+    "compact_upto": Action(
+        "compact_upto",
+        "Compact to here",
+        "Compact every turn up to the selected message",
+        show=False,
+        palette="Compact up to here",
+        palette_help="A new version covering the turns up to the selected message",
+    ),
+    "attach_file": Action(
+        "attach_file",
+        "Attach",
+        "Attach a file (image, PDF or text) to the next message",
+        show=False,
+        priority=True,
+        palette="Attach file",
+        palette_help="Attach an image, a PDF or a text file to the message being written",
+    ),
+    "copy_code": Action(
+        "copy_code",
+        "Copy code",
+        "Copy the next code block of the selected message",
+        show=False,
+        palette="Copy code block",
+        palette_help="Copy a fenced code block of the selected message (again: the next one)",
+    ),
     "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
     "focus_messages": Action("focus_messages", "Messages", "Select messages", show=False),
     # -- everywhere --------------------------------------------------------------------------
@@ -245,6 +286,16 @@ ACTIONS: Final[dict[str, Action]] = {
     "chat.copy": Action("copy_message", "Copy"),
     "chat.toggle_pin": Action("screen.toggle_pin", "Pin/unpin"),
     "chat.compose": Action("screen.focus_composer", "Compose"),
+    "chat.edit": Action("screen.edit_message", "Edit", "Edit this prompt (sending it forks)"),
+    "chat.compact_upto": Action(
+        "screen.compact_upto", "Compact to here", "Compact every turn up to this message"
+    ),
+    "chat.copy_code": Action(
+        "screen.copy_code", "Copy code", "Copy the next fenced code block of this message"
+    ),
+    "chat.fork": Action(
+        "screen.fork_conversation", "Fork", "Fork: a new conversation up to this message"
+    ),
     # -- the conversation list ---------------------------------------------------------------
     "conversations.new": Action("screen.new_conversation", "New"),
     "conversations.rename": Action("rename", "Rename"),
@@ -293,6 +344,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("f3", "settings"),
         Key("f4", "inspect_summary"),
         Key("f5", "focus_messages"),
+        Key("ctrl+a", "attach_file"),
     ),
     "composer": (
         Key("enter", "composer.submit"),
@@ -307,6 +359,10 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("end,G", "chat.last"),
         Key("c,y", "chat.copy"),
         Key("p", "chat.toggle_pin"),
+        Key("e", "chat.edit"),
+        Key("s", "chat.compact_upto"),
+        Key("b", "chat.copy_code"),
+        Key("f", "chat.fork"),
         Key("enter,i,escape", "chat.compose"),
     ),
     "timeline": (

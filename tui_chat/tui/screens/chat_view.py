@@ -7,6 +7,8 @@ builds on it with what the user and the engine do.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual import events, getters, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -15,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 from textual.worker import Worker
 
+from tui_chat.core.attachments import Attachment, typed_text
 from tui_chat.core.models import Conversation
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
@@ -141,7 +144,7 @@ class ChatView(Screen[None]):
             self.notify(problem, title="Invalid settings", severity="warning", markup=False)
         await self.chat.show(conversation.id, around)
         page = [v.message for v in self.chat.views]
-        self.composer.set_history([m.text for m in page if m.role == "user"])
+        self.composer.set_history([typed_text(m.content, m.text) for m in page if m.role == "user"])
         await self._show_draft(conversation.id)
         if panels_after_paint:
             # A moment after the frame is composed, so the driver's writer thread puts it on
@@ -183,6 +186,10 @@ class ChatView(Screen[None]):
         await self.refresh_timeline()
         await self.refresh_conversations()
 
+    def attached_files(self) -> Sequence[Attachment]:
+        """Files attached to the draft, counted by the gauge (none here)."""
+        return ()
+
     async def refresh_gauge(self, *, full: bool = False) -> None:
         """Recount the next request with the current draft.
 
@@ -197,7 +204,7 @@ class ChatView(Screen[None]):
         if full and draft.strip():
             breakdown = (await service.context(conv_id, draft)).breakdown
         else:
-            breakdown = await service.gauge(conv_id, draft)
+            breakdown = await service.gauge(conv_id, draft, self.attached_files())
         if draft != self.composer.text or conv_id != self.conversation_id:
             return  # typing went on (or the conversation changed): a newer count follows
         self.gauge.breakdown = breakdown
@@ -226,7 +233,9 @@ class ChatView(Screen[None]):
         """Reload the conversation list."""
         include = self.conversations.show_archived
         infos = await self.app.service.list_conversations(include_archived=include)
-        self.conversations.set_conversations(infos, self.conversation_id, self.app.clock())
+        forks = await self.app.service.branches.forks()
+        parents = {cid: fork.parent_id for cid, fork in forks.items() if fork.parent_id}
+        self.conversations.set_conversations(infos, self.conversation_id, self.app.clock(), parents)
 
     @on(ConversationList.ArchivedToggled)
     async def _archived_toggled(self) -> None:

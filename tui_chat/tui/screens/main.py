@@ -24,7 +24,8 @@ from tui_chat.core.models import SearchHit, Summary
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.commands import ChatCommands
-from tui_chat.tui.screens.chat_view import NO_KEY_HELP, ChatView
+from tui_chat.tui.screens.branching import BranchView
+from tui_chat.tui.screens.chat_view import NO_KEY_HELP
 from tui_chat.tui.screens.inspector import Activate, InspectorScreen, Regenerate, regenerate_prompt
 from tui_chat.tui.screens.prompt import Confirm, TextPrompt
 from tui_chat.tui.screens.search import SearchScreen
@@ -40,7 +41,7 @@ RECALL_DEBOUNCE = 0.6
 """Seconds of typing pause before the full request (with recall for the draft) is built."""
 
 
-class MainScreen(ChatView):
+class MainScreen(BranchView):
     """The chat: everything the user works with, keyboard first."""
 
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ChatCommands}
@@ -88,10 +89,9 @@ class MainScreen(ChatView):
         if self.streaming_id is not None or self.app.replying:
             self.notify("A reply is still streaming: escape cancels it.", severity="warning")
             return
-        event.composer.remember(event.text)
         self.chat.follow()  # the new message and its reply are shown, wherever the view was
         self._reply_over = self._cancelled = False
-        self.app.send_reply(self.conversation.id, event.text)
+        self.send_draft(event.composer, event.text)
 
     async def reply_done(self) -> None:
         """After a reply worker ends: the title may have changed, figures certainly did."""
