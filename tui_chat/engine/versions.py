@@ -89,7 +89,7 @@ class SummaryVersions:
         Returns:
             Kept and total identifiers per kind, and those not kept.
         """
-        covered = await self.store.messages.history(
+        covered = await self.store.messages.texts(
             conversation_id, up_to_id=summary.covers_to_message_id
         )
         conversation = await self.store.conversations.get(conversation_id)
@@ -98,7 +98,7 @@ class SummaryVersions:
         entries = ledger.from_json(summary.ledger)
         budget = ledger_budget(policy, usable)
         sent, _ = ledger.render(entries, budget, self.counter, already=summary.text)
-        return ledger.retention([m.text for m in covered], f"{summary.text}\n{sent}")
+        return ledger.retention(covered, f"{summary.text}\n{sent}")
 
     async def summaries(self, conversation_id: str) -> list[Summary]:
         """Every version, newest first."""

@@ -161,6 +161,18 @@ class Messages:
             await _touch(db, conversation_id)
         return written
 
+    async def texts(self, conversation_id: str, *, up_to_id: int) -> list[str]:
+        """The plain text of a conversation's messages up to ``up_to_id``, oldest first.
+
+        Only the ``text`` column is read (no content parsed): what a check over a long span
+        (identifier retention) needs, at a fifth of the memory of the messages themselves.
+        """
+        rows = await self._sql.all(
+            "SELECT text FROM messages WHERE conversation_id = ? AND id <= ? ORDER BY id",
+            (conversation_id, up_to_id),
+        )
+        return [str(r[0]) for r in rows]
+
     async def ids(self, conversation_id: str) -> list[int]:
         """Every message id of a conversation, oldest first (no row is read or parsed)."""
         rows = await self._sql.all(
