@@ -9,7 +9,6 @@ before anything is written and then written in one transaction: nothing is half-
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,12 @@ from tui_chat.core.blocks import content_text
 from tui_chat.core.models import Conversation, Message, Summary, utc_now
 from tui_chat.core.settings_check import settings_problems
 from tui_chat.core.tokens import TokenCounter
+from tui_chat.engine.attachment_transfer import (
+    AttachmentImportError,
+    check_refs,
+    import_attachments,
+    parse_attachments,
+)
 from tui_chat.store.repository import Store
 
 EXPORT_FORMAT = "tui-chat"
@@ -27,6 +32,7 @@ MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_IMPORT_MESSAGES = 200_000
 MAX_IMPORT_DEPTH = 100
 _BLOCK_TYPES = {
+    "attachment",
     "text",
     "image",
     "document",
@@ -60,8 +66,9 @@ def export_json(
     messages: list[Message],
     summaries: list[Summary],
     pinned: dict[int, str],
+    attachments: list[dict[str, Any]] | None = None,
 ) -> str:
-    """The conversation as this project's JSON export."""
+    """The conversation as this project's JSON export (attached files once each, base64)."""
     data = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
@@ -109,6 +116,7 @@ def export_json(
             }
             for s in summaries
         ],
+        "attachments": attachments or [],
     }
     return json.dumps(data, ensure_ascii=False, indent=2)
 
@@ -134,17 +142,6 @@ def export_markdown(
 def export_format(path: Path) -> str:
     """The export format a file name asks for: ``json`` for ``.json``, else ``md``."""
     return "json" if path.suffix.lower() == ".json" else "md"
-
-
-def write_export(path: Path, text: str) -> None:
-    """Write an export to ``path``, created private (0600) like the database it comes from.
-
-    Raises:
-        OSError: the file cannot be written.
-    """
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
 
 
 def _depth_over(value: Any, limit: int) -> bool:
@@ -233,6 +230,10 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
         raise ImportError_(f"{path}: 'messages' must be a non-empty list")
     if len(raw_messages) > MAX_IMPORT_MESSAGES:
         raise ImportError_(f"{path}: more than {MAX_IMPORT_MESSAGES} messages")
+    try:
+        files = parse_attachments(data.get("attachments") if ours else None, str(path))
+    except AttachmentImportError as exc:
+        raise ImportError_(str(exc)) from None
     messages: list[ImportedMessage] = []
     for index, item in enumerate(raw_messages):
         # Each raw entry is dropped once read: the file's objects and the validated messages
@@ -245,6 +246,10 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
         if role not in ("user", "assistant"):
             raise _fail(where, f"role must be 'user' or 'assistant', not {role!r}")
         content = _blocks(item.get("content"), f"{where}.content")
+        try:
+            check_refs(content, files, f"{where}.content")
+        except AttachmentImportError as exc:
+            raise ImportError_(str(exc)) from None
         status = item.get("status", "complete") if ours else "complete"
         if status not in ("complete", "incomplete", "error", "streaming"):
             raise _fail(where, f"unknown status {status!r}")
@@ -264,7 +269,7 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
                 pinned_note=(note or "") if ours and item.get("pinned") else None,
             )
         )
-    fields: dict[str, Any] = {"title": title, "system": system}
+    fields: dict[str, Any] = {"title": title, "system": system, "attachments": files}
     if ours:
         if isinstance(conv.get("model"), str):
             fields["model"] = conv["model"]
@@ -306,6 +311,10 @@ async def import_conversation(
         settings=fields.get("settings", {}),
     )
     try:
+        try:
+            await import_attachments(store, fields["attachments"])
+        except AttachmentImportError as exc:
+            raise ImportError_(str(exc)) from None
         # Rows are made as they are written (a batch at a time), and pins find their
         # messages by position among the ids: nothing holds the whole history twice.
         rows = (
