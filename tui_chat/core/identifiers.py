@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Literal
 
 Kind = Literal["url", "code", "quote", "path", "date", "version", "number", "name"]
@@ -227,7 +228,9 @@ def _normalise_haystack(text: str) -> str:
 
 
 def _present(haystack: str, needle: str, number: bool) -> bool:
-    if not needle:
+    if not needle or needle not in haystack:
+        # The pattern holds the needle literally: no substring, no match (the common case
+        # when a long ledger is checked against a summary, at C speed).
         return False
     if number:
         pattern = r"(?<![A-Za-z0-9_.])(?<!\d,)" + re.escape(needle) + r"(?![0-9]|\.\d)"
@@ -235,7 +238,13 @@ def _present(haystack: str, needle: str, number: bool) -> bool:
         before = r"(?<![A-Za-z0-9_])" if needle[0].isalnum() or needle[0] == "_" else ""
         after = r"(?![A-Za-z0-9_])" if needle[-1].isalnum() or needle[-1] == "_" else ""
         pattern = before + re.escape(needle) + after
-    return re.search(pattern, haystack) is not None
+    return _compiled(pattern).search(haystack) is not None
+
+
+@lru_cache(maxsize=16_384)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A compiled pattern, kept: ``re``'s own cache (512) thrashes on a long ledger."""
+    return re.compile(pattern)
 
 
 def retention(source_texts: Iterable[str], summary_text: str) -> tuple[int, int]:
