@@ -35,6 +35,8 @@ from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
 from tui_chat.core.turns import group_turns
 from tui_chat.core.upto import BoundaryError, boundary_upto
+from tui_chat.engine.compaction_errors import CompactionError as CompactionError
+from tui_chat.engine.compaction_errors import NothingToCompact
 from tui_chat.engine.events import (
     CompactionFailed,
     CompactionFinished,
@@ -60,14 +62,6 @@ BACKLOG_STEP_MESSAGES = 5_000
 """Most messages one compaction reads and folds. A longer backlog (an import, a conversation
 never compacted) is folded one committed version per step: memory follows the step, not the
 history, and a run that is killed resumes from the last version committed."""
-
-
-class CompactionError(Exception):
-    """A compaction that could not run (nothing to fold, already running, failed)."""
-
-
-class NothingToCompact(CompactionError):
-    """Too few complete turns to fold yet: not a failure, nothing was started."""
 
 
 class CompactionWorker:
