@@ -313,14 +313,15 @@ class ChatSession:
             stop_reason=stop_reason,
             error=f"{result.error.message} — {result.error.hint}" if result.error else None,
         )
+        # The reply is shown as stored at once; the calibration below never changes it.
+        if on_event:
+            on_event(ReplyFinished(stored, result.error))
         if result.usage.total_input > 0:
             ratio, samples = await self.store.calibration(conversation.model)
             ratio, samples = update_calibration(
                 ratio, samples, built.breakdown.input_tokens, result.usage.total_input
             )
             await self.store.set_calibration(conversation.model, ratio, samples)
-        if on_event:
-            on_event(ReplyFinished(stored, result.error))
         self._changed(conversation.id)
         # A continuation summary repeats this request, so its prefix is read from the cache.
         self.worker.sent.remember(conversation.id, built, stored)
