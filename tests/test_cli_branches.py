@@ -31,6 +31,10 @@ def test_fork_send_attach_and_compact_upto(
     plain = run(isolated_env, "fork", conv, "--at", str(messages[1]["id"]), "--title", "B")
     assert plain.returncode == 0 and len(plain.stdout.strip()) == 12
     assert len(js(run(isolated_env, "show", conv, "--json"))["messages"]) == 4
+    listed = {c["id"]: c for c in js(run(isolated_env, "list", "--json"))}
+    assert listed[forked["id"]]["parent_id"] == conv and listed[conv]["parent_id"] is None
+    shown = js(run(isolated_env, "show", forked["id"], "--json"))["conversation"]
+    assert shown["parent_message_id"] == messages[1]["id"]
 
     run(isolated_env, "set", conv, "summarizer", "extractive")
     version = js(run(isolated_env, "compact", conv, "--upto", str(messages[0]["id"]), "--json"))

@@ -67,13 +67,9 @@ async def _fork(service: ChatService, args: Args) -> int:
     fork = await service.branches.fork(conversation.id, args.at, args.title)
     if args.as_json:
         count = await service.message_count(fork.id)
+        origin = await service.branches.parent(fork.id)
         render.json_out(
-            {
-                **render.conversation_json(fork),
-                "messages": count,
-                "parent_id": conversation.id,
-                "parent_message_id": args.at,
-            }
+            {**render.conversation_json(fork), "messages": count, **render.fork_json(origin)}
         )
     else:
         render.out(fork.id)
@@ -141,7 +137,8 @@ async def _reply(
 async def _list(service: ChatService, args: Args) -> int:
     infos = await service.list_conversations(include_archived=args.include_archived)
     if args.as_json:
-        render.json_out([render.info_json(i) for i in infos])
+        forks = await service.branches.forks()
+        render.json_out([render.info_json(i, forks.get(i.conversation.id)) for i in infos])
         return 0
     if not infos:
         render.out("No conversations yet. Start one with: tui-chat send --new 'hello'")
@@ -155,11 +152,13 @@ async def _show(service: ChatService, args: Args) -> int:
     messages = await service.history(conversation.id)
     pinned = await service.pinned_ids(conversation.id)
     if args.as_json:
+        origin = await service.branches.parent(conversation.id)
+        shown: render.JsonObject = {
+            **render.conversation_json(conversation),
+            **render.fork_json(origin),
+        }
         render.json_out(
-            {
-                "conversation": render.conversation_json(conversation),
-                "messages": [render.message_json(m, pinned) for m in messages],
-            }
+            {"conversation": shown, "messages": [render.message_json(m, pinned) for m in messages]}
         )
     else:
         render.print_conversation(conversation, messages, pinned)

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 from tui_chat.core.inert import inert
 
 if TYPE_CHECKING:
-    from tui_chat.core.models import Conversation, ConversationInfo, Message, SearchHit, Summary
+    from tui_chat.core.models import (
+        Conversation,
+        ConversationInfo,
+        Fork,
+        Message,
+        SearchHit,
+        Summary,
+    )
     from tui_chat.core.request import BuiltRequest
     from tui_chat.engine.session import SendOutcome
 
@@ -78,12 +85,22 @@ def conversation_json(conversation: Conversation) -> JsonObject:
     }
 
 
-def info_json(info: ConversationInfo) -> JsonObject:
-    """A conversation with its message and token counts (``list --json``)."""
+def info_json(info: ConversationInfo, fork: Fork | None = None) -> JsonObject:
+    """A conversation with its message and token counts (``list --json``), and where it was
+    forked from."""
     return {
         **conversation_json(info.conversation),
         "messages": info.message_count,
         "tokens": info.token_count,
+        **fork_json(fork),
+    }
+
+
+def fork_json(fork: Fork | None) -> JsonObject:
+    """``parent_id`` and ``parent_message_id`` of a fork (both ``None`` otherwise)."""
+    return {
+        "parent_id": fork.parent_id if fork else None,
+        "parent_message_id": fork.parent_message_id if fork else None,
     }
 
 
