@@ -311,8 +311,18 @@ async def _export(service: ChatService, args: Args) -> int:
     return 0
 
 
+def _import_progress(done: int) -> None:
+    """Messages written so far, on one rewritten stderr line (a terminal only)."""
+    print(f"\rimporting: {done:,} messages written", end="", file=sys.stderr, flush=True)
+
+
 async def _import(service: ChatService, args: Args) -> int:
-    conversation = await service.import_file(args.file)
+    shown = sys.stderr.isatty()
+    try:
+        conversation = await service.import_file(args.file, _import_progress if shown else None)
+    finally:
+        if shown:
+            print(file=sys.stderr, flush=True)
     count = await service.message_count(conversation.id)
     if args.as_json:
         render.json_out({**render.conversation_json(conversation), "messages": count})

@@ -449,10 +449,13 @@ class ChatService(SummaryVersions):
         text = await self.export(conversation_id, fmt or export_format(path))
         write_file(path, text, force=force)
 
-    async def import_file(self, path: Path) -> Conversation:
-        """Import a conversation file (our JSON or an Anthropic Messages list)."""
+    async def import_file(
+        self, path: Path, progress: Callable[[int], None] | None = None
+    ) -> Conversation:
+        """Import our JSON or an Anthropic Messages list (``progress``: messages written)."""
+        model, counter = self.config.model, self.counter
         return await import_conversation(
-            self.store, path, default_model=self.config.model, counter=self.counter
+            self.store, path, default_model=model, counter=counter, progress=progress
         )
 
     # -- diagnostics ---------------------------------------------------------------------
