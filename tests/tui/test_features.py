@@ -7,6 +7,7 @@ import base64
 import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, Static
 
 from tests import sample_files
@@ -90,7 +91,15 @@ async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
             breakdown = screen.gauge.breakdown
             return 0 if breakdown is None else int(breakdown.sections.get("new_message", 0))
 
+        await pilot.pause(0.8)  # past the full recount (with recall) after typing stops
         await until(pilot, lambda: draft() >= 86 + keyed_service.counter.count("what is this?"))
+        # The preview shows the draft's file as it will be sent.
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: app.screen is not screen)
+        preview = app.screen.built.request["messages"][-1]["content"]  # type: ignore[attr-defined]
+        assert preview[0]["type"] == "image" and preview[-1]["text"] == "what is this?"
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
         await pilot.press("enter")
         await settle(pilot)
         content = fake_anthropic.bodies[-1]["messages"][-1]["content"]
@@ -251,3 +260,33 @@ def test_forks_are_listed_under_their_parent_at_any_depth() -> None:
     assert rows == [("other", 0), ("root", 0), ("child", 1), ("grandchild", 2), ("orphan", 0)]
     looped = fork_tree([info("a"), info("b")], {"a": "b", "b": "a"})
     assert sorted(i.conversation.id for i, _ in looped) == ["a", "b"]
+
+
+async def test_ctrl_a_picks_a_file_from_the_folder_tree(
+    service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import DirectoryTree
+
+    from tui_chat.tui.screens.file_picker import FilePicker
+
+    (tmp_path / "notes.md").write_text("# deploy\nport 8443\n")
+    monkeypatch.chdir(tmp_path)
+    conversation = await service.new_conversation()
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("ctrl+a")
+        await until(pilot, lambda: isinstance(app.screen, FilePicker))
+        tree = app.screen.query_one(DirectoryTree)
+        await until(pilot, lambda: bool(tree.root.children))
+        node = next(n for n in tree.root.children if str(n.label) == "notes.md")
+        tree.focus()
+        tree.move_cursor(node)
+        await pilot.press("enter")
+        await until(pilot, lambda: len(screen.pending) == 1)
+        assert screen.pending[0].kind == "text" and screen.pending[0].name == "notes.md"
+        await pilot.press("ctrl+a")
+        await until(pilot, lambda: isinstance(app.screen, FilePicker))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+        assert len(screen.pending) == 1

@@ -156,6 +156,7 @@ async def assemble(
     new_text: str | None,
     summary: Summary | None,
     calibration: float = 1.0,
+    new_files: Sequence[ContentBlock] = (),
 ) -> BuiltRequest:
     """Build the exact next request for ``conversation``.
 
@@ -187,7 +188,8 @@ async def assemble(
     new_message: list[ContentBlock] | None = None
     query = new_text
     if new_text is not None:
-        new_message = [{"type": "text", "text": new_text}]
+        # Attached files first, as a sent message has them.
+        new_message = [*new_files, {"type": "text", "text": new_text}]
     else:
         # A retry replaces a failed or cut-off last reply: it is not sent back.
         while raw and raw[-1].role == "assistant" and raw[-1].status != "complete":

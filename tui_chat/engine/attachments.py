@@ -104,12 +104,15 @@ def request_refs(request: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [block for block in _blocks(request) if is_ref(block)]
 
 
-async def expand_request(store: Store, request: dict[str, Any]) -> dict[str, Any]:
+async def expand_request(
+    store: Store, request: dict[str, Any], unsent: Iterable[Attachment] = ()
+) -> dict[str, Any]:
     """The request with every attachment reference replaced by the block the API takes.
 
     Args:
         store: Where the bytes are.
         request: A built request (left unchanged).
+        unsent: Files attached to a draft, not stored yet (a preview of the next send).
 
     Returns:
         The request to send (the same object when it holds no attachment).
@@ -121,8 +124,13 @@ async def expand_request(store: Store, request: dict[str, Any]) -> dict[str, Any
     if not refs:
         return request
     check_request(refs)
-    data = await store.attachments.data(
-        str(r.get("sha256")) for r in refs if r.get("kind") != "text"
+    data = {a.sha256: a.data for a in unsent}
+    data.update(
+        await store.attachments.data(
+            str(r.get("sha256"))
+            for r in refs
+            if r.get("kind") != "text" and str(r.get("sha256")) not in data
+        )
     )
     expanded = copy.deepcopy(request)
     for message in expanded.get("messages") or []:

@@ -322,13 +322,21 @@ class ChatService(SummaryVersions):
             self._base_cache[conversation.id] = cached
         return cached
 
-    async def context(self, conversation_id: str, draft: str | None = None) -> BuiltRequest:
-        """The exact request the next send would make (``draft`` as the new message)."""
+    async def context(
+        self,
+        conversation_id: str,
+        draft: str | None = None,
+        attachments: Sequence[Attachment] = (),
+    ) -> BuiltRequest:
+        """The exact request the next send would make (``draft`` and the files attached to it
+        as the new message)."""
         conversation = await self.store.conversations.get(conversation_id)
         # Cleaned as a sent message is stored (no NUL, no lone surrogate): the exact request.
-        built = await self.session.build(conversation, None if draft is None else clean_text(draft))
+        text = None if draft is None else clean_text(draft)
+        built = await self.session.build(conversation, text, attachments if text else ())
         # Attached files as they are sent (base64), not as the references stored.
-        return replace(built, request=await expand_request(self.store, built.request))
+        expanded = await expand_request(self.store, built.request, attachments)
+        return replace(built, request=expanded)
 
     async def gauge(
         self, conversation_id: str, draft: str = "", attachments: Sequence[Attachment] = ()

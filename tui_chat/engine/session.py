@@ -114,11 +114,17 @@ class ChatSession:
         self.on_sent = on_sent
         self.send_lock = SendLock(store.send_leases)
 
-    async def build(self, conversation: Conversation, draft: str | None = None) -> BuiltRequest:
-        """The exact request the next send would make (with ``draft`` as the new message)."""
+    async def build(
+        self,
+        conversation: Conversation,
+        draft: str | None = None,
+        attachments: Sequence[Attachment] = (),
+    ) -> BuiltRequest:
+        """The exact request the next send would make (with ``draft`` and the files attached
+        to it as the new message)."""
         policy = self.policy_for(conversation)
         summary = await self.store.summaries.active(conversation.id)
-        return await self._build(conversation, policy, summary, draft)
+        return await self._build(conversation, policy, summary, draft, attachments)
 
     async def _build(
         self,
@@ -126,6 +132,7 @@ class ChatSession:
         policy: Policy,
         summary: Summary | None,
         draft: str | None,
+        attachments: Sequence[Attachment] = (),
     ) -> BuiltRequest:
         return await assemble(
             self.store,
@@ -136,6 +143,7 @@ class ChatSession:
             new_text=draft,
             summary=summary,
             calibration=await self.calibration_for(conversation.model),
+            new_files=[a.ref() for a in attachments],
         )
 
     async def send(

@@ -402,6 +402,11 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
     ),
     "help": (Key("escape,q,f1", "close"),),
     "prompt": (Key("escape", "cancel"),),
+    "picker": (
+        Key("escape", "cancel"),
+        Note("enter", "Attach the typed path, or the file chosen in the tree"),
+        Note("tab", "Browse the folder tree"),
+    ),
     "confirm": (
         Key("y", "confirm.yes"),
         Key("n,escape", "confirm.no"),
@@ -421,6 +426,7 @@ HELP_SECTIONS: Final[tuple[Section, ...]] = (
     Section("Search ({})", "search", "search"),
     Section("Context preview ({})", "preview", "context_preview"),
     Section("Settings ({})", "settings", "settings"),
+    Section("Attach a file ({})", "picker", "attach_file"),
 )
 """The parts of the app the help screen lists, in order."""
 

@@ -26,7 +26,7 @@ from tui_chat.core.codeblocks import code_blocks
 from tui_chat.core.turns import starts_turn
 from tui_chat.engine.attachments import load_attachments, read_attachment
 from tui_chat.tui.screens.chat_view import ChatView
-from tui_chat.tui.screens.prompt import TextPrompt
+from tui_chat.tui.screens.file_picker import FilePicker
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.message_view import MessageView
@@ -111,10 +111,9 @@ class BranchView(ChatView):
 
     @work(exit_on_error=False)
     async def action_attach_file(self) -> None:
-        """Ask for a file (typed or pasted path) and attach it to the draft."""
-        answer = await self.app.push_screen_wait(
-            TextPrompt("Attach a file (image, PDF or text)", "", "a path, e.g. ~/shot.png")
-        )
+        """Ask for a file (a typed or pasted path, or one picked in the folder tree) and
+        attach it to the draft."""
+        answer = await self.app.push_screen_wait(FilePicker())
         if not answer or not answer.strip():
             return
         path = pasted_path(answer)

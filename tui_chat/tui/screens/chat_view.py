@@ -202,7 +202,7 @@ class ChatView(Screen[None]):
         service = self.app.service
         draft = self.composer.text
         if full and draft.strip():
-            breakdown = (await service.context(conv_id, draft)).breakdown
+            breakdown = (await service.context(conv_id, draft, self.attached_files())).breakdown
         else:
             breakdown = await service.gauge(conv_id, draft, self.attached_files())
         if draft != self.composer.text or conv_id != self.conversation_id:

@@ -432,7 +432,9 @@ class MainScreen(BranchView):
 
         if self.conversation is None:
             return
-        built = await self.app.service.context(self.conversation.id, self.composer.text or None)
+        built = await self.app.service.context(
+            self.conversation.id, self.composer.text or None, self.attached_files()
+        )
         await self.app.push_screen(ContextPreviewScreen(built))
 
     @work(exit_on_error=False)
