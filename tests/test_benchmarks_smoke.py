@@ -150,7 +150,7 @@ async def test_cost_replays_a_short_script(tmp_path: Path) -> None:
     chat = run.bills["chat"]
     assert chat.requests == 4 and run.versions == 0 and set(run.bills) == {"chat"}
     assert chat.output > 0 and chat.input + chat.written + chat.read > 0
-    assert 0 < run.dollars and run.identifiers_kept == 100.0
+    assert run.dollars > 0 and run.identifiers_kept == 100.0
 
 
 def test_cost_pauses_are_seeded_and_sometimes_outlive_the_cache() -> None:
