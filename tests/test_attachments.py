@@ -182,9 +182,11 @@ def test_a_summary_notes_images_and_documents_it_does_not_mention() -> None:
     image = att.describe("wiring.png", sample_files.png(4, 3)).ref()
     pdf = att.describe("spec.pdf", sample_files.pdf(2)).ref()
     text = att.describe("notes.txt", b"plain").ref()
-    noted = att.attachment_note("We chose SQLite.", [image, pdf, text, image])
+    first = Message(1, "c", "user", [image, pdf], "", 1, 9, "complete", "2026-01-01")
+    second = Message(2, "c", "user", [text, image], "", 2, 9, "complete", "2026-01-01")
+    noted = att.attachment_note("We chose SQLite.", [first, second])
     assert noted == "We chose SQLite.\nAttached: wiring.png (image), spec.pdf (document)."
-    assert att.attachment_note("See wiring.png and spec.pdf.", [image, pdf]) == (
+    assert att.attachment_note("See wiring.png and spec.pdf.", [first]) == (
         "See wiring.png and spec.pdf."
     )
 

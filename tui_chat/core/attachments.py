@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tui_chat.core.filetypes import image_type, pdf_pages, utf8_text
-from tui_chat.core.models import ContentBlock
+from tui_chat.core.models import ContentBlock, Message
 
 AttachmentKind = Literal["image", "document", "text"]
 
@@ -319,7 +319,7 @@ def message_text(typed: str, attached: Iterable[Mapping[str, Any]]) -> str:
     return "\n\n".join([typed, *labels] if typed.strip() else labels)
 
 
-def attachment_note(summary: str, attached: Iterable[Mapping[str, Any]]) -> str:
+def attachment_note(summary: str, messages: Iterable[Message]) -> str:
     """A summary that says which images and documents were attached in its span.
 
     Text files are summarised from their text; an image or a PDF cannot be, so the summary at
@@ -327,14 +327,15 @@ def attachment_note(summary: str, attached: Iterable[Mapping[str, Any]]) -> str:
 
     Args:
         summary: The summary text.
-        attached: The reference blocks of the summarised messages.
+        messages: The summarised messages.
 
     Returns:
         ``summary``, followed by an ``Attached:`` line naming what it does not mention yet.
     """
     missing = [
         f"{ref.get('name')} ({ref.get('kind')})"
-        for ref in attached
+        for message in messages
+        for ref in refs(message.content)
         if ref.get("kind") in ("image", "document") and str(ref.get("name")) not in summary
     ]
     if not missing:

@@ -25,7 +25,6 @@ from datetime import datetime
 
 from tui_chat.core import ledger
 from tui_chat.core.attachments import attachment_note
-from tui_chat.core.attachments import refs as attachment_refs
 from tui_chat.core.blocks import message_body
 from tui_chat.core.identifiers import retention
 from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger, Usage
@@ -329,8 +328,7 @@ class CompactionWorker:
             source_texts = [message_body(m) for m in messages]
             if parent is not None:
                 source_texts.insert(0, parent.text)
-            attached = [r for m in messages for r in attachment_refs(m.content)]
-            output = replace(output, text=attachment_note(output.text, attached))
+            output = replace(output, text=attachment_note(output.text, messages))
             kept, total = retention(source_texts, output.text)
             source_tokens = sum(m.token_count for m in messages) + (
                 parent.summary_tokens if parent else 0

@@ -323,20 +323,15 @@ class ChatService(SummaryVersions):
         return cached
 
     async def context(
-        self,
-        conversation_id: str,
-        draft: str | None = None,
-        attachments: Sequence[Attachment] = (),
+        self, conversation_id: str, draft: str | None = None, attachments: Sequence[Attachment] = ()
     ) -> BuiltRequest:
-        """The exact request the next send would make (``draft`` and the files attached to it
-        as the new message)."""
+        """The exact next request (``draft`` and its attached files as the new message)."""
         conversation = await self.store.conversations.get(conversation_id)
         # Cleaned as a sent message is stored (no NUL, no lone surrogate): the exact request.
         text = None if draft is None else clean_text(draft)
         built = await self.session.build(conversation, text, attachments if text else ())
         # Attached files as they are sent (base64), not as the references stored.
-        expanded = await expand_request(self.store, built.request, attachments)
-        return replace(built, request=expanded)
+        return replace(built, request=await expand_request(self.store, built.request, attachments))
 
     async def gauge(
         self, conversation_id: str, draft: str = "", attachments: Sequence[Attachment] = ()
