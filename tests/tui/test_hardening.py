@@ -216,6 +216,7 @@ async def test_typing_after_a_search_jump_goes_to_the_composer_not_to_bindings(
         await until(pilot, lambda: len(app.screen_stack) > 1)
         await pilot.press(*"sequences", "enter")
         await until(pilot, lambda: bool(getattr(app.screen, "hits", [])))
+        await until(pilot, lambda: getattr(app.focused, "id", None) == "search-results")
         await pilot.press("enter")
         await until(pilot, lambda: len(app.screen_stack) == 1)
         await settle(pilot)

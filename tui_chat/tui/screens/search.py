@@ -102,6 +102,12 @@ class SearchScreen(ModalScreen[SearchHit | None]):
 
     @on(Input.Submitted, "#search-input")
     async def _submitted(self, event: Input.Submitted) -> None:
+        # Enter searches now; a pending or running search would reset the results under the
+        # cursor (and the next enter would choose nothing).
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.workers.cancel_group(self, "search")
         await self._do_search(event.value)
         if self.hits:
             self.action_focus_results()
