@@ -8,6 +8,7 @@ methods are named in the table of actions (``tui/actions.py``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from urllib.parse import unquote
 
@@ -118,7 +119,8 @@ class BranchView(ChatView):
             return
         path = pasted_path(answer)
         try:
-            attachment = read_attachment(path)
+            # Off the event loop: a file can be tens of megabytes.
+            attachment = await asyncio.to_thread(read_attachment, path)
             check_request([a.ref() for a in [*self.pending, attachment]])
         except AttachmentError as exc:
             self.notify(str(exc), title="Cannot attach", severity="error", markup=False)
