@@ -27,17 +27,16 @@ async def _run(command: str, args: Args, config: Config) -> int:
     """
     import sqlite3
 
-    from tui_chat.engine.failures import is_database_damage
+    from tui_chat.engine.failures import database_problem, is_database_damage
     from tui_chat.engine.service import ChatService
     from tui_chat.files import TargetExistsError
-    from tui_chat.store.access import explain
 
     path = args.db or config.db_path
     access = None
     with stop_on_signals():
         try:
             service = await ChatService.open(config, path)
-            access = service.store.access
+            access = service.access
             try:
                 return await HANDLERS[command](service, args)
             finally:
@@ -55,7 +54,7 @@ async def _run(command: str, args: Args, config: Config) -> int:
                 ) from None
             # An OSError after the open is about another file (an export): said as it is.
             about_database = isinstance(exc, sqlite3.Error) or access is None
-            line = explain(exc, path, access) if about_database else None
+            line = database_problem(exc, path, access) if about_database else None
             if line is None:
                 raise
             raise CliError(line) from None

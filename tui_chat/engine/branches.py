@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tui_chat.core.attachments import Attachment, refs
 from tui_chat.core.models import Conversation, Fork, Message, Summary
 from tui_chat.core.turns import starts_turn
+from tui_chat.engine.attachments import load_attachments
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.store.errors import NotFound
 from tui_chat.store.repository import Store
@@ -88,6 +90,14 @@ class Branches:
             parent.id, before[-1].id if before else None, parent.title + EDIT_SUFFIX
         )
         return fork, message
+
+    async def files_of(self, message: Message) -> list[Attachment]:
+        """The files attached to a message, read back from the store (to edit its prompt).
+
+        Raises:
+            AttachmentError: a referenced file is missing from the store.
+        """
+        return await load_attachments(self.store, refs(message.content))
 
     async def parent(self, conversation_id: str) -> Fork | None:
         """Where a conversation was forked from (``None``: it is not a fork)."""

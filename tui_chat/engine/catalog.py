@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
-from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.errors import ChatError
 from tui_chat.llm.models import base_model_id, known_models
+
+__all__ = ["ModelChoices", "ModelLister", "known_models", "model_choices"]
+
+
+class ModelLister(Protocol):
+    """What asks the endpoint for its models (a ``ClaudeClient`` is one)."""
+
+    @property
+    def has_key(self) -> bool:
+        """True when an API key is configured."""
+        ...
+
+    async def list_models(self) -> list[str]:
+        """The model ids the endpoint offers."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +46,7 @@ class ModelChoices:
         return name in self.endpoint or base_model_id(name) in self.table
 
 
-async def model_choices(client: ClaudeClient) -> ModelChoices:
+async def model_choices(client: ModelLister) -> ModelChoices:
     """The model table's ids and, when the endpoint answers, its list."""
     table = known_models()
     if not client.has_key:

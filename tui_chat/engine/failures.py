@@ -7,11 +7,13 @@ header and the schema, cannot see) from every other failure.
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 from tui_chat.core.inert import inert
 from tui_chat.llm.errors import scrub
+from tui_chat.store.access import Access, explain
 
-__all__ = ["failure_line", "is_database_damage", "one_line"]
+__all__ = ["Access", "database_problem", "failure_line", "is_database_damage", "one_line"]
 
 _DAMAGE_CODES = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
 
@@ -39,3 +41,17 @@ def is_database_damage(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.DatabaseError) and (
         getattr(exc, "sqlite_errorname", "") in _DAMAGE_CODES
     )
+
+
+def database_problem(exc: BaseException, path: Path | str, access: Access | None) -> str | None:
+    """One line for a database error the user can act on (read-only, full disk, a folder).
+
+    Args:
+        exc: The error (``sqlite3.Error`` or ``OSError``).
+        path: The database file.
+        access: How the file was opened (``ChatService.access``), when it was.
+
+    Returns:
+        The line naming the path and what to do, or ``None`` for any other error.
+    """
+    return explain(exc, path, access)

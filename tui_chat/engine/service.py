@@ -91,6 +91,8 @@ class ChatService(SummaryVersions):
         """Forks, edited prompts and compacting up to a message."""
         self.drafts = store.drafts
         """The unsent draft of each conversation (``get`` / ``set``; blank text removes it)."""
+        self.access = store.access
+        """How the database file was opened (read-only, and why)."""
 
     @classmethod
     async def open(cls, config: ServiceSettings, db_path: Path | None = None) -> ChatService:

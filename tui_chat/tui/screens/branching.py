@@ -20,12 +20,11 @@ from tui_chat.core.attachments import (
     AttachmentError,
     check_request,
     chip,
-    refs,
     typed_text,
 )
 from tui_chat.core.codeblocks import code_blocks
 from tui_chat.core.turns import starts_turn
-from tui_chat.engine.attachments import load_attachments, read_attachment
+from tui_chat.engine.attachments import read_attachment
 from tui_chat.tui.screens.chat_view import ChatView
 from tui_chat.tui.screens.file_picker import FilePicker
 from tui_chat.tui.text import one_line
@@ -171,7 +170,7 @@ class BranchView(ChatView):
             self.notify("Only your own prompts can be edited.", severity="warning")
             return
         try:
-            files = await load_attachments(self.app.service.store, refs(message.content))
+            files = await self.app.service.branches.files_of(message)
         except AttachmentError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return

@@ -17,9 +17,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 from tui_chat.core.models import Conversation
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PRESETS
-from tui_chat.engine.catalog import ModelChoices, model_choices
-from tui_chat.llm.client import ClaudeClient
-from tui_chat.llm.models import known_models
+from tui_chat.engine.catalog import ModelChoices, ModelLister, known_models, model_choices
 from tui_chat.tui.actions import bindings
 
 NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (
@@ -41,8 +39,10 @@ def _text(value: Any) -> str:
 class SettingsSource(Protocol):
     """What the settings screen asks of the engine (a ``ChatService`` is one)."""
 
-    client: ClaudeClient
-    """Asked for the endpoint's model list."""
+    @property
+    def client(self) -> ModelLister:
+        """Asked for the endpoint's model list."""
+        ...
 
     def policy_for(self, conversation: Conversation) -> Policy:
         """The policy in force for a conversation with these settings."""
