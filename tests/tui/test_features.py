@@ -111,6 +111,34 @@ async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
         assert "shot.png" in str(view.query_one(".chips", Static).visual)
 
 
+async def test_a_file_with_no_typed_text_is_sent_and_a_blank_draft_alone_is_not(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    image = tmp_path / "only.png"
+    image.write_bytes(sample_files.png(64, 48))
+    conversation = await keyed_service.new_conversation()
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("enter")  # blank, nothing attached: nothing is sent
+        await settle(pilot)
+        assert fake_anthropic.bodies == []
+        await pilot.press("ctrl+a")
+        await until(pilot, lambda: bool(app.screen.query(Input)))
+        app.screen.query_one(Input).value = str(image)
+        await pilot.press("enter")
+        await until(pilot, lambda: len(screen.pending) == 1)
+        assert screen.composer.text == ""
+        await pilot.press("enter")
+        await until(pilot, lambda: len(fake_anthropic.bodies) == 1)
+        await settle(pilot)
+        content = fake_anthropic.bodies[-1]["messages"][-1]["content"]
+        assert [block["type"] for block in content] == ["image"]
+        assert screen.pending == [] and not screen.composer.has_files
+        stored = await keyed_service.history(conversation.id)
+        assert stored[0].role == "user" and "only.png" in stored[0].text
+
+
 async def test_ctrl_a_refuses_a_missing_or_oversized_file_and_keeps_the_draft(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:

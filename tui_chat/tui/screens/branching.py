@@ -68,6 +68,7 @@ class BranchView(ChatView):
 
     def _show_pending(self) -> None:
         chips = "   ".join(chip(a.ref()) for a in self.pending)
+        self.composer.has_files = bool(self.pending)
         if self.editing is not None:
             chips = f"✎ editing #{self.editing}: enter sends it as a fork, escape cancels   {chips}"
         for row in self.query("#pending-files").results(Static):

@@ -57,6 +57,8 @@ class Composer(TextArea):
         self.prompts: list[str] = []
         self._history_index: int | None = None
         self._draft = ""
+        self.has_files = False
+        """Files are attached to the draft, so a blank text may be sent with them."""
 
     def set_history(self, prompts: list[str]) -> None:
         """Replace the prompt history (oldest first)."""
@@ -64,9 +66,10 @@ class Composer(TextArea):
         self._history_index = None
 
     def action_submit(self) -> None:
-        """Post :class:`Submitted` with the text (blank text is ignored)."""
+        """Post :class:`Submitted` with the text (blank text is ignored unless files are
+        attached)."""
         text = self.text
-        if not text.strip():
+        if not text.strip() and not self.has_files:
             return
         self.post_message(self.Submitted(self, text))
 
