@@ -7,7 +7,9 @@ in a fresh interpreter of its own, whose peak resident set (``VmHWM``) is
 read at its end. The file is a plain Anthropic Messages list of English-like text
 (``datagen.TextMaker``), 100,000 messages in a full run (``--quick``: 10,000); a 1,000-message
 one is the baseline measured in the same run, so the ratio shows how the step grows with
-history. A step that runs out of its time is reported as missing, never estimated.
+history. The files are written once per generator version into the data directory (as the
+scale database is). A step that runs out of its time is reported as missing, never
+estimated.
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.common import ROOT, Options, Row, missing, peak_rss_mb, row
-from benchmarks.datagen import TextMaker
+from benchmarks.datagen import GENERATOR_VERSION, TextMaker
 
 GROUP = "backlog"
 BASELINE = 1_000
 FULL_SIZES = (BASELINE, 100_000)
 QUICK_SIZES = (BASELINE, 10_000)
+FILE_VERSION = 1
+"""Bump when :func:`write_import_file` writes something else, so cached files are remade."""
 STEP_TIMEOUT = {"quick": 60.0, "full": 240.0}
 """Seconds one import or compaction may take before it is reported as timed out."""
 
@@ -54,6 +58,16 @@ def write_import_file(path: Path, messages: int, seed: int = 17) -> None:
         for n in range(messages)
     ]
     path.write_text(json.dumps({"title": f"backlog of {messages}", "messages": items}))
+
+
+def import_file(data_dir: Path, messages: int) -> Path:
+    """The ``messages``-message import file in ``data_dir``, written on first use."""
+    path = data_dir / f"backlog-v{GENERATOR_VERSION}.{FILE_VERSION}-{messages}.json"
+    if not path.exists():
+        part = path.with_suffix(".part")
+        write_import_file(part, messages)
+        part.replace(path)
+    return path
 
 
 def run_step(db: Path, home: Path, args: list[str], timeout: float) -> Step:
@@ -111,11 +125,9 @@ def _folded(db: Path) -> tuple[str, int]:
 
 
 def _size_rows(
-    size: int, work: Path, timeout: float, base: dict[str, Step]
+    size: int, source: Path, work: Path, timeout: float, base: dict[str, Step]
 ) -> tuple[list[Row], dict[str, Step]]:
     """Import then compact one ``size``-message file; rows for both steps."""
-    source = work / f"import-{size}.json"
-    write_import_file(source, size)
     db = work / f"backlog-{size}.db"
     home = work / "home"
     home.mkdir(exist_ok=True)
@@ -168,7 +180,6 @@ def _size_rows(
                 ratio=None if before is None or is_base else step.peak_rss_mb / before.peak_rss_mb,
             )
         )
-    source.unlink(missing_ok=True)
     return rows, steps
 
 
@@ -180,7 +191,8 @@ def run(options: Options) -> list[Row]:
     base: dict[str, Step] = {}
     with tempfile.TemporaryDirectory(prefix="backlog-", dir=options.data_dir) as tmp:
         for size in sizes:
-            size_rows, steps = _size_rows(size, Path(tmp), timeout, base)
+            source = import_file(options.data_dir, size)
+            size_rows, steps = _size_rows(size, source, Path(tmp), timeout, base)
             rows += size_rows
             if size == BASELINE:
                 base = steps

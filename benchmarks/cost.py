@@ -20,6 +20,13 @@ finishes before the next turn; its calls are billed too.
   advances by a pause drawn from a seeded mixture: 75 % "reading and typing", log-normal
   with a median of 50 s (sigma 0.9, capped at 30 min); 25 % "a break", uniform between 5
   and 60 minutes. About a quarter of the turns therefore find the cache cold.
+- **Streaming**: the fake server sends each reply (and each summary) as a single text delta.
+  How a stream is cut changes nothing that is billed or stored; at three words a delta the
+  SDK spent a tenth of the replay parsing events.
+- **Quick run** (``--quick``): 60 turns, the baseline and the default preset with each
+  summarizer only (its other-trigger variants and the other presets are left out), no LoCoMo.
+  Every configuration replays alone in a worker process of its own (``--jobs``): the bill of
+  a replay depends only on the script, never on timing.
 - **Quality beside the cost**: identifiers of the whole script found in the request the
   conversation would send next (same run), and the LoCoMo evidence-in-request rate of the
   same preset and summarizer at a 4,000-token usable window (``benchmarks/quality.py``'s
@@ -39,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import LOCOMO_DIR, Options, Row, missing, row
+from benchmarks.common import LOCOMO_DIR, Options, Row, missing, parallel_map, row
 from benchmarks.datagen import TextMaker
 
 GROUP = "cost"
@@ -50,6 +57,8 @@ SUMMARIZERS = ("extractive", "claude", "server")
 TARGET_REDUCTION = 65.0
 QUALITY_WINDOW = 4_000
 QUALITY_CONVERSATION = "conv-30"
+ONE_DELTA = 1 << 30
+"""Words per stream delta for the fake server: every reply in one delta."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +190,7 @@ def _text(message: dict[str, Any]) -> str:
 
 async def replay(settings: dict[str, str], turns: Script, work: Path, baseline: bool) -> Run:
     """Replay the script under ``settings`` and bill every request the server saw."""
-    from benchmarks.quality import request_text
+    from benchmarks.locomo import request_text
     from tests.fake_anthropic import FakeAnthropic
     from tui_chat.config import Config
     from tui_chat.core.identifiers import retention
@@ -193,6 +202,7 @@ async def replay(settings: dict[str, str], turns: Script, work: Path, baseline: 
     with FakeAnthropic() as server:
         server.clock = clock
         server.reply_text = lambda _body: next(replies)
+        server.words_per_chunk = ONE_DELTA
         db = work / f"cost-{len(list(work.iterdir()))}.db"
         config = Config(
             db_path=db,
@@ -234,7 +244,7 @@ async def replay(settings: dict[str, str], turns: Script, work: Path, baseline: 
 async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
     """Evidence-in-request % on one LoCoMo conversation at a 4k usable window, compacted
     with the same preset and summarizer through the fake server."""
-    from benchmarks.quality import context_window_for, export_file, is_hit, load_dialogue
+    from benchmarks.locomo import context_window_for, export_file, is_hit, load_dialogue
     from tests.fake_anthropic import FakeAnthropic
     from tui_chat.config import Config
     from tui_chat.engine.service import ChatService, CompactionError
@@ -245,6 +255,7 @@ async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
     dialogue = load_dialogue(path)
     texts = {t.dia_id: t.original for t in dialogue.turns}
     with FakeAnthropic() as server:
+        server.words_per_chunk = ONE_DELTA
         db = work / f"quality-{len(list(work.iterdir()))}.db"
         config = Config(
             db_path=db, api_key="sk-ant-bench-0000", base_url=server.base_url, max_retries=0
@@ -274,16 +285,19 @@ async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
     return 100.0 * hits / len(dialogue.questions) if dialogue.questions else None
 
 
-def configurations(presets: Sequence[str], summarizers: Sequence[str]) -> dict[str, dict[str, str]]:
+def configurations(
+    presets: Sequence[str], summarizers: Sequence[str], other_trigger: bool = True
+) -> dict[str, dict[str, str]]:
     """Settings of every configuration: the baseline, then each preset with each summarizer
-    (and the default preset with the other of the ``cost`` and ``tokens`` triggers too)."""
+    (and, with ``other_trigger``, the default preset with the other of the ``cost`` and
+    ``tokens`` triggers too)."""
     from tui_chat.core.presets import DEFAULT_PRESET, PRESETS
 
     configs = {"baseline": {"preset": "window", "summarizer": "extractive"}}
     for preset in presets:
         for summarizer in summarizers:
             configs[f"{preset} + {summarizer}"] = {"preset": preset, "summarizer": summarizer}
-            if preset == DEFAULT_PRESET:
+            if preset == DEFAULT_PRESET and other_trigger:
                 other = "tokens" if PRESETS[preset].trigger == "cost" else "cost"
                 configs[f"{preset} ({other} trigger) + {summarizer}"] = {
                     "preset": preset,
@@ -291,6 +305,27 @@ def configurations(presets: Sequence[str], summarizers: Sequence[str]) -> dict[s
                     "trigger": other,
                 }
     return configs
+
+
+@dataclass(frozen=True)
+class Job:
+    """One configuration to measure (what a worker process needs)."""
+
+    settings: dict[str, str]
+    turns: int
+    baseline: bool
+    locomo: bool
+    """Also measure the LoCoMo evidence rate of these settings."""
+
+
+def measure(job: Job) -> Run:
+    """Replay the script under one configuration (and its LoCoMo rate, if asked)."""
+    turns = script(job.turns)
+    with tempfile.TemporaryDirectory() as tmp:
+        run = asyncio.run(replay(job.settings, turns, Path(tmp), job.baseline))
+        if job.locomo:
+            run.locomo_hits = asyncio.run(locomo_hit_rate(job.settings, Path(tmp)))
+    return run
 
 
 def _note(run: Run, turns: int) -> str:
@@ -315,14 +350,15 @@ def run(options: Options) -> list[Row]:
     """Every cost figure, with the quality of the same configuration beside it."""
     from tui_chat.core.presets import DEFAULT_PRESET, PRESETS
 
-    turns = script(QUICK_TURNS if options.quick else TURNS)
+    count = QUICK_TURNS if options.quick else TURNS
+    turns = script(count)
     presets = [DEFAULT_PRESET] if options.quick else list(PRESETS)
-    runs: dict[str, Run] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, settings in configurations(presets, SUMMARIZERS).items():
-            runs[name] = asyncio.run(replay(settings, turns, Path(tmp), name == "baseline"))
-            if name != "baseline" and not options.quick:
-                runs[name].locomo_hits = asyncio.run(locomo_hit_rate(settings, Path(tmp)))
+    configs = configurations(presets, SUMMARIZERS, other_trigger=not options.quick)
+    jobs = [
+        Job(settings, count, name == "baseline", locomo=name != "baseline" and not options.quick)
+        for name, settings in configs.items()
+    ]
+    runs = dict(zip(configs, parallel_map(measure, jobs, options.jobs), strict=True))
     base = runs["baseline"]
     rows = [
         row(

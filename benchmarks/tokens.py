@@ -160,16 +160,16 @@ def run(options: Options) -> list[Row]:
         "messages(conversation_id, id), and tell me whether the FTS rebuild can run while the "
         "app is open? Keep the answer short and list the exact commands."
     )
-    samples, context = asyncio.run(keystroke_gauge(100_000, draft))
+    keystrokes, context = asyncio.run(keystroke_gauge(100_000, draft))
     rows.append(
         row(
             GROUP,
             "draft count per keystroke p50 (ChatService.gauge)",
-            p50(samples),
+            p50(keystrokes),
             "ms",
             le=2,
-            note=f"{len(samples)} keystrokes at {context:,} tokens of context; "
-            f"p95 {percentile(samples, 95):.2f} ms",
+            note=f"{len(keystrokes)} keystrokes at {context:,} tokens of context; "
+            f"p95 {percentile(keystrokes, 95):.2f} ms",
         )
     )
     return rows

@@ -137,7 +137,12 @@ def _drain(fd: int) -> None:
 async def _painted(app: Any) -> float:
     """The time of the next screen refresh."""
     done: asyncio.Future[float] = asyncio.get_running_loop().create_future()
-    app.call_after_refresh(lambda: done.done() or done.set_result(time.perf_counter()))
+
+    def note() -> None:
+        if not done.done():
+            done.set_result(time.perf_counter())
+
+    app.call_after_refresh(note)
     return await done
 
 
