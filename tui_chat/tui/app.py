@@ -7,6 +7,7 @@ of that work into a visible notification.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
@@ -93,6 +94,8 @@ class ChatApp(ChatHost):
         # The chat pane is drawn first; the panels not needed for it (gauge, timeline, the
         # list) are filled in after the first frame is on screen.
         await main.open_conversation(self._initial_conversation_id, panels_after_paint=True)
+        # `tui-chat` starts with the cyclic garbage collector off (cli.main): on once drawn.
+        self.call_after_refresh(gc.enable)
 
     async def on_unmount(self) -> None:
         """Keep the drafts, stop listening and close the engine if this app opened it."""

@@ -26,7 +26,6 @@ from tui_chat.core.codeblocks import code_blocks
 from tui_chat.core.turns import starts_turn
 from tui_chat.engine.attachments import read_attachment
 from tui_chat.tui.screens.chat_view import ChatView
-from tui_chat.tui.screens.file_picker import FilePicker
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.message_view import MessageView
@@ -114,6 +113,8 @@ class BranchView(ChatView):
     async def action_attach_file(self) -> None:
         """Ask for a file (a typed or pasted path, or one picked in the folder tree) and
         attach it to the draft."""
+        from tui_chat.tui.screens.file_picker import FilePicker  # not needed before this
+
         answer = await self.app.push_screen_wait(FilePicker())
         if not answer or not answer.strip():
             return

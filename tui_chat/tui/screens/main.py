@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.binding import BindingType
@@ -23,16 +23,17 @@ from textual.widgets import TextArea
 from tui_chat.core.models import SearchHit, Summary
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
-from tui_chat.tui.commands import ChatCommands
 from tui_chat.tui.screens.branching import BranchView
 from tui_chat.tui.screens.chat_view import NO_KEY_HELP
-from tui_chat.tui.screens.inspector import Activate, InspectorScreen, Regenerate, regenerate_prompt
-from tui_chat.tui.screens.prompt import Confirm, TextPrompt
-from tui_chat.tui.screens.search import SearchScreen
-from tui_chat.tui.screens.settings import SettingsScreen
 from tui_chat.tui.text import one_line, tokens
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
+
+if TYPE_CHECKING:
+    from tui_chat.tui.screens.inspector import Activate, Regenerate
+
+# The other screens (inspector, settings, search, prompts, context preview, help) and the
+# palette's commands are imported by the actions that open them: the first frame needs none.
 
 GAUGE_DEBOUNCE = 0.15
 """Seconds of typing pause before the gauge recounts the draft."""
@@ -41,10 +42,17 @@ RECALL_DEBOUNCE = 0.6
 """Seconds of typing pause before the full request (with recall for the draft) is built."""
 
 
+def _chat_commands() -> type[Provider]:
+    """The palette's provider, loaded when the palette first opens."""
+    from tui_chat.tui.commands import ChatCommands
+
+    return ChatCommands
+
+
 class MainScreen(BranchView):
     """The chat: everything the user works with, keyboard first."""
 
-    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ChatCommands}
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {_chat_commands}
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("main")
 
@@ -236,6 +244,8 @@ class MainScreen(BranchView):
         """Rename a conversation (the current one by default)."""
         if (conv_id := self._target(conversation_id)) is None:
             return
+        from tui_chat.tui.screens.prompt import TextPrompt
+
         conversation = await self.app.service.resolve(conv_id)
         title = await self.app.push_screen_wait(
             TextPrompt("Rename conversation", conversation.title, "A short title")
@@ -251,6 +261,8 @@ class MainScreen(BranchView):
     @work(exit_on_error=False)
     async def action_delete_conversation(self, conversation_id: str | None = None) -> None:
         """Delete a conversation after confirmation; opens another one afterwards."""
+        from tui_chat.tui.screens.prompt import Confirm
+
         if (conv_id := self._target(conversation_id)) is None:
             return
         conversation = await self.app.service.resolve(conv_id)
@@ -343,6 +355,8 @@ class MainScreen(BranchView):
 
     async def action_inspect_summary(self, summary: Summary | None = None) -> None:
         """Open the inspector on the highlighted (or active) summary version."""
+        from tui_chat.tui.screens.inspector import InspectorScreen
+
         await self.refresh_timeline()
         summary = summary or self._highlighted_or_active()
         if summary is None or self.conversation is None:
@@ -357,6 +371,8 @@ class MainScreen(BranchView):
         )
 
     async def _inspector_closed(self, choice: Activate | Regenerate | None) -> None:
+        from tui_chat.tui.screens.inspector import Activate, Regenerate
+
         if isinstance(choice, Activate):
             await self.activate_version(choice.version)
         elif isinstance(choice, Regenerate):
@@ -408,6 +424,8 @@ class MainScreen(BranchView):
     @work(exit_on_error=False)
     async def action_regenerate_summary(self) -> None:
         """Regenerate the highlighted (or active) version, asking for instructions."""
+        from tui_chat.tui.screens.inspector import regenerate_prompt
+
         await self.refresh_timeline()
         summary = self._highlighted_or_active()
         if summary is None:
@@ -419,6 +437,8 @@ class MainScreen(BranchView):
 
     def action_search(self) -> None:
         """Search every conversation and jump to the chosen message."""
+        from tui_chat.tui.screens.search import SearchScreen
+
         # Pushed at once (not from a worker): keys typed right after ctrl+f reach the search.
         self.app.push_screen(SearchScreen(self.app.service.search), self._search_closed)
 
@@ -440,6 +460,8 @@ class MainScreen(BranchView):
     @work(exit_on_error=False)
     async def action_export(self) -> None:
         """Export the conversation to a Markdown (``.md``) or JSON (``.json``) file."""
+        from tui_chat.tui.screens.prompt import TextPrompt
+
         if self.conversation is None:
             return
         default = self.app.export_dir / f"tui-chat-{self.conversation.id[:8]}.md"
@@ -461,6 +483,8 @@ class MainScreen(BranchView):
 
     async def action_settings(self) -> None:
         """Open the conversation's settings."""
+        from tui_chat.tui.screens.settings import SettingsScreen
+
         if self.conversation is None:
             return
         screen = SettingsScreen(self.conversation, self.app.service)

@@ -1,0 +1,111 @@
+"""Start-up imports only what the first frame needs (issue 14): no timing, only ``sys.modules``.
+
+Each check runs in a fresh interpreter, since this test process has imported everything. The
+screens the user opens later, the palette's commands, the CLI's subcommand handlers and the
+SDK load when first used; a top-level import of any of them fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tests.tui.seed import seed_demo
+from tui_chat.engine.service import ChatService
+
+LATER_SCREENS = {
+    "tui_chat.tui.screens.context_preview",
+    "tui_chat.tui.screens.file_picker",
+    "tui_chat.tui.screens.help",
+    "tui_chat.tui.screens.inspector",
+    "tui_chat.tui.screens.prompt",
+    "tui_chat.tui.screens.search",
+    "tui_chat.tui.screens.settings",
+}
+"""Screens opened by an action: none is needed to draw the chat."""
+
+NOT_AT_START = LATER_SCREENS | {
+    "tui_chat.tui.commands",  # the palette's provider, loaded when the palette opens
+    "tui_chat.cli.commands",  # the subcommands' handlers: the TUI never runs them
+    "anthropic",  # the SDK: imported by the first request
+    "httpx",
+}
+"""Modules a started app has not imported before the user does anything."""
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _loaded_after(code: str, env: dict[str, str] | None = None) -> set[str]:
+    """``sys.modules`` of a fresh interpreter after running ``code``."""
+    script = textwrap.dedent(code) + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return set(json.loads(result.stdout.splitlines()[-1]))
+
+
+def test_the_check_sees_a_lazy_module_once_it_is_imported() -> None:
+    loaded = _loaded_after("import tui_chat.tui.app\nimport tui_chat.tui.screens.settings")
+    assert "tui_chat.tui.screens.settings" in loaded
+
+
+def test_importing_the_cli_and_constructing_the_app_loads_no_later_module() -> None:
+    loaded = _loaded_after(
+        """
+        import tui_chat.cli
+        from tui_chat.config import load_config
+        from tui_chat.tui.app import ChatApp
+        ChatApp(load_config())
+        """
+    )
+    assert "tui_chat.tui.screens.main" in loaded  # what the first frame needs is there
+    assert not loaded & NOT_AT_START, sorted(loaded & NOT_AT_START)
+    assert "tui_chat.engine.service" not in loaded  # the engine opens in on_load
+
+
+async def test_a_started_app_has_loaded_no_later_module(
+    service: ChatService, tmp_path: Path
+) -> None:
+    """The app shows a conversation with messages and fills every panel (the gauge, the
+    timeline, the list), with an API key set: still none of the later modules is loaded."""
+    await seed_demo(service, tmp_path)
+    loaded = _loaded_after(
+        """
+        import asyncio
+        from tui_chat.config import load_config
+        from tui_chat.tui.app import ChatApp
+
+        async def start() -> None:
+            app = ChatApp(load_config())
+            async with app.run_test(size=(120, 36)) as pilot:
+                for _ in range(1000):
+                    screen = app.main_screen
+                    if screen.conversation is not None and screen.timeline.summaries:
+                        break
+                    await pilot.pause(0.01)
+                else:
+                    raise SystemExit("the app never showed the conversation and its panels")
+                assert screen.chat.views, "no message was shown"
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+
+        asyncio.run(start())
+        """,
+        # A key: nothing at start may reach for the SDK (the address answers nothing).
+        env={
+            "ANTHROPIC_API_KEY": "sk-ant-test-key-0000",
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+        },
+    )
+    assert "tui_chat.engine.service" in loaded
+    assert not loaded & NOT_AT_START, sorted(loaded & NOT_AT_START)
