@@ -129,3 +129,43 @@ async def uninterrupted_versions(path: Path, cid: str) -> list[Summary]:
         return await _versions(service, cid)
     finally:
         await service.close()
+
+
+async def test_retention_of_the_last_version_reads_its_ledger_not_the_backlog(
+    service: ChatService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cid = await _backlog(service)
+    last = await _fold(service, cid)
+    texts = service.store.messages.texts
+    read: list[int] = []
+
+    async def spied(*args: Any, **kwargs: Any) -> Any:
+        found = await texts(*args, **kwargs)
+        read.append(len(found))
+        return found
+
+    monkeypatch.setattr(service.store.messages, "texts", spied)
+    fast = await service.retention(cid, last)
+    assert read == []  # the chain's ledgers are complete: no message text is read
+    assert fast.total["path"] == last.covered_messages  # one module_N.py per message
+    monkeypatch.setattr(service, "_ledger_complete", _never)
+    assert await service.retention(cid, last) == fast  # reading every covered text agrees
+    assert read == [last.covered_messages]
+
+
+async def test_a_version_without_a_ledger_in_the_chain_makes_retention_read_the_texts(
+    service: ChatService,
+) -> None:
+    cid = await _backlog(service)
+    last = await _fold(service, cid)
+    assert await service._ledger_complete(cid, last)
+    first = (await _versions(service, cid))[0]
+    # A version made before ledgers existed (schema 8) reads back with an empty one.
+    await service.store.connection.execute(
+        "UPDATE summaries SET ledger = '[]' WHERE id = ?", (first.id,)
+    )
+    assert not await service._ledger_complete(cid, last)
+
+
+async def _never(*_args: Any) -> bool:
+    return False

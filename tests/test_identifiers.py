@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+from tui_chat.core import identifiers
 from tui_chat.core.identifiers import extract_identifiers, retention
 
 
@@ -157,3 +160,62 @@ def test_extraction_never_fails_and_text_keeps_its_own_identifiers(text: str) ->
     assert all(item and item.strip() == item for item in found)
     kept, total = retention([text], text)
     assert kept == total
+
+
+_texts = st.one_of(st.text(max_size=200), st.lists(_pieces, max_size=60).map("".join))
+
+
+@given(_texts)
+@example("call run() now")
+@example("see WWW.example.org or ftp://h/x")
+@example("edit a.PY, b.tsx and c.py-x")
+@example("at 12:30 on 3/4, 2024-01-02")
+@example("v2 and 1.2.3, os.path, -x --json a1-b2 camelCase Pascal9Case _x")
+def test_a_pass_is_skipped_only_when_it_cannot_match(text: str) -> None:
+    # Each pass runs only when one of its characters and its hint occur: both must be in
+    # every match of the pass, or skipping it would lose identifiers.
+    for pattern, _kind, _inner, needs, hint in identifiers._PASSES:
+        match = pattern.search(text)
+        if match is None:
+            continue
+        if needs and not needs & set(text):
+            # only the passes whose characters are ASCII digits may see a non-ASCII digit
+            assert needs == identifiers._DIGITS and not any(c in needs for c in match.group(0))
+            continue
+        assert hint is None or hint.search(text), (pattern.pattern, text)
+
+
+def _present_by_pattern(haystack: str, needle: str, number: bool) -> bool:
+    """The whole-word check as the regular expression it stands for."""
+    if not needle:
+        return False
+    if number:
+        pattern = r"(?<![A-Za-z0-9_.])(?<!\d,)" + re.escape(needle) + r"(?![0-9]|\.\d)"
+    else:
+        before = r"(?<![A-Za-z0-9_])" if needle[0].isalnum() or needle[0] == "_" else ""
+        after = r"(?![A-Za-z0-9_])" if needle[-1].isalnum() or needle[-1] == "_" else ""
+        pattern = before + re.escape(needle) + after
+    return re.search(pattern, haystack) is not None
+
+
+_near = st.text(alphabet="ab1_2.,-:/ 9x٣é", max_size=30)
+
+
+@given(_near, _near, st.booleans())
+def test_presence_is_the_whole_word_pattern(haystack: str, needle: str, number: bool) -> None:
+    expected = _present_by_pattern(haystack, needle, number)
+    assert identifiers._present(haystack, needle, number) == expected
+    start = len(haystack) // 3
+    inner = haystack[start : start + 4]  # a needle that occurs, with neighbours of all kinds
+    assert identifiers._present(haystack, inner, number) == _present_by_pattern(
+        haystack, inner, number
+    )
+
+
+@given(st.lists(_texts, max_size=6))
+def test_a_scan_memo_answers_as_scan_does(texts: list[str]) -> None:
+    memo = identifiers.ScanMemo()
+    for text in [*texts, *texts]:
+        assert memo(text) == identifiers.scan(text)
+    summary = " ".join(texts[::2])
+    assert retention(texts, summary, memo) == retention(texts, summary)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_chat.core import ledger
+from tui_chat.core import identifiers, ledger
 from tui_chat.core.models import Message
 from tui_chat.core.tokens import get_counter
 
@@ -74,3 +74,23 @@ def test_retention_per_kind_and_the_identifiers_not_kept() -> None:
     assert 0 < kept.rate < 1
     full = ledger.retention([SAMPLE], SAMPLE)
     assert full.rate == 1.0 and not full.missing
+
+
+def test_a_complete_ledger_gives_the_retention_of_its_messages() -> None:
+    texts = [
+        SAMPLE,
+        "then src/app/db.py again, E0425 twice, and 3fa9c2e1 reverted by Ann Lee",
+        "nothing here",
+        "HTTP 503 from https://x.io/b after 1,500 ms; see `make check` and v2.0",
+    ]
+    messages = [msg(i, t) for i, t in enumerate(texts, start=1)]
+    first = ledger.build(messages[:2])
+    chain = ledger.build(messages[2:], first)  # a second version over the rest
+    for kept_text in ("", "src/app/db.py and 1500 ms, Ann Lee", SAMPLE + texts[3]):
+        assert ledger.ledger_retention(chain, kept_text) == ledger.retention(texts, kept_text)
+
+
+def test_extraction_with_a_scan_memo_is_extraction() -> None:
+    memo = identifiers.ScanMemo()
+    for text in (SAMPLE, "plain words only", "ERR_DISK_FULL in a/b.py", SAMPLE):
+        assert ledger.extract(text, memo) == ledger.extract(text)

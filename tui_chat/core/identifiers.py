@@ -15,8 +15,7 @@ Korean text works too: ``400자``, ``3턴``, ``「…」`` are recognised.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 Kind = Literal["url", "code", "quote", "path", "date", "version", "number", "name"]
@@ -27,14 +26,17 @@ _QUOTE = re.compile(
     r"\"([^\"\n]{2,120})\"|“([^”\n]{2,120})”|‘([^’\n]{2,120})’|「([^」\n]{1,120})」"
     r"|『([^』\n]{1,120})』|(?<![\w'])'([^'\n]{2,120})'(?![\w'])"
 )
-_PATH = re.compile(
-    r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*"
-    r"|(?<![\w/.-])/[\w.@+-]+(?:/[\w.@+-]+)*/?"
-    r"|(?<![\w/.-])[\w@+-]+(?:\.[\w-]+)*\.(?:py|pyi|js|jsx|ts|tsx|json|toml|ya?ml|md|txt|rst|"
+_EXTENSIONS = (
+    r"(?:py|pyi|js|jsx|ts|tsx|json|toml|ya?ml|md|txt|rst|"
     r"csv|tsv|sql|db|sqlite|sh|bash|zsh|ps1|bat|ini|cfg|conf|env|lock|log|html?|css|tcss|scss|"
     r"xml|java|kt|go|rs|rb|php|c|h|cc|cpp|hpp|cs|swift|m|r|ipynb|pdf|png|jpe?g|gif|svg|zip|"
     r"gz|tar|whl|proto|graphql|vue|svelte|lua|pl|ex|exs|erl|hs|scala|dart|gradle|dockerfile)"
-    r"(?![\w-])",
+    r"(?![\w-])"
+)
+_PATH = re.compile(
+    r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*"
+    r"|(?<![\w/.-])/[\w.@+-]+(?:/[\w.@+-]+)*/?"
+    r"|(?<![\w/.-])[\w@+-]+(?:\.[\w-]+)*\." + _EXTENSIONS,
     re.IGNORECASE,
 )
 _DATE = re.compile(
@@ -89,46 +91,68 @@ def _clean(raw: str) -> str:
 
 
 _DIGITS = frozenset("0123456789")
-_PASSES: tuple[tuple[re.Pattern[str], Kind, bool, frozenset[str]], ...] = (
-    # (pattern, kind, value is the first non-empty group, one of these characters must occur)
-    (_URL, "url", False, frozenset("/.")),
-    (_BACKTICK, "code", True, frozenset("`")),
-    (_QUOTE, "quote", True, frozenset("\"“‘「『'")),
-    (_DATE, "date", False, _DIGITS),
-    (_VERSION, "version", False, _DIGITS),
-    (_PATH, "path", False, frozenset("/.")),
-    (_DOTTED, "name", False, frozenset(".")),
-    (_NUMBER, "number", False, _DIGITS),
-    (_FLAG, "name", False, frozenset("-")),
-    (_DIGIT_NAME, "name", False, frozenset("-")),
-    (_CODE_NAME, "name", False, frozenset()),
+_PASSES: tuple[tuple[re.Pattern[str], Kind, bool, frozenset[str], re.Pattern[str] | None], ...] = (
+    # (pattern, kind, value is the first non-empty group, one of these characters must occur,
+    #  a cheap pattern that every match of the pass contains: no hit, no pass to run)
+    (_URL, "url", False, frozenset("/."), re.compile(r"://|www\.", re.IGNORECASE)),
+    (_BACKTICK, "code", True, frozenset("`"), None),
+    (_QUOTE, "quote", True, frozenset("\"“‘「『'"), None),
+    (_DATE, "date", False, _DIGITS, re.compile(r"\d[-:/]\d")),
+    (_VERSION, "version", False, _DIGITS, re.compile(r"v\d|\d\.\d", re.IGNORECASE)),
+    (_PATH, "path", False, frozenset("/."), re.compile(r"/|\." + _EXTENSIONS, re.IGNORECASE)),
+    (_DOTTED, "name", False, frozenset("."), re.compile(r"\w\.[A-Za-z_]")),
+    (_NUMBER, "number", False, _DIGITS, None),
+    (_FLAG, "name", False, frozenset("-"), re.compile(r"-[A-Za-z]")),
+    (_DIGIT_NAME, "name", False, frozenset("-"), re.compile(r"[A-Za-z0-9]-[A-Za-z0-9]")),
+    (_CODE_NAME, "name", False, frozenset(), re.compile(r"_|\(\)|[a-z0-9][A-Z]")),
 )
 
 
 def _scan(text: str) -> list[tuple[Kind, str]]:
     """Return ``(kind, identifier)`` pairs in priority order, each span used once.
 
-    Each pass blanks what it took, so a URL's path is not counted again as a path.
+    Each pass blanks what it took, so a URL's path is not counted again as a path. A pass
+    whose characters or hint are absent from the text left to it cannot match and is skipped
+    (most passes, on most prose).
     """
     found: list[tuple[Kind, str]] = []
     work = text
     present = frozenset(text)
-    for pattern, kind, inner, needs in _PASSES:
-        if needs and not needs & present:
+    for pattern, kind, inner, needs, hint in _PASSES:
+        if (needs and not needs & present) or (hint is not None and not hint.search(work)):
             continue
-
-        def take(match: re.Match[str], kind: Kind = kind, inner: bool = inner) -> str:
+        taken: list[tuple[int, int]] = []
+        for match in pattern.finditer(work):
             if inner:
                 value = next((g for g in match.groups() if g), "").strip()
             else:
                 value = _clean(match.group(0))
-            if not _accept(kind, value, match):
-                return match.group(0)
-            found.append((kind, value))
-            return " " * (match.end() - match.start())
-
-        work = pattern.sub(take, work)
+            if _accept(kind, value, match):
+                found.append((kind, value))
+                taken.append(match.span())
+        if taken:
+            work = blank(work, taken)
     return found
+
+
+def blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each of the ordered, disjoint ``spans`` replaced by as many spaces.
+
+    Args:
+        text: Any text.
+        spans: ``(start, end)`` offsets, in order, not overlapping.
+
+    Returns:
+        The text, as long as before.
+    """
+    parts: list[str] = []
+    at = 0
+    for start, end in spans:
+        parts.append(text[at:start])
+        parts.append(" " * (end - start))
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 def _accept(kind: Kind, value: str, match: re.Match[str]) -> bool:
@@ -174,6 +198,10 @@ def extract_identifiers(text: str) -> set[str]:
     return {value for _, value in _scan(text)}
 
 
+Scan = Callable[[str], list[tuple[Kind, str]]]
+"""Something that gives :func:`scan`'s answer for a text (:func:`scan` itself, or a memo)."""
+
+
 def scan(text: str) -> list[tuple[Kind, str]]:
     """The ``(kind, identifier)`` pairs of ``text``, each span used once (see the module doc).
 
@@ -184,6 +212,23 @@ def scan(text: str) -> list[tuple[Kind, str]]:
         Pairs in the order the passes found them.
     """
     return _scan(text)
+
+
+class ScanMemo:
+    """:func:`scan` that scans each distinct text once: one compaction step reads the same
+    message texts for its ledger and for its retention figure. Hold it only as long as the
+    texts themselves (it keeps them)."""
+
+    def __init__(self) -> None:
+        """An empty memo."""
+        self._found: dict[str, list[tuple[Kind, str]]] = {}
+
+    def __call__(self, text: str) -> list[tuple[Kind, str]]:
+        """The ``(kind, identifier)`` pairs of ``text`` (see :func:`scan`); do not modify."""
+        found = self._found.get(text)
+        if found is None:
+            found = self._found[text] = _scan(text)
+        return found
 
 
 def normalise_haystack(text: str) -> str:
@@ -227,27 +272,61 @@ def _normalise_haystack(text: str) -> str:
     return re.sub(r"(?<=\d)[,_](?=\d{3}\b)", "", folded)
 
 
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NUMBER_BEFORE = _WORD_CHARS | {"."}
+_ASCII_DIGITS = frozenset("0123456789")
+_ANY_DIGIT = re.compile(r"\d")
+
+
 def _present(haystack: str, needle: str, number: bool) -> bool:
-    if not needle or needle not in haystack:
-        # The pattern holds the needle literally: no substring, no match (the common case
-        # when a long ledger is checked against a summary, at C speed).
+    """Whether ``needle`` occurs in ``haystack`` as a whole word (a number: as a whole figure).
+
+    Occurrences are found with ``str.find`` and their neighbours checked, which is what the
+    patterns ``(?<![A-Za-z0-9_])needle(?![A-Za-z0-9_])`` (each side only when the needle's end
+    there is a word character) and, for a number, ``(?<![A-Za-z0-9_.])(?<!\\d,)needle
+    (?![0-9]|\\.\\d)`` match, at C speed over a long haystack.
+    """
+    if not needle:
+        return False
+    start = haystack.find(needle)
+    if start < 0:
         return False
     if number:
-        pattern = r"(?<![A-Za-z0-9_.])(?<!\d,)" + re.escape(needle) + r"(?![0-9]|\.\d)"
+        bounded = _number_bounded
     else:
-        before = r"(?<![A-Za-z0-9_])" if needle[0].isalnum() or needle[0] == "_" else ""
-        after = r"(?![A-Za-z0-9_])" if needle[-1].isalnum() or needle[-1] == "_" else ""
-        pattern = before + re.escape(needle) + after
-    return _compiled(pattern).search(haystack) is not None
+        before = needle[0].isalnum() or needle[0] == "_"
+        after = needle[-1].isalnum() or needle[-1] == "_"
+        if not (before or after):
+            return True
+
+        def bounded(text: str, begin: int, end: int) -> bool:
+            if before and begin > 0 and text[begin - 1] in _WORD_CHARS:
+                return False
+            return not (after and end < len(text) and text[end] in _WORD_CHARS)
+
+    while start >= 0:
+        if bounded(haystack, start, start + len(needle)):
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
 
 
-@lru_cache(maxsize=16_384)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """A compiled pattern, kept: ``re``'s own cache (512) thrashes on a long ledger."""
-    return re.compile(pattern)
+def _number_bounded(text: str, begin: int, end: int) -> bool:
+    """Whether a figure at ``text[begin:end]`` stands alone (not inside a longer one)."""
+    if begin > 0:
+        if text[begin - 1] in _NUMBER_BEFORE:
+            return False
+        if begin > 1 and text[begin - 1] == "," and _ANY_DIGIT.match(text[begin - 2]):
+            return False
+    if end < len(text):
+        if text[end] in _ASCII_DIGITS:
+            return False
+        if text[end] == "." and end + 1 < len(text) and _ANY_DIGIT.match(text[end + 1]):
+            return False
+    return True
 
 
-def retention(source_texts: Iterable[str], summary_text: str) -> tuple[int, int]:
+def retention(source_texts: Iterable[str], summary_text: str, scan: Scan = scan) -> tuple[int, int]:
     """Count the identifiers of the sources that the summary kept.
 
     An identifier counts as kept when it appears in the summary as a whole word (case
@@ -257,13 +336,14 @@ def retention(source_texts: Iterable[str], summary_text: str) -> tuple[int, int]
     Args:
         source_texts: The texts of the messages (and parent summary) the summary replaces.
         summary_text: The summary's text.
+        scan: How a text is scanned (a :class:`ScanMemo` shares the work with the ledger).
 
     Returns:
         ``(kept, total)`` over the distinct identifiers of the sources.
     """
     wanted: dict[tuple[str, bool], None] = {}
     for text in source_texts:
-        for kind, value in _scan(text):
+        for kind, value in scan(text):
             wanted.setdefault(_needle(kind, value), None)
     haystack = _normalise_haystack(summary_text)
     kept = sum(1 for needle, number in wanted if _present(haystack, needle, number))

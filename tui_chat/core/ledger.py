@@ -20,7 +20,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui_chat.core.identifiers import Kind, identifier_present, normalise_haystack, scan
+from tui_chat.core import identifiers
+from tui_chat.core.identifiers import (
+    Kind,
+    Scan,
+    blank,
+    identifier_present,
+    normalise_haystack,
+)
 from tui_chat.core.models import Message
 from tui_chat.core.tokens import TokenCounter
 
@@ -153,22 +160,38 @@ MAX_IDS = 8
 """Message ids kept per entry: the first, then the newest."""
 
 
-def extract(text: str) -> list[tuple[str, str]]:
+_PRE_PASSES: tuple[tuple[re.Pattern[str], str, re.Pattern[str]], ...] = (
+    # (pattern, kind, a cheap pattern that every match contains: no hit, no pass to run)
+    (_HASH, "hash", re.compile(r"[0-9]")),
+    (_ERROR, "error", re.compile(r"\d|E[A-Z]|Error|Exception|Warning")),
+)
+"""The ledger's own kinds, taken (and blanked) before :func:`identifiers.scan` runs."""
+
+
+def extract(text: str, scan: Scan = identifiers.scan) -> list[tuple[str, str]]:
     """The ``(kind, value)`` identifiers of a text, each once, in the ledger's kinds.
 
     Args:
         text: Any conversation text.
+        scan: How a text is scanned for the shared kinds (a :class:`ScanMemo` reuses a scan
+            of the same text made for another purpose).
 
     Returns:
         Identifiers in order of discovery.
     """
     found: dict[tuple[str, str], None] = {}
     work = text
-    for pattern, kind in ((_HASH, "hash"), (_ERROR, "error")):
+    for pattern, kind, hint in _PRE_PASSES:
+        if not hint.search(work):
+            continue
+        spans: list[tuple[int, int]] = []
         for match in pattern.finditer(work):
             found.setdefault((kind, match.group(0)), None)
-        work = pattern.sub(lambda m: " " * len(m.group(0)), work)
-    for kind, value in scan(work):
+            spans.append(match.span())
+        if spans:
+            work = blank(work, spans)
+    # A text the ledger's own passes left whole is scanned as itself (``scan`` may have it).
+    for kind, value in (scan if work is text else identifiers.scan)(work):
         found.setdefault((_kind(kind, value), value), None)
     for match in _PERSON.finditer(work):
         name = match.group(0)
@@ -181,12 +204,15 @@ def _kind(kind: Kind, value: str) -> str:
     return _CODE_KIND.get(kind, "code")
 
 
-def build(messages: Sequence[Message], parent: Sequence[Entry] = ()) -> list[Entry]:
+def build(
+    messages: Sequence[Message], parent: Sequence[Entry] = (), scan: Scan = identifiers.scan
+) -> list[Entry]:
     """The ledger of a new version: the parent's entries plus the new span's identifiers.
 
     Args:
         messages: The messages the new version folds in (after the parent's coverage).
         parent: The parent version's ledger.
+        scan: How a text is scanned (see :func:`extract`).
 
     Returns:
         Entries in first-seen order.
@@ -195,7 +221,7 @@ def build(messages: Sequence[Message], parent: Sequence[Entry] = ()) -> list[Ent
         (e.kind, e.value): (list(e.message_ids), e.count) for e in parent
     }
     for message in messages:
-        for key in extract(message.text):
+        for key in extract(message.text, scan):
             ids, count = table.get(key, ([], 0))
             ids.append(message.id)
             if len(ids) > MAX_IDS:
@@ -303,7 +329,9 @@ class Retention:
         }
 
 
-def retention(source_texts: Iterable[str], kept_text: str) -> Retention:
+def retention(
+    source_texts: Iterable[str], kept_text: str, scan: Scan = identifiers.scan
+) -> Retention:
     """Per-kind retention of the sources' identifiers in ``kept_text`` (summary + ledger).
 
     Presence is judged as :func:`tui_chat.core.identifiers.retention` judges it (whole word,
@@ -312,22 +340,45 @@ def retention(source_texts: Iterable[str], kept_text: str) -> Retention:
     Args:
         source_texts: Texts of the covered messages.
         kept_text: What the memory block carries for them.
+        scan: How a text is scanned (see :func:`extract`).
 
     Returns:
         Kept and total counts per kind, and the identifiers not kept.
     """
     wanted: dict[tuple[str, str], None] = {}
     for text in source_texts:
-        for key in extract(text):
+        for key in extract(text, scan):
             wanted.setdefault(key, None)
+    return _judge(wanted, kept_text)
+
+
+def ledger_retention(entries: Iterable[Entry], kept_text: str) -> Retention:
+    """:func:`retention` of the messages a complete ledger was built from, without them.
+
+    A ledger made by :func:`build` over every covered message (each version's parent ledger
+    plus its span) holds exactly the identifiers :func:`retention` would extract from those
+    messages, in the same first-seen order; so this gives the same answer reading only the
+    ledger.
+
+    Args:
+        entries: A complete ledger.
+        kept_text: What the memory block carries for its messages.
+
+    Returns:
+        Kept and total counts per kind, and the identifiers not kept.
+    """
+    return _judge(dict.fromkeys((e.kind, e.value) for e in entries), kept_text)
+
+
+def _judge(wanted: Iterable[tuple[str, str]], kept_text: str) -> Retention:
+    """Which of the ``wanted`` ``(kind, value)`` identifiers ``kept_text`` holds."""
     haystack = normalise_haystack(kept_text)
     kept: dict[str, int] = {}
     total: dict[str, int] = {}
     missing: list[tuple[str, str]] = []
     for kind, value in wanted:
         total[kind] = total.get(kind, 0) + 1
-        number = kind == "number"
-        if identifier_present(haystack, value, number):
+        if identifier_present(haystack, value, kind == "number"):
             kept[kind] = kept.get(kind, 0) + 1
         else:
             missing.append((kind, value))

@@ -20,19 +20,13 @@ import os
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 
-from tui_chat.core import ledger
-from tui_chat.core.attachments import attachment_note
-from tui_chat.core.blocks import message_body
-from tui_chat.core.identifiers import retention
-from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger, Usage
+from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger
 from tui_chat.core.policy import Policy
-from tui_chat.core.summarize import SummaryError, SummaryInput, SummaryOutput
+from tui_chat.core.summarize import SummaryError, SummaryInput
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
-from tui_chat.core.turns import group_turns
 from tui_chat.core.upto import BoundaryError, boundary_upto
 from tui_chat.engine.compaction_errors import CompactionError as CompactionError
 from tui_chat.engine.compaction_errors import NothingToCompact
@@ -42,21 +36,21 @@ from tui_chat.engine.events import (
     CompactionStarted,
     EngineEvent,
 )
+from tui_chat.engine.fold import FoldRequest, chunk_turns, fold
 from tui_chat.engine.gate import gate_summary
 from tui_chat.engine.server_summary import ServerSummarizer, compaction_request
-from tui_chat.engine.summarizers import SentTurns, Summarizer, call_cost, choose
+from tui_chat.engine.summarizers import SentTurns, Summarizer, choose
+from tui_chat.engine.version_result import version_result
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo, model_info
 from tui_chat.store.errors import Conflict
 from tui_chat.store.repository import Store
-from tui_chat.store.summaries import SummaryResult, SummaryStart
+from tui_chat.store.summaries import SummaryStart
 
 log = logging.getLogger(__name__)
 
 LEASE_SECONDS = 90.0
 BACKOFF_BASE_SECONDS = 5.0
-SUMMARIZER_CHUNK_TOKENS = 60_000
-"""Largest slice of history one summary call folds; longer spans are folded in chunks."""
 BACKLOG_STEP_MESSAGES = 5_000
 """Most messages one compaction reads and folds. A longer backlog (an import, a conversation
 never compacted) is folded one committed version per step: memory follows the step, not the
@@ -250,6 +244,7 @@ class CompactionWorker:
         if taken is not None:
             with contextlib.suppress(CompactionError):
                 resumed = await self._work(conversation, taken)
+        span: list[Message] | None = None  # the span, when read here to plan it
         if regenerate is not None:
             parent_id = regenerate.parent_id
             parent = await self.store.summaries.get(parent_id) if parent_id else None
@@ -274,6 +269,7 @@ class CompactionWorker:
                     return resumed
                 raise NothingToCompact("nothing to compact yet: too few complete turns")
             covers_to = raw[count - 1].id
+            span = raw[:count]
         try:
             row = await self.store.summaries.begin(
                 SummaryStart(
@@ -289,7 +285,7 @@ class CompactionWorker:
             )
         except Conflict as exc:
             raise CompactionError(str(exc)) from None
-        return await self._work(conversation, row)
+        return await self._work(conversation, row, span)
 
     async def planning_window(self, conversation_id: str, after: int) -> list[Message]:
         """The messages after ``after`` that the next version may fold.
@@ -303,51 +299,43 @@ class CompactionWorker:
         )
         return raw[:BACKLOG_STEP_MESSAGES]
 
-    async def _work(self, conversation: Conversation, row: Summary) -> Summary:
-        """Summarise the span a version row fixed, holding its lease."""
+    async def _work(
+        self, conversation: Conversation, row: Summary, span: Sequence[Message] | None = None
+    ) -> Summary:
+        """Summarise the span a version row fixed, holding its lease.
+
+        ``span``: the span's messages when the caller has just read them (they are read
+        otherwise).
+        """
         self.emit(CompactionStarted(conversation.id, row))
         renewer = asyncio.get_running_loop().create_task(self._renew(row.id))
         try:
             policy = self.policy_for(conversation)
             parent = await self.store.summaries.get(row.parent_id) if row.parent_id else None
             after = parent.covers_to_message_id if parent else 0
-            messages = await self.store.messages.history(
-                conversation.id, after_id=after, up_to_id=row.covers_to_message_id
-            )
+            messages = span
+            if messages is None:
+                messages = await self.store.messages.history(
+                    conversation.id, after_id=after, up_to_id=row.covers_to_message_id
+                )
             if not messages:
                 raise SummaryError("no messages in the span to summarise")
             pinned = frozenset(await self.store.anchors.pinned_ids(conversation.id))
             used_ratio = 0.0
-            if self.projected_tokens is not None:
+            # Only ``importance`` reads how full the window is: no request build otherwise.
+            if self.projected_tokens is not None and policy.importance:
                 projected, usable = await self.projected_tokens(conversation)
                 used_ratio = projected / usable if usable else 0.0
-            output = await self._summarize(
-                conversation, policy, parent, messages, row.instructions, pinned, used_ratio
+            chunks = chunk_turns(messages)
+            later, _ = await self.store.messages.stats(conversation.id, after_id=messages[-1].id)
+            output = await fold(
+                self.summarizer_for(conversation, policy, chunks, later),
+                FoldRequest(conversation.id, policy, parent, row.instructions, pinned, used_ratio),
+                chunks,
             )
             output = gate_summary(output, policy, self.counter)
-            source_texts = [message_body(m) for m in messages]
-            if parent is not None:
-                source_texts.insert(0, parent.text)
-            output = replace(output, text=attachment_note(output.text, messages))
-            kept, total = retention(source_texts, output.text)
-            source_tokens = sum(m.token_count for m in messages) + (
-                parent.summary_tokens if parent else 0
-            )
-            result = SummaryResult(
-                text=output.text,
-                segments=output.segments,
-                fields=output.fields,
-                covered_messages=len(messages) + (parent.covered_messages if parent else 0),
-                source_tokens=source_tokens,
-                summary_tokens=self.counter.count(output.text),
-                summarizer=output.summarizer,
-                identifiers_kept=kept,
-                identifiers_total=total,
-                call=call_cost(output, self.info_for),
-                compaction_block=output.compaction_block,
-                ledger=ledger.to_json(
-                    ledger.build(messages, ledger.from_json(parent.ledger) if parent else ())
-                ),
+            result = await asyncio.to_thread(
+                version_result, output, messages, parent, self.counter, self.info_for
             )
             done, activated = await self.store.summaries.complete(
                 row.id, result, owner=self.owner, activate_if_parent=True
@@ -412,88 +400,3 @@ class CompactionWorker:
 
         sent = self.sent.get(conversation.id)
         return choose(self.client, conversation, policy, chunks, sent, server, after)
-
-    async def _summarize(
-        self,
-        conversation: Conversation,
-        policy: Policy,
-        parent: Summary | None,
-        messages: Sequence[Message],
-        instructions: str | None,
-        pinned: frozenset[int],
-        used_ratio: float,
-    ) -> SummaryOutput:
-        """Fold ``messages`` into ``parent``, in whole-turn chunks the summarizer can take."""
-        chunks: list[list[Message]] = [[]]
-        chunk_tokens = 0
-        for turn in group_turns(messages):
-            tokens = sum(m.token_count for m in turn)
-            if chunks[-1] and chunk_tokens + tokens > SUMMARIZER_CHUNK_TOKENS:
-                chunks.append([])
-                chunk_tokens = 0
-            chunks[-1].extend(turn)
-            chunk_tokens += tokens
-        later, _ = await self.store.messages.stats(conversation.id, after_id=messages[-1].id)
-        summarizer = self.summarizer_for(conversation, policy, chunks, later)
-        previous = parent
-        output: SummaryOutput | None = None
-        usage: Usage | None = None
-        for chunk in chunks:
-            output = await summarizer.summarize(
-                SummaryInput(
-                    policy=policy,
-                    previous=previous,
-                    messages=chunk,
-                    instructions=instructions,
-                    pinned_ids=pinned,
-                    used_ratio=used_ratio,
-                )
-            )
-            if not output.text.strip():
-                raise SummaryError("the summarizer returned an empty summary")
-            usage = _sum_usage(usage, output.usage)
-            base = previous or _blank(conversation.id, policy)
-            previous = replace(
-                base,
-                text=output.text,
-                segments=list(output.segments),
-                fields=dict(output.fields),
-                covers_to_message_id=chunk[-1].id,
-                compaction_block=output.compaction_block,
-            )
-        assert output is not None
-        return replace(output, usage=usage)
-
-
-def _sum_usage(total: Usage | None, more: Usage | None) -> Usage | None:
-    """Usage of every chunk's calls together."""
-    if total is None or more is None:
-        return more if total is None else total
-    return Usage(
-        input_tokens=total.input_tokens + more.input_tokens,
-        output_tokens=total.output_tokens + more.output_tokens,
-        cache_creation_input_tokens=total.cache_creation_input_tokens
-        + more.cache_creation_input_tokens,
-        cache_read_input_tokens=total.cache_read_input_tokens + more.cache_read_input_tokens,
-    )
-
-
-def _blank(conversation_id: str, policy: Policy) -> Summary:
-    """A placeholder parent used between the chunks of one long compaction."""
-    return Summary(
-        id=0,
-        conversation_id=conversation_id,
-        version=0,
-        parent_id=None,
-        strategy=policy.strategy,
-        text="",
-        segments=[],
-        covers_to_message_id=0,
-        covered_messages=0,
-        source_tokens=0,
-        summary_tokens=0,
-        trigger="auto",
-        summarizer="",
-        status="completed",
-        created_at="",
-    )

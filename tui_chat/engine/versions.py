@@ -89,16 +89,39 @@ class SummaryVersions:
         Returns:
             Kept and total identifiers per kind, and those not kept.
         """
-        covered = await self.store.messages.texts(
-            conversation_id, up_to_id=summary.covers_to_message_id
-        )
         conversation = await self.store.conversations.get(conversation_id)
         policy = self.policy_for(conversation)
         usable = window_for(self.info_for(conversation.model), policy).usable
         entries = ledger.from_json(summary.ledger)
         budget = ledger_budget(policy, usable)
         sent, _ = ledger.render(entries, budget, self.counter, already=summary.text)
-        return ledger.retention(covered, f"{summary.text}\n{sent}")
+        kept_text = f"{summary.text}\n{sent}"
+        if await self._ledger_complete(conversation_id, summary):
+            return ledger.ledger_retention(entries, kept_text)
+        covered = await self.store.messages.texts(
+            conversation_id, up_to_id=summary.covers_to_message_id
+        )
+        return ledger.retention(covered, kept_text)
+
+    async def _ledger_complete(self, conversation_id: str, summary: Summary) -> bool:
+        """Whether a version's ledger holds every identifier of the messages it covers.
+
+        Every version's ledger is its parent's plus its own span (:func:`ledger.build`), so it
+        is complete unless a version of its chain has none: one made before ledgers existed
+        (or one whose messages hold no identifier at all, which the caller then reads whole).
+        """
+        versions = {s.id: s for s in await self.store.summaries.versions(conversation_id)}
+        node = summary
+        seen: set[int] = set()
+        while node.ledger and node.id not in seen:
+            seen.add(node.id)
+            if node.parent_id is None:
+                return True
+            parent = versions.get(node.parent_id)
+            if parent is None:
+                return False
+            node = parent
+        return False
 
     async def summaries(self, conversation_id: str) -> list[Summary]:
         """Every version, newest first."""
