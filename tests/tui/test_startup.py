@@ -1,12 +1,14 @@
-"""Start-up imports only what the first frame needs (issue 14): no timing, only ``sys.modules``.
+"""Start-up does only what the first frame needs (issue 14); checked without timing.
 
-Each check runs in a fresh interpreter, since this test process has imported everything. The
-screens the user opens later, the palette's commands, the CLI's subcommand handlers and the
-SDK load when first used; a top-level import of any of them fails here.
+Imports: each check runs in a fresh interpreter (this test process has imported everything)
+and reads ``sys.modules``. The screens the user opens later, the palette's commands, the CLI's
+subcommand handlers and the SDK load when first used; a top-level import of any of them fails
+here. The garbage collector: ``tui-chat`` starts with it off and the app turns it back on.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -14,6 +16,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests.tui.conftest import make_app
+from tests.tui.helpers import ready
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
 
@@ -109,3 +113,14 @@ async def test_a_started_app_has_loaded_no_later_module(
     )
     assert "tui_chat.engine.service" in loaded
     assert not loaded & NOT_AT_START, sorted(loaded & NOT_AT_START)
+
+
+async def test_the_app_turns_the_garbage_collector_back_on_once_drawn(service: ChatService) -> None:
+    gc.disable()  # as cli.main does before the TUI starts
+    try:
+        async with make_app(service).run_test(size=(120, 36)) as pilot:
+            await ready(pilot)
+            await pilot.pause()
+            assert gc.isenabled()
+    finally:
+        gc.enable()
