@@ -108,6 +108,29 @@ _PASSES: tuple[tuple[re.Pattern[str], Kind, bool, frozenset[str], re.Pattern[str
 )
 
 
+_MIGHT_HOLD = re.compile(
+    r"[0-9`\"“‘「『'/_(-]|(?i:www\.)|\.(?i:" + _EXTENSIONS.removesuffix(r"(?![\w-])") + r")"
+    r"|\w\.[A-Za-z_]|[a-z0-9][A-Z]"
+)
+"""Something every pass needs (its characters, or what its hint matches), without context."""
+
+
+def might_hold_identifiers(text: str) -> bool:
+    """False when neither ``text`` nor any part of it (a line, a sentence) holds an identifier.
+
+    Each pass of the scan needs a character or a short sequence of this pattern; the pattern
+    looks at no neighbours, so a text without it has no part with it either. True says
+    nothing: the text may still have none.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        Whether :func:`scan` of the text or of a part of it may find something.
+    """
+    return _MIGHT_HOLD.search(text) is not None
+
+
 def _scan(text: str) -> list[tuple[Kind, str]]:
     """Return ``(kind, identifier)`` pairs in priority order, each span used once.
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tui_chat.core.blocks import message_body, message_parts
-from tui_chat.core.identifiers import extract_identifiers
-from tui_chat.core.summarize.fields import DECISION, split_fields
+from tui_chat.core.identifiers import extract_identifiers, might_hold_identifiers
+from tui_chat.core.summarize.fields import DECISION, DECISION_STEMS, split_fields
 from tui_chat.core.summarize.output import check_request, finish
 from tui_chat.core.summarize.segments import (
     new_segment,
@@ -20,8 +20,8 @@ from tui_chat.core.summarize.segments import (
     rollup_target,
     segments_text,
 )
-from tui_chat.core.summarize.targets import running_tokens, segment_target, targets_for
-from tui_chat.core.summarize.text import sentences, trim
+from tui_chat.core.summarize.targets import running_tokens_of, segment_target, targets_for
+from tui_chat.core.summarize.text import fewest_tokens, sentences, trim
 from tui_chat.core.summarize.types import SummaryInput, SummaryOutput
 from tui_chat.core.tokens import get_counter
 
@@ -46,6 +46,12 @@ _PREFERENCE = re.compile(
     r"must(?:n't| not)?)\b|선호|항상|절대|하지 ?마|말아|반드시|꼭 ",
     re.IGNORECASE,
 )
+
+_PREFERENCE_STEMS = re.compile(
+    r"prefer|alway|never|don't|do not|plea|make|mu|선호|항상|절대|하지|말아|반드시|꼭 "
+)
+"""A piece of every :data:`_PREFERENCE` alternative, as :data:`DECISION_STEMS` is for
+:data:`DECISION` (looked for in the text's ``lower()``)."""
 
 _STOPWORDS = frozenset(
     {
@@ -98,15 +104,22 @@ def _sentence(
     pinned: bool,
     terms: set[str],
     bonus: float,
+    plain: bool = False,
 ) -> _Sentence:
+    """One candidate; ``plain``: the text it was cut from holds nothing an identifier needs
+    (:func:`might_hold_identifiers`), so the sentence has none unless trimming changed it."""
+    whole = len(text) <= SENTENCE_MAX_CHARS  # trim gives it back unchanged (it is stripped)
     text = trim(text, SENTENCE_MAX_CHARS)
-    ids = frozenset(i.casefold() for i in extract_identifiers(text))
+    if plain and whole:
+        ids: frozenset[str] = frozenset()
+    else:
+        ids = frozenset(i.casefold() for i in extract_identifiers(text))
     folded = text.casefold()
     matched = bool(terms) and any(term in folded for term in terms)
     keyword_only = False
     if pinned:
         weight = WEIGHT_PINNED
-    elif DECISION.search(text) or _PREFERENCE.search(text):
+    elif _states_a_decision(text):
         weight = WEIGHT_DECISION
     elif source == "summary":
         weight = WEIGHT_PREVIOUS
@@ -123,11 +136,20 @@ def _sentence(
     return _Sentence(position, source, text, weight, bonus, ids, keyword_only)
 
 
+def _states_a_decision(text: str) -> bool:
+    """A decision or a stated preference (the two patterns run only where their stems are)."""
+    lowered = text.lower()
+    if DECISION_STEMS.search(lowered) and DECISION.search(text):
+        return True
+    return bool(_PREFERENCE_STEMS.search(lowered) and _PREFERENCE.search(text))
+
+
 def _candidates(request: SummaryInput, previous_text: str) -> list[_Sentence]:
     terms = _instruction_terms(request.instructions)
-    # (source, text, block kind, pinned, opening request)
-    raw: list[tuple[Source, str, str, bool, bool]] = [
-        ("summary", s, "text", False, False) for s in sentences(previous_text)
+    # (source, text, block kind, pinned, opening request, its block holds no identifier)
+    plain = not might_hold_identifiers(previous_text)
+    raw: list[tuple[Source, str, str, bool, bool, bool]] = [
+        ("summary", s, "text", False, False, plain) for s in sentences(previous_text)
     ]
     first_user = True
     for message in request.messages:
@@ -135,7 +157,8 @@ def _candidates(request: SummaryInput, previous_text: str) -> list[_Sentence]:
         for kind, text in message_parts(message):
             source: Source = "tool" if kind in ("tool_use", "tool_result") else message.role
             opening = first_user and source == "user"
-            raw.extend((source, s, kind, pinned, opening) for s in sentences(text))
+            plain = not might_hold_identifiers(text)
+            raw.extend((source, s, kind, pinned, opening, plain) for s in sentences(text))
             if opening:
                 first_user = False
     last = max(1, len(raw) - 1)
@@ -149,8 +172,9 @@ def _candidates(request: SummaryInput, previous_text: str) -> list[_Sentence]:
             terms=terms,
             # the opening request states the task: keep it (instructions drift away otherwise)
             bonus=0.1 * index / last + (0.15 if opening else 0.0),
+            plain=plain,
         )
-        for index, (source, text, kind, pinned, opening) in enumerate(raw)
+        for index, (source, text, kind, pinned, opening, plain) in enumerate(raw)
     ]
 
 
@@ -200,9 +224,11 @@ def _select(candidates: Sequence[_Sentence], max_chars: int | None, max_tokens: 
         if not chosen:
             line = _fit(sentence, max_chars, max_tokens)
         cost = len(line) + (1 if chosen else 0)
-        weight = counter.count(line) + 1
         if max_chars is not None and chars + cost > max_chars:
             continue
+        if max_tokens is not None and tokens + fewest_tokens(line) + 1 > max_tokens:
+            continue  # too long whatever its exact count: not encoded (most of a long span)
+        weight = counter.count(line) + 1
         if max_tokens is not None and tokens + weight > max_tokens:
             continue
         seen.add(key)
@@ -260,7 +286,7 @@ class ExtractiveSummarizer:
             previous = split_fields(request.previous.text) if request.previous is not None else ""
             candidates = _candidates(request, previous)
             source = previous + "\n" + "\n".join(message_body(m) for m in request.messages)
-            budget = running_tokens(targets, get_counter().count(source))
+            budget = running_tokens_of(targets, source)
             text = _select(candidates, targets.max_chars, budget)
             return finish(request, text, (), self.name, None)
 

@@ -36,6 +36,15 @@ DECISION = re.compile(
 )
 """A sentence that states a decision (English or Korean)."""
 
+DECISION_STEMS = re.compile(
+    r"dec|agreed|we'll|we w|let'|ng w|cho|ettled|opted|tead of|tch"
+    r"|결정|하기로|기로 했|채택|확정|합의|선택했"
+)
+"""A piece of every :data:`DECISION` alternative, to look for in the text's ``lower()``: no
+match there, no decision. The pieces hold no ``i`` or ``s``, the two letters that a
+case-insensitive pattern also matches to a character (``ı``, ``ſ``) that ``lower()`` leaves
+as it is; for any other letter the characters the pattern takes lower to that letter."""
+
 
 def _short(text: str, limit: int = FIELD_ITEM_CHARS) -> str:
     return trim(" ".join(text.split()), limit)

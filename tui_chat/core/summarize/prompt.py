@@ -14,10 +14,9 @@ from tui_chat.core.summarize.segments import (
     turn_range,
     turns_label,
 )
-from tui_chat.core.summarize.targets import Targets, running_tokens, segment_target, targets_for
+from tui_chat.core.summarize.targets import Targets, running_tokens_of, segment_target, targets_for
 from tui_chat.core.summarize.text import cut
 from tui_chat.core.summarize.types import SummaryError, SummaryInput
-from tui_chat.core.tokens import get_counter
 
 MARKER = "tui-chat summarizer"
 """Literal text in every summary system prompt (servers and tests route on it)."""
@@ -80,7 +79,7 @@ def length_line(request: SummaryInput, targets: Targets) -> str:
     source = "\n".join(message_body(m) for m in request.messages)
     if request.previous is not None:
         source = request.previous.text + "\n" + source
-    tokens = running_tokens(targets, get_counter().count(source))
+    tokens = running_tokens_of(targets, source)
     words = max(20, int(tokens * 0.75))
     parts = [
         f"at most {tokens:,} tokens (about {words:,} words; compression rate {targets.rate:g})"

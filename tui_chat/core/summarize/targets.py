@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from tui_chat.core.blocks import message_body
 from tui_chat.core.models import Message
 from tui_chat.core.summarize.fields import split_fields
-from tui_chat.core.summarize.text import is_mostly_korean
+from tui_chat.core.summarize.text import fewest_tokens, is_mostly_korean
 from tui_chat.core.summarize.types import SummaryInput
 from tui_chat.core.tokens import get_counter
 from tui_chat.core.triggers import compaction_level
@@ -83,6 +83,30 @@ def running_tokens(targets: Targets, source_tokens: int) -> int:
     scaled = math.ceil(targets.max_tokens * min(1.0, targets.rate / MAX_RATE))
     wanted = math.ceil(source_tokens * targets.rate)
     return min(targets.max_tokens, max(64, min(wanted, scaled)))
+
+
+_LONGEST = 2**53
+"""A source longer than any real one: where :func:`running_tokens` stops growing."""
+
+
+def running_tokens_of(targets: Targets, source: str) -> int:
+    """:func:`running_tokens` of a source text, encoding it only when its length matters.
+
+    The target grows with the source up to a cap; a source whose :func:`fewest_tokens` floor
+    already reaches the cap has that target whatever its exact count (a long span's chunk
+    always does), so only a short source is encoded.
+
+    Args:
+        targets: The version's targets.
+        source: The previous summary and the new messages, as one text.
+
+    Returns:
+        The token target.
+    """
+    at_least = running_tokens(targets, fewest_tokens(source))
+    if at_least == running_tokens(targets, _LONGEST):
+        return at_least
+    return running_tokens(targets, get_counter().count(source))
 
 
 def chars_for_tokens(text: str, tokens: int) -> int:

@@ -56,6 +56,33 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+_NOT_TOKENIZER_SPACE = re.compile(r"[\x1c-\x1f]")
+"""Characters ``str.split`` takes for whitespace and Unicode's ``White_Space`` does not."""
+
+
+def fewest_tokens(text: str) -> int:
+    """A floor on the ``cl100k_base`` token count of ``text``, without encoding it.
+
+    The encoding cuts text into pieces before it merges bytes into tokens, and each piece
+    gives at least one token. Its pieces are a run of letters (with one leading character
+    that is not a letter, digit or line break), one to three digits, a run of punctuation
+    (with one leading space and trailing line breaks), a contraction, or whitespace only: the
+    characters of a piece that are not whitespace are next to each other, so two words (runs
+    of non-whitespace) never share a piece, and there are at least as many tokens as words.
+    ``str.split`` separates words at Unicode whitespace, as the encoding's ``\\s`` does, and
+    also at ``\\x1c``-``\\x1f``; a text holding one of those gets the floor of 0.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        A number of tokens the text has at least.
+    """
+    if _NOT_TOKENIZER_SPACE.search(text):
+        return 0
+    return len(text.split())
+
+
 def trim(text: str, limit: int) -> str:
     """Cut text to at most ``limit`` characters, at a sentence end or a space when possible.
 
