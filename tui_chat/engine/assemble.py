@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 
 from tui_chat.core import ledger
 from tui_chat.core.models import ContentBlock, Conversation, Message, Summary
@@ -25,6 +26,7 @@ from tui_chat.core.request.recall import (
     rank_passages,
 )
 from tui_chat.core.request.render import message_text
+from tui_chat.core.request.timeline import Timeline
 from tui_chat.core.tokens import (
     CALIBRATION_MAX,
     CALIBRATION_MIN,
@@ -33,6 +35,7 @@ from tui_chat.core.tokens import (
 )
 from tui_chat.core.turns import starts_turn
 from tui_chat.core.unanswered import left_out_note, unanswered_prompts, without_unanswered
+from tui_chat.engine.tail import TailCache
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store import fts
 from tui_chat.store.repository import Store
@@ -88,16 +91,59 @@ def _cut_size(policy: Policy) -> int | None:
     return None if limit is None else limit + MESSAGE_OVERHEAD_TOKENS
 
 
+_UNFINISHED = ("error", "incomplete", "streaming")
+_STATUS = attrgetter("status")
+
+
+def _positions(values: list[str], value: str) -> Iterator[int]:
+    """Where ``value`` occurs in ``values`` (found by ``list.index``, not a Python loop)."""
+    at = -1
+    while True:
+        try:
+            at = values.index(value, at + 1)
+        except ValueError:
+            return
+        yield at
+
+
 def supersede_failed(messages: Sequence[Message]) -> list[Message]:
-    """Leave out failed or cut-off replies that a later reply of the same turn replaced."""
-    out: list[Message] = []
-    for index, message in enumerate(messages):
-        if message.role == "assistant" and message.status in ("error", "incomplete", "streaming"):
-            later = messages[index + 1 :]
-            if any(m.role == "assistant" and m.turn == message.turn for m in later):
-                continue
-        out.append(message)
+    """Leave out failed or cut-off replies that a later reply of the same turn replaced.
+
+    Turn numbers never decrease along a conversation (the store numbers them so), so the
+    replies of a turn follow each other and the search for a later one stops at the next turn.
+    """
+    statuses = list(map(_STATUS, messages))
+    replaced: list[int] = []
+    for index in sorted(i for status in _UNFINISHED for i in _positions(statuses, status)):
+        message = messages[index]
+        if message.role != "assistant":
+            continue
+        for later in range(index + 1, len(messages)):
+            if messages[later].turn != message.turn:
+                break
+            if messages[later].role == "assistant":
+                replaced.append(index)
+                break
+    out = list(messages)
+    for index in reversed(replaced):
+        del out[index]
     return out
+
+
+def _answered_only(
+    tail: list[Message], keep_last: bool, timeline: Timeline | None
+) -> tuple[list[Message], list[Message]]:
+    """The prompts left out as unanswered, and ``tail`` without their turns (see
+    :mod:`~tui_chat.core.unanswered`); with a kept ``timeline``, from its turn facts."""
+    if timeline is None:
+        left_out = unanswered_prompts(tail, keep_last=keep_last)
+        return left_out, without_unanswered(tail, keep_last=keep_last)
+    timeline.align(tail)
+    spans = timeline.unanswered(keep_last=keep_last)
+    raw = list(tail)
+    for start, end in reversed(spans):
+        del raw[start:end]
+    return [tail[start] for start, _ in spans], raw
 
 
 RECALL_MESSAGES = 128
@@ -157,6 +203,7 @@ async def assemble(
     summary: Summary | None,
     calibration: float = 1.0,
     new_files: Sequence[ContentBlock] = (),
+    cache: TailCache | None = None,
 ) -> BuiltRequest:
     """Build the exact next request for ``conversation``.
 
@@ -171,20 +218,24 @@ async def assemble(
             build their request).
         summary: The active completed summary, if any.
         calibration: Real/estimated input ratio for the model.
+        new_files: Files attached to ``new_text`` (references, sent before the text).
+        cache: Tails and timelines kept between builds (``None``: everything is read and
+            prepared for this build). The request is the same either way.
     """
     window = window_for(info, policy)
     coverage = summary.covers_to_message_id if summary else 0
-    tail = supersede_failed(
-        await store.messages.raw_tail(
-            conversation.id,
-            coverage,
-            budget=tail_budget(window, calibration),
-            cap=_cut_size(policy),
-        )
-    )
+    budget = tail_budget(window, calibration)
+    cap = _cut_size(policy)
+    timeline: Timeline | None = None
+    tail_timeline: Timeline | None = None
+    if cache is None:
+        read = await store.messages.raw_tail(conversation.id, coverage, budget=budget, cap=cap)
+    else:
+        read = await cache.raw_tail(store, conversation.id, coverage, budget, cap)
+        tail_timeline, timeline = cache.timelines(conversation.id)
+    tail = supersede_failed(read)
     # Prompts whose reply failed before any text are left out, and said so (core/unanswered).
-    left_out = unanswered_prompts(tail, keep_last=new_text is None)
-    raw = without_unanswered(tail, keep_last=new_text is None)
+    left_out, raw = _answered_only(tail, new_text is None, tail_timeline)
     new_message: list[ContentBlock] | None = None
     query = new_text
     if new_text is not None:
@@ -220,6 +271,7 @@ async def assemble(
             counter=counter,
             calibration=calibration,
             ledger=ledger.from_json(summary.ledger) if summary is not None else (),
+            timeline=timeline,
         )
     )
     if (note := left_out_note(left_out)) is None:

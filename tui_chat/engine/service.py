@@ -332,6 +332,8 @@ class ChatService(SummaryVersions):
         # Cleaned as a sent message is stored (no NUL, no lone surrogate): the exact request.
         text = None if draft is None else clean_text(draft)
         built = await self.session.build(conversation, text, attachments if text else ())
+        if not built.attachments:
+            return built  # nothing to expand (the scan of every block is skipped)
         # Attached files as they are sent (base64), not as the references stored.
         return replace(built, request=await expand_request(self.store, built.request, attachments))
 

@@ -34,6 +34,7 @@ from tui_chat.engine.events import (
     UserMessageSaved,
 )
 from tui_chat.engine.send_lock import SendLock
+from tui_chat.engine.tail import TailCache
 from tui_chat.llm.client import ClaudeClient, StreamResult
 from tui_chat.llm.errors import ChatError
 from tui_chat.llm.models import ModelInfo
@@ -113,6 +114,7 @@ class ChatSession:
         self.calibration_for = calibration_for
         self.on_sent = on_sent
         self.send_lock = SendLock(store.send_leases)
+        self.tails = TailCache()  # what request builds reuse (engine/tail.py)
 
     async def build(
         self,
@@ -144,6 +146,7 @@ class ChatSession:
             summary=summary,
             calibration=await self.calibration_for(conversation.model),
             new_files=[a.ref() for a in attachments],
+            cache=self.tails,
         )
 
     async def send(
@@ -257,7 +260,9 @@ class ChatSession:
 
         try:
             try:
-                request = await expand_request(self.store, built.request)
+                request = built.request
+                if built.attachments:
+                    request = await expand_request(self.store, built.request)
             except AttachmentError as exc:
                 problem = ChatError("too_large", str(exc), "fork before that file or remove it")
                 result = StreamResult(content=[], text="", error=problem)

@@ -31,16 +31,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Any
 
 from tui_chat.core import ledger
-from tui_chat.core.models import Message
+from tui_chat.core.attachments import is_ref
 from tui_chat.core.payback import break_even
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget
 from tui_chat.core.request.clip import fit_text
 from tui_chat.core.request.compose import EPHEMERAL, Candidate, Composer, MemoryTexts
-from tui_chat.core.request.pieces import new_piece, prepare_all
+from tui_chat.core.request.pieces import new_piece
 from tui_chat.core.request.render import (
     MEMORY_PREAMBLE,
     PARAGRAPH,
@@ -48,10 +49,11 @@ from tui_chat.core.request.render import (
     summary_section,
     summary_section_header,
 )
+from tui_chat.core.request.runs import Composed, Unit, compose_run
 from tui_chat.core.request.selection import Selector, recall_text
-from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs
+from tui_chat.core.request.timeline import Timeline
+from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs, Piece
 from tui_chat.core.tokens import MESSAGE_OVERHEAD_TOKENS, calibrate
-from tui_chat.core.turns import group_turns
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,20 @@ class _Shed:
     summary: bool = True
 
 
+class _Kept:
+    """The ids of the raw messages kept from ``start`` on, made a set only when asked."""
+
+    def __init__(self, ids: list[int], start: int) -> None:
+        self.ids = ids
+        self.start = start
+        self.found: set[int] | None = None
+
+    def __contains__(self, value: object) -> bool:
+        if self.found is None:
+            self.found = set(self.ids[self.start :])
+        return value in self.found
+
+
 FILL_RESERVE = 16
 """Tokens a filling recall leaves free: joins and message overheads it does not count."""
 
@@ -78,14 +94,15 @@ class _Builder:
         self.policy = inputs.policy
         self.counter = inputs.counter
         self.usable = max(0, inputs.context_window - inputs.max_output)
-        self.turns = group_turns(inputs.raw_messages)
-        pinned = {message.id for _, message in inputs.anchors}
-        self.pieces = prepare_all(
-            inputs.raw_messages, self.counter, self.policy.message_char_limit, pinned
-        )
+        # Without a timeline kept between builds, one for this build (nothing reused).
+        self.timeline = inputs.timeline if inputs.timeline is not None else Timeline()
+        pinned = frozenset(message.id for _, message in inputs.anchors)
+        key = (self.counter, self.policy.message_char_limit, pinned)
+        self.timeline.align(inputs.raw_messages, key)
+        self.turn_count = self.timeline.turn_count()
         fresh = new_piece(inputs.new_message, self.counter)
         # Without a new message the last turn is what is sent: it is never dropped.
-        self.max_drop = max(0, len(self.turns) - (0 if fresh is not None else 1))
+        self.max_drop = max(0, self.turn_count - (0 if fresh is not None else 1))
         self.selector = Selector(self.policy, self.counter, inputs.anchors, inputs.recalled)
         self.composer = Composer(inputs.system_prompt, fresh, self.counter)
         self.system_tokens = self.counter.count(inputs.system_prompt.strip())
@@ -116,7 +133,7 @@ class _Builder:
             cached = self.counts[text] = self.counter.count(text)
         return cached
 
-    def _recall_limit(self, kept: list[Message], texts: tuple[str, str, str]) -> int:
+    def _recall_limit(self, start: int, texts: tuple[str, str, str]) -> int:
         """The recall budget: the policy's, or with ``recall_fill`` the room the other parts
         leave of the usable window (up to ``recall_max_tokens``), whichever is larger."""
         policy = self.policy
@@ -125,7 +142,7 @@ class _Builder:
             return limit
         count = self._count
         others = self.system_tokens + count(MEMORY_PREAMBLE) + sum(count(t) for t in texts)
-        others += sum(self.pieces[m.id].tokens for m in kept if m.id in self.pieces)
+        others += self.timeline.span_tokens(start, len(self.timeline))
         others += self.composer.new_piece.tokens if self.composer.new_piece is not None else 0
         room = int(self.usable / max(1.0, self.inputs.calibration)) - others - FILL_RESERVE
         return max(limit, min(policy.recall_max_tokens, room))
@@ -133,19 +150,22 @@ class _Builder:
     def compose(self, shed: _Shed) -> Candidate:
         """The request with what ``shed`` says left out."""
         count = self.counter.count
-        kept_messages = [m for turn in self.turns[shed.turns :] for m in turn]
-        kept_ids = {m.id for m in kept_messages}
+        timeline = self.timeline
+        start = timeline.turn_start(shed.turns)
+        kept_ids = _Kept(timeline.ids, start)
         anchors, over_budget = self.selector.memory_anchors(kept_ids)
         if shed.anchors is not None:
             anchors = anchors[: shed.anchors]
         summary_text = self.summary_text if shed.summary else ""
         ledger_text = self.ledger_text if shed.summary and shed.ledger else ""
         anchors_text = anchors_section([entry.text for entry in anchors])
-        limit = self._recall_limit(kept_messages, (summary_text, ledger_text, anchors_text))
+        limit = self._recall_limit(start, (summary_text, ledger_text, anchors_text))
         if shed.recall is not None:
             limit = min(limit, shed.recall)
-        excluded = kept_ids | {entry.message.id for entry in anchors}
-        recall = self.selector.recall(excluded, limit, summary_text)
+        recall = []
+        if self.inputs.recalled:
+            excluded = set(timeline.ids[start:]) | {entry.message.id for entry in anchors}
+            recall = self.selector.recall(excluded, limit, summary_text)
         texts = MemoryTexts(
             summary=PARAGRAPH.join(t for t in (summary_text, ledger_text) if t),
             anchors=anchors_text,
@@ -161,16 +181,15 @@ class _Builder:
             sections["anchors"] = count(texts.anchors) + (0 if texts.summary else preamble)
         if texts.recall:
             sections["recall"] = count(texts.recall)
-        pieces = [self.pieces[m.id] for m in kept_messages if m.id in self.pieces]
         candidate = Candidate(
             sections=sections,
             anchor_ids=[entry.message.id for entry in anchors],
             recalled_ids=list(dict.fromkeys(entry.message.id for entry in recall)),
             over_budget_anchors=over_budget,
-            cut_messages=sum(1 for piece in pieces if piece.cut),
+            cut_messages=timeline.span_cuts(start, len(timeline)),
         )
         candidate = self.composer.compose(
-            candidate, pieces, texts, single=self.policy.single_user_message
+            candidate, self._units(start), texts, single=self.policy.single_user_message
         )
         if ledger_text:
             # The ledger travels with the summary in the memory block but has its own budget.
@@ -180,13 +199,37 @@ class _Builder:
         candidate.recall_tokens = candidate.sections["recall"]
         return candidate
 
+    def holds_refs(self, shed: _Shed) -> bool:
+        """Whether the request may carry attachment references (the kept raw messages or
+        the new message hold one)."""
+        timeline = self.timeline
+        start = timeline.turn_start(shed.turns)
+        fresh = self.composer.new_piece
+        return bool(timeline.span_refs(start, len(timeline))) or (
+            fresh is not None and any(is_ref(block) for block in fresh.content)
+        )
+
     def fits(self, tokens: int) -> bool:
         """Whether ``tokens`` (and their calibrated count) fit the usable window."""
         calibrated = calibrate(tokens, self.inputs.calibration)
         return max(tokens, calibrated) <= self.usable
 
-    def _turn_tokens(self, index: int) -> int:
-        return sum(self.pieces[m.id].tokens for m in self.turns[index] if m.id in self.pieces)
+    def _units(self, start: int) -> list[Unit]:
+        """The kept raw messages from ``start``: runs kept by the timeline between its grid
+        lines (laid out once, reused by later builds) and fresh pieces before and after."""
+        timeline = self.timeline
+        end = len(timeline)
+        bounds = timeline.run_bounds(start) if not self.policy.single_user_message else []
+        if not bounds:
+            return [timeline.span_pieces(start, end)]
+        units: list[Unit] = [timeline.span_pieces(start, bounds[0])]
+        for first, last in pairwise(bounds):
+            units.append(timeline.run(first, last, self._compose_run))
+        units.append(timeline.span_pieces(bounds[-1], end))
+        return units
+
+    def _compose_run(self, pieces: list[Piece]) -> Composed:
+        return compose_run(pieces, self.counter)
 
     def build(self) -> tuple[Candidate, _Shed]:
         """Give way in :data:`~.budget.GIVE_WAY` order until the request fits."""
@@ -201,11 +244,8 @@ class _Builder:
             elif shed.ledger and shed.summary and self.ledger_text:
                 shed = replace(shed, ledger=False)
             elif shed.turns < self.max_drop:
-                turns = shed.turns
-                freed = 0
-                while turns < self.max_drop and (freed < excess or turns == shed.turns):
-                    freed += self._turn_tokens(turns)
-                    turns += 1
+                # The fewest oldest turns (one at least) whose tokens cover the excess.
+                turns = self.timeline.first_turn_reaching(shed.turns, self.max_drop, excess)
                 shed = replace(shed, turns=turns)
             elif candidate.recalled_ids:
                 shed = replace(shed, recall=max(0, recall - excess))
@@ -248,7 +288,7 @@ def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) 
     if not shed.ledger:
         notes.append("the identifier ledger was left out to fit the usable window")
     if shed.turns:
-        count = sum(len(turn) for turn in builder.turns[: shed.turns])
+        count = builder.timeline.turn_start(shed.turns)
         notes.append(
             f"{shed.turns} oldest turn(s) ({count} messages) left out to fit the usable window "
             f"of {builder.usable} tokens; compact the conversation to keep them in a summary"
@@ -328,7 +368,7 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
         budgets=budgets(inputs.policy, builder.usable),
         elastic=max(0, candidate.sections["recall"] - inputs.policy.recall_budget_tokens),
     )
-    dropped = [m.id for turn in builder.turns[: shed.turns] for m in turn]
+    dropped = builder.timeline.ids[: builder.timeline.turn_start(shed.turns)]
     return BuiltRequest(
         request=request,
         breakdown=breakdown,
@@ -337,6 +377,7 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
         recalled_ids=tuple(candidate.recalled_ids),
         dropped_message_ids=tuple(dropped),
         fits=fits,
+        attachments=builder.holds_refs(shed),
     )
 
 

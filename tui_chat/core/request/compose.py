@@ -13,12 +13,14 @@ Single-message layout (``single_user_message``): one user message with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tui_chat.core.blocks import content_text
 from tui_chat.core.models import ContentBlock
 from tui_chat.core.request.render import PARAGRAPH, SINGLE_CONTEXT_HEADER, memory_block
+from tui_chat.core.request.runs import Composed, Unit, joined, pieces_of
 from tui_chat.core.request.types import Piece, Section
 from tui_chat.core.request.wellformed import (
     group_roles,
@@ -98,13 +100,14 @@ class Composer:
         self.counter = counter
 
     def compose(
-        self, candidate: Candidate, pieces: list[Piece], texts: MemoryTexts, single: bool
+        self, candidate: Candidate, units: Sequence[Unit], texts: MemoryTexts, single: bool
     ) -> Candidate:
         """Fill ``candidate``'s system, messages and sent ids with one of the layouts.
 
         Args:
             candidate: A fresh candidate, with its memory sections counted.
-            pieces: The raw messages kept, in order.
+            units: The raw messages kept, in order: runs laid out already (reused from
+                earlier builds, see :mod:`.runs`) or pieces to lay out.
             texts: The memory texts kept.
             single: Use seed 000's single-message layout.
 
@@ -112,9 +115,9 @@ class Composer:
             ``candidate``, laid out.
         """
         if single:
-            self._single(candidate, pieces, texts)
+            self._single(candidate, [p for unit in units for p in pieces_of(unit)], texts)
         else:
-            self._messages(candidate, pieces, texts)
+            self._messages(candidate, units, texts)
         if texts.block is not None:
             # Exactly as received, first in messages, in the assistant message the API
             # returned it in (Claude's "Compaction on demand"): it stands for the prefix.
@@ -135,19 +138,39 @@ class Composer:
             blocks.append({"type": "text", "text": recall_text})
         return blocks
 
-    def _messages(self, candidate: Candidate, pieces: list[Piece], texts: MemoryTexts) -> None:
+    def _messages(self, candidate: Candidate, units: Sequence[Unit], texts: MemoryTexts) -> None:
         memory = memory_block(texts.summary, texts.anchors)
         candidate.system = self._system_blocks(memory)
-        all_pieces = [*pieces, self.new_piece] if self.new_piece is not None else list(pieces)
-        groups = pair_tools(group_roles(open_with_user(all_pieces, self.counter)), self.counter)
-        if self.new_piece is None:
-            trim_final_assistant(groups, self.counter)
-        for group in groups:
-            for piece in group:
-                candidate.sections[piece.section] += piece.tokens
-                if piece.source is not None:
-                    candidate.sent_ids.append(piece.source.id)
-            candidate.messages.append({"role": group[0].role, "content": message_content(group)})
+        new = [self.new_piece] if self.new_piece is not None else []
+        laid = joined([*units, new])
+        if self.new_piece is None and laid and isinstance(laid[-1], Composed):
+            laid[-1] = list(laid[-1].pieces)  # the last reply is trimmed below
+        for index, unit in enumerate(laid):
+            if isinstance(unit, Composed):
+                candidate.sections["recent"] += unit.tokens
+                candidate.sent_ids.extend(unit.sent_ids)
+                candidate.messages.extend(unit.messages)
+                continue
+            pieces = open_with_user(list(unit), self.counter) if index == 0 else unit
+            groups = pair_tools(group_roles(pieces), self.counter)
+            if self.new_piece is None and index == len(laid) - 1:
+                trim_final_assistant(groups, self.counter)
+                if not groups and index > 0:
+                    # Trimming emptied the last run: the run before it ends the request.
+                    merged = [p for part in laid for p in pieces_of(part)]
+                    candidate.sections["recent"] = 0
+                    candidate.sent_ids.clear()
+                    candidate.messages.clear()
+                    self._messages(candidate, [merged], texts)
+                    return
+            for group in groups:
+                for piece in group:
+                    candidate.sections[piece.section] += piece.tokens
+                    if piece.source is not None:
+                        candidate.sent_ids.append(piece.source.id)
+                candidate.messages.append(
+                    {"role": group[0].role, "content": message_content(group)}
+                )
         if not texts.recall:
             return
         last = candidate.messages[-1] if candidate.messages else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from tui_chat.core.models import Anchor, Message
@@ -94,7 +94,7 @@ class Selector:
             self._entries[message.id] = entry
         return entry
 
-    def memory_anchors(self, kept_ids: set[int]) -> tuple[list[Entry], int]:
+    def memory_anchors(self, kept_ids: Container[int]) -> tuple[list[Entry], int]:
         """Pins older than the raw window, oldest first, within the anchor budget.
 
         Args:

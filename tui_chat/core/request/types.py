@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui_chat.core.ledger import Entry as LedgerEntry
 from tui_chat.core.models import Anchor, ContentBlock, Message, Role, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.recall import Passage
 from tui_chat.core.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from tui_chat.core.request.timeline import Timeline
 
 SECTIONS: tuple[str, ...] = (
     "system",
@@ -57,6 +60,9 @@ class ContextInputs:
     """Real / estimated input ratio for the model (see ``tokens.update_calibration``)."""
     ledger: Sequence[LedgerEntry] = ()
     """The active version's identifier ledger (sent within the ledger budget)."""
+    timeline: Timeline | None = None
+    """The conversation's :class:`~.timeline.Timeline` kept between builds: what was prepared
+    for the same messages is reused (``None``: everything is prepared for this build)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,9 @@ class BuiltRequest:
     """Raw messages left out because the request would not fit the window."""
     fits: bool
     """False only when even the system prompt and the new message exceed the usable window."""
+    attachments: bool = True
+    """Whether ``request`` may hold attachment references to expand before sending (False
+    only when none of its messages holds one)."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,352 @@
+"""A message list kept between request builds, so each build only prepares what is new.
+
+A conversation's raw tail changes little from one build to the next: new messages at its end,
+the oldest ones leaving (or a few earlier ones coming back) at its front, and now and then a
+reply that was still streaming replaced. :class:`Timeline` holds the last list it was given,
+with what the builder derives from each message (turn starts, the prompts left unanswered, the
+prepared :class:`~.types.Piece` and running token sums), at *absolute* positions that stay put
+while the list's front moves. :meth:`Timeline.align` finds the old list inside the new one by
+object identity (a stored message is a frozen object: the same object is the same message) and
+prepares only the messages that are new or changed.
+
+Rules that keep a reused fact right:
+
+- a fact is kept only for a message that is the very same object at the same place;
+- a message's piece also depends on the message after it (a failed reply followed by another
+  reply is not sent), so the last message before a change is prepared again;
+- pieces depend on the counter, the character limit and which messages are pinned: when any of
+  them changes, everything is prepared again;
+- a composed run of messages (:mod:`.runs`) is dropped as soon as any message in it changes.
+
+Pure: no I/O; the engine keeps one timeline per conversation and passes it in.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from operator import attrgetter, is_
+from typing import Any
+
+from tui_chat.core.attachments import is_ref
+from tui_chat.core.models import Message
+from tui_chat.core.request.pieces import prepare
+from tui_chat.core.request.types import Piece
+from tui_chat.core.tokens import TokenCounter
+from tui_chat.core.turns import starts_turn
+
+_ID = attrgetter("id")
+_UNFINISHED = ("error", "incomplete", "streaming")
+
+PieceKey = tuple[TokenCounter, int | None, frozenset[int]]
+"""What a message's piece depends on besides the message: counter, character limit, pins."""
+
+
+def _answers(message: Message) -> bool:
+    """An assistant message with content: its turn is answered (see :mod:`~.unanswered`)."""
+    return message.role == "assistant" and bool(message.content)
+
+
+def _superseded(message: Message, following: Message | None) -> bool:
+    """A failed or cut-off reply directly followed by another reply (see :func:`.superseded`)."""
+    return (
+        following is not None
+        and message.role == "assistant"
+        and following.role == "assistant"
+        and message.status in _UNFINISHED
+    )
+
+
+class Timeline:
+    """One conversation's message list and what is derived from each message.
+
+    Args:
+        grid: Messages per composed run (0: runs are not kept, every build composes anew).
+    """
+
+    def __init__(self, grid: int = 0) -> None:
+        self.grid = grid
+        self.messages: list[Message] = []
+        """The list last aligned to."""
+        self.ids: list[int] = []
+        self.origin = 0
+        """Absolute position of ``messages[0]``."""
+        self.starts: list[int] = []
+        """Absolute positions of the messages that open a turn (:func:`starts_turn`)."""
+        self.marks: list[int] = [0]
+        """Running count of answering messages, before each position (one more entry)."""
+        self.silent: list[int] = []
+        """Absolute starts of closed turns that open with a prompt and got no answer."""
+        self.key: PieceKey | None = None
+        self.pieces: list[Piece | None] = []
+        self.tokens: list[int] = [0]
+        """Running tokens of the pieces, before each position (one more entry)."""
+        self.cuts: list[int] = [0]
+        """Running count of pieces cut to the character limit."""
+        self.refs: list[int] = [0]
+        """Running count of pieces holding an attachment reference."""
+        self.runs: dict[tuple[int, int], Any] = {}
+        """Composed runs by absolute ``(start, end)`` (see :mod:`.runs`)."""
+        self._shift = 0
+        self._turns = 0
+
+    # -- alignment ---------------------------------------------------------------------
+
+    def align(self, messages: Sequence[Message], key: PieceKey | None = None) -> None:
+        """Hold ``messages`` from now on, reusing what was derived for the same objects.
+
+        Args:
+            messages: The new list, in conversation order (ids ascending).
+            key: What pieces depend on; ``None`` keeps pieces off (turn facts only).
+        """
+        if key != self.key:
+            self.key = key
+            self._reset(messages)
+        else:
+            self._follow(messages)
+        self._index()
+
+    def _follow(self, messages: Sequence[Message]) -> None:
+        """Move from the old list to ``messages``, keeping what is the same."""
+        old = self.messages
+        if not old or not messages:
+            self._reset(messages)
+            return
+        at = bisect_left(self.ids, messages[0].id)
+        if at < len(old) and old[at] is messages[0]:
+            if at:
+                self._drop_front(at)
+        else:
+            back = bisect_left(messages, old[0].id, key=_ID)
+            if back < len(messages) and messages[back] is old[0]:
+                self._prepend(messages[:back])
+            else:
+                self._reset(messages)
+                return
+        size = min(len(self.messages), len(messages))
+        same = list(map(is_, self.messages[:size], messages[:size]))
+        try:
+            kept = same.index(False)
+        except ValueError:
+            kept = size
+        if kept < len(self.messages):
+            kept = max(0, kept - 1)  # its piece depends on the message after it
+            self._truncate(kept)
+        if kept < len(messages):
+            self._append(messages[kept:])
+
+    def _reset(self, messages: Sequence[Message]) -> None:
+        self.messages, self.ids, self.origin = [], [], 0
+        self.starts, self.marks, self.silent = [], [0], []
+        self.pieces, self.tokens, self.cuts, self.refs = [], [0], [0], [0]
+        self.runs = {}
+        self._append(messages)
+
+    def _piece(self, message: Message, following: Message | None) -> Piece | None:
+        if self.key is None or _superseded(message, following):
+            return None
+        counter, limit, pinned = self.key
+        return prepare(message, counter, limit, message.id in pinned)
+
+    def _append(self, messages: Sequence[Message]) -> None:
+        for message in messages:
+            position = self.origin + len(self.messages)
+            if starts_turn(message.role, message.content):
+                self._close_turn(position)
+                self.starts.append(position)
+            if self.messages and _superseded(self.messages[-1], message) and self.pieces[-1]:
+                self.pieces[-1] = None
+                self.tokens[-1] = self.tokens[-2]
+                self.cuts[-1] = self.cuts[-2]
+                self.refs[-1] = self.refs[-2]
+                self._forget_runs(position - 1)
+            piece = self._piece(message, None)
+            self.messages.append(message)
+            self.ids.append(message.id)
+            self.marks.append(self.marks[-1] + _answers(message))
+            self.pieces.append(piece)
+            self.tokens.append(self.tokens[-1] + (piece.tokens if piece else 0))
+            self.cuts.append(self.cuts[-1] + (1 if piece and piece.cut else 0))
+            self.refs.append(self.refs[-1] + _holds_refs(piece))
+
+    def _close_turn(self, end: int) -> None:
+        """A turn starting before ``end`` (absolute) closes there: note it if unanswered."""
+        if self.starts and self.starts[-1] >= self.origin:
+            start = self.starts[-1]
+            if self.marks[end - self.origin] == self.marks[start - self.origin]:
+                self.silent.append(start)
+
+    def _drop_front(self, count: int) -> None:
+        self.origin += count
+        del self.messages[:count], self.ids[:count], self.pieces[:count]
+        for values in self._running():
+            del values[:count]
+        del self.starts[: bisect_left(self.starts, self.origin)]
+        del self.silent[: bisect_left(self.silent, self.origin)]
+        self.runs = {span: run for span, run in self.runs.items() if span[0] >= self.origin}
+
+    def _truncate(self, count: int) -> None:
+        end = self.origin + count
+        del self.messages[count:], self.ids[count:], self.pieces[count:]
+        for values in self._running():
+            del values[count + 1 :]
+        del self.starts[bisect_left(self.starts, end) :]
+        # The turn holding the new last message is open again.
+        last = self.starts[-1] if self.starts and self.starts[-1] >= self.origin else self.origin
+        del self.silent[bisect_left(self.silent, last) :]
+        self._forget_runs(end)
+
+    def _running(self) -> tuple[list[int], ...]:
+        """The running counts (one entry more than messages)."""
+        return (self.marks, self.tokens, self.cuts, self.refs)
+
+    def _forget_runs(self, position: int) -> None:
+        """Drop the composed runs that reach ``position`` (absolute) or beyond."""
+        if any(end > position for _, end in self.runs):
+            self.runs = {span: run for span, run in self.runs.items() if span[1] <= position}
+
+    def _prepend(self, messages: Sequence[Message]) -> None:
+        """Earlier messages come back in front (the tail's budget grew)."""
+        count = len(messages)
+        following = [*messages[1:], self.messages[0]]
+        self.origin -= count
+        starts = [self.origin + i for i, m in enumerate(messages) if starts_turn(m.role, m.content)]
+        pieces = [self._piece(m, after) for m, after in zip(messages, following, strict=True)]
+        self.marks[:0] = _running_before(self.marks[0], [_answers(m) for m in messages])
+        self.tokens[:0] = _running_before(self.tokens[0], [p.tokens if p else 0 for p in pieces])
+        self.cuts[:0] = _running_before(self.cuts[0], [1 if p and p.cut else 0 for p in pieces])
+        self.refs[:0] = _running_before(self.refs[0], [_holds_refs(p) for p in pieces])
+        self.messages[:0] = messages
+        self.ids[:0] = [m.id for m in messages]
+        self.pieces[:0] = pieces
+        # Turns that close within the new part, and the last one where the old part opens one.
+        ends = [*starts[1:], *self.starts[:1]]
+        silent = [
+            start
+            for start, end in zip(starts, ends, strict=False)
+            if self.marks[end - self.origin] == self.marks[start - self.origin]
+        ]
+        self.starts[:0] = starts
+        self.silent[:0] = silent
+
+    # -- queries (positions relative to ``messages``) ----------------------------------
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def _index(self) -> None:
+        """Where the list's turns are found in :attr:`starts` (after every change)."""
+        first = bisect_left(self.starts, self.origin)
+        opens = first < len(self.starts) and self.starts[first] == self.origin
+        # Turn ``i`` (i > 0) starts at ``starts[i + self._shift]``: a list that does not open
+        # a turn has a turn of its own in front.
+        self._shift = first - (0 if opens else 1)
+        self._turns = len(self.starts) - first + (0 if opens else 1) if self.messages else 0
+
+    def turn_count(self) -> int:
+        """How many turns :func:`~tui_chat.core.turns.group_turns` makes of the list."""
+        return self._turns
+
+    def turn_start(self, index: int) -> int:
+        """Where turn ``index`` begins (``len(self)`` for one past the last turn)."""
+        if index == 0:
+            return 0
+        if index >= self._turns:
+            return len(self.messages)
+        return self.starts[index + self._shift] - self.origin
+
+    def first_turn_reaching(self, low: int, high: int, tokens: int) -> int:
+        """The first turn index in ``(low, high]`` whose start is ``tokens`` or more past the
+        start of turn ``low`` (``high`` when none is): the turns to leave out to free them."""
+        if low >= high:
+            return high
+        base = self.tokens[self.turn_start(low)]
+        found = bisect_left(
+            range(low + 1, high + 1),
+            base + tokens,
+            key=lambda index: self.tokens[self.turn_start(index)],
+        )
+        return low + 1 + found if found < high - low else high
+
+    def _turn_end(self, start: int) -> int:
+        """The end of the turn opening at absolute ``start``."""
+        after = bisect_left(self.starts, start + 1)
+        end = self.starts[after] if after < len(self.starts) else self.origin + len(self)
+        return end - self.origin
+
+    def unanswered(self, *, keep_last: bool) -> list[tuple[int, int]]:
+        """The turns left out as unanswered prompts (see :mod:`~tui_chat.core.unanswered`).
+
+        Args:
+            keep_last: Keep the last turn even when it is unanswered.
+
+        Returns:
+            ``(start, end)`` of each such turn, in order.
+        """
+        spans = [(s - self.origin, self._turn_end(s)) for s in self.silent if s >= self.origin]
+        if not keep_last and self.messages:
+            last = self.starts[-1] if self.starts and self.starts[-1] >= self.origin else None
+            if last is not None and self.marks[-1] == self.marks[last - self.origin]:
+                spans.append((last - self.origin, len(self)))
+        return spans
+
+    def span_tokens(self, start: int, end: int) -> int:
+        """Tokens of the pieces of ``messages[start:end]``."""
+        return self.tokens[end] - self.tokens[start]
+
+    def span_cuts(self, start: int, end: int) -> int:
+        """Pieces of ``messages[start:end]`` cut to the character limit."""
+        return self.cuts[end] - self.cuts[start]
+
+    def span_refs(self, start: int, end: int) -> int:
+        """Pieces of ``messages[start:end]`` holding an attachment reference."""
+        return self.refs[end] - self.refs[start]
+
+    def span_pieces(self, start: int, end: int) -> list[Piece]:
+        """The pieces of ``messages[start:end]`` that can be sent, in order."""
+        return [piece for piece in self.pieces[start:end] if piece is not None]
+
+    def run_bounds(self, start: int) -> list[int]:
+        """Where the kept runs of ``messages[start:]`` begin and end (relative positions).
+
+        A run is whole turns between two grid lines: it opens at the first turn start at or
+        after each multiple of :attr:`grid` (absolute). Empty without a grid.
+        """
+        if self.grid <= 0 or not self.messages:
+            return []
+        begin = self.origin + start
+        end = self.origin + len(self.messages)
+        bounds: list[int] = []
+        line = -(-begin // self.grid) * self.grid
+        while line < end:
+            at = bisect_left(self.starts, line)
+            if at >= len(self.starts):
+                break
+            bound = self.starts[at]
+            if not bounds or bound > bounds[-1]:
+                bounds.append(bound)
+            line = max(line + self.grid, -(-(bound + 1) // self.grid) * self.grid)
+        return [b - self.origin for b in bounds]
+
+    def run(self, start: int, end: int, make: Callable[[list[Piece]], Any]) -> Any:
+        """The composed run of ``messages[start:end]``, made by ``make`` once and kept."""
+        span = (self.origin + start, self.origin + end)
+        found = self.runs.get(span)
+        if found is None:
+            found = self.runs[span] = make(self.span_pieces(start, end))
+        return found
+
+
+def _holds_refs(piece: Piece | None) -> int:
+    """1 when ``piece`` holds an attachment reference block, else 0."""
+    return int(piece is not None and any(is_ref(block) for block in piece.content))
+
+
+def _running_before(base: int, values: Sequence[int]) -> list[int]:
+    """Running sums for positions in front of one whose running sum is ``base``."""
+    out = [0] * len(values)
+    total = base
+    for index in range(len(values) - 1, -1, -1):
+        total -= values[index]
+        out[index] = total
+    return out
