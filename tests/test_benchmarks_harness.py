@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from benchmarks import backlog, cost, locomo, quality
-from benchmarks.common import parallel_map
+from benchmarks.common import Options, parallel_map
 from benchmarks.run import run_row
 
 
@@ -77,3 +79,26 @@ def test_run_row_judges_the_run_time() -> None:
     assert run_row("quick", 80.0, ["cost 10 s (CPU 9 s)"], 2).met is True
     missed = run_row("full", 700.0, [], 2)
     assert missed.met is False and missed.target == "<= 600"
+
+
+def test_a_configuration_with_the_baselines_settings_reuses_its_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[cost.Job] = []
+
+    def fake_measure(job: cost.Job) -> cost.Run:
+        seen.append(job)
+        bill = cost.Bill(requests=1, dollars=float(len(seen)))
+        return cost.Run(bills={"chat": bill}, locomo_hits=50.0 if job.locomo else None)
+
+    monkeypatch.setattr(cost, "measure", fake_measure)
+    rows = {r.figure: r for r in cost.run(Options(quick=False, data_dir=tmp_path, jobs=1))}
+    baseline = rows["baseline (full history, nothing cut or summarized)"]
+    twin = rows["window + extractive"]
+    window = {"preset": "window", "summarizer": "extractive"}
+    assert [job.settings for job in seen].count(window) == 1
+    assert seen[0].baseline and seen[0].locomo  # the baseline's replay, checked as one
+    assert twin.value == baseline.value and "same settings" in twin.note
+    assert "LoCoMo" in twin.note and "LoCoMo" not in baseline.note
+    bills = [r for r in rows.values() if r.unit == "$"]
+    assert len(bills) == len(seen) + 1  # every configuration once, the twin from the baseline
