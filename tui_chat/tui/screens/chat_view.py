@@ -7,6 +7,7 @@ builds on it with what the user and the engine do.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from textual import events, getters, on
@@ -173,11 +174,32 @@ class ChatView(Screen[None]):
         self.sub_title = inert(f"{conversation.model} · preset {policy.preset}")
 
     async def reload(self) -> None:
-        """Read the conversation again (its title or settings changed) and refresh everything."""
+        """Read the conversation again (its title or settings changed) and refresh everything.
+
+        The title changes at once; the panels are refreshed by :meth:`refresh_panels_later`,
+        so a caller's message loop (the app's, after a reply) is not held by their work.
+        """
         if self.conversation is not None:
             conversation = await self.app.service.resolve(self.conversation.id)
             self.conversation = conversation
             self._show_title(conversation)
+            self.refresh_panels_later()
+
+    def refresh_panels_later(self) -> None:
+        """Refresh the panels in a worker once the next frame is drawn (a newer call wins)."""
+        self.run_worker(
+            self._panels_after_frame(), group="panels", exclusive=True, exit_on_error=False
+        )
+
+    async def _panels_after_frame(self) -> None:
+        drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def frame_drawn() -> None:
+            if not drawn.done():
+                drawn.set_result(None)
+
+        if self.call_after_refresh(frame_drawn):
+            await drawn
             await self.refresh_panels()
 
     async def refresh_panels(self) -> None:

@@ -8,11 +8,16 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
 
 from tui_chat.core.attachments import chip, refs, typed_text
 from tui_chat.core.models import Message
+from tui_chat.tui import gc_pause
 from tui_chat.tui.text import clock_time, inert, inert_content
+from tui_chat.tui.widgets.reply_stream import ReplyStream
+
+GC_DELAY = 1.0
+"""Seconds after a reply is finished before the full garbage collection held back during its
+stream runs (see :mod:`~tui_chat.tui.gc_pause`): after its final frame, while it is read."""
 
 
 class MessageView(Vertical):
@@ -21,6 +26,11 @@ class MessageView(Vertical):
     Assistant text is rendered as Markdown (code blocks highlighted); user text is shown as
     typed. Both go through :func:`~tui_chat.tui.text.inert` first, so markup and escape
     sequences in them are displayed, never interpreted.
+
+    A streaming reply is appended to its Markdown body as it arrives (a few times a second,
+    see :class:`~tui_chat.tui.widgets.reply_stream.ReplyStream`), so finishing it re-renders
+    nothing when the stored text is what was streamed. The body's top-level blocks use the
+    ``stream`` layout, which keeps the placement of every block above the one that changed.
 
     Args:
         message: The stored message.
@@ -38,7 +48,10 @@ class MessageView(Vertical):
         & > .header { height: 1; color: $text-muted; }
         & > .user-text { height: auto; }
         & > .chips { height: auto; color: $text-accent; }
-        & > Markdown { margin: 0; padding: 0; }
+        /* The stream layout gives every block its content height: the rule's blank line
+           above it is content here instead of a padding line inside a fixed height. */
+        & > Markdown { margin: 0; padding: 0; layout: stream; }
+        & > Markdown > MarkdownHorizontalRule { height: auto; padding-top: 0; }
         & > .status { height: auto; color: $text-warning; display: none; }
         & > .status.-error { color: $text-error; }
         & > Horizontal { height: auto; }
@@ -56,7 +69,8 @@ class MessageView(Vertical):
         self.pinned = pinned
         self.error_text: str | None = None
         self.left_out = False
-        self._stream: MarkdownStream | None = None
+        self._stream: ReplyStream | None = None
+        self._holds_gc = False
 
     @property
     def message_id(self) -> int:
@@ -89,7 +103,10 @@ class MessageView(Vertical):
 
     async def on_unmount(self) -> None:
         """A pruned or replaced view stops its stream (the reply itself goes on being saved)."""
-        await self._stop_stream()
+        try:
+            await self._stop_stream()
+        finally:
+            self._release_gc(now=True)
 
     async def _stop_stream(self) -> None:
         stream, self._stream = self._stream, None
@@ -98,12 +115,19 @@ class MessageView(Vertical):
         try:
             await stream.stop()
         except asyncio.CancelledError:
-            # MarkdownStream.stop() re-raises the cancellation of a stream task that never got
-            # to run (a reply that failed at once): that must not end this widget's (and the
-            # screen's) message loop. Only a cancellation of this task itself goes on.
+            # A cancelled append must not end this widget's (and the screen's) message loop.
+            # Only a cancellation of this task itself goes on.
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise
+        # The full collection held back while streaming runs once the end has been shown.
+        self.call_after_refresh(self.set_timer, GC_DELAY, self._release_gc)
+
+    def _release_gc(self, *, now: bool = False) -> None:
+        """Give back this view's hold on full collections (unless it streams again)."""
+        if self._holds_gc and (now or self._stream is None):
+            self._holds_gc = False
+            gc_pause.release()
 
     def _header(self) -> Content:
         role = "You" if self.message.role == "user" else "Claude"
@@ -168,17 +192,19 @@ class MessageView(Vertical):
         """Mark the newest message (only it offers Retry)."""
         self.set_class(last, "-last")
 
-    async def start_stream(self) -> MarkdownStream:
+    async def start_stream(self) -> ReplyStream:
         """Start streaming reply text into the Markdown body."""
-        self._stream = Markdown.get_stream(self.query_one(Markdown))
+        if self._stream is None:
+            self._stream = ReplyStream(self.query_one(Markdown))
+            if not self._holds_gc:
+                self._holds_gc = True
+                gc_pause.hold()
         return self._stream
 
     async def write(self, text: str) -> None:
-        """Append a chunk of reply text (made inert first)."""
-        if self._stream is None:
-            await self.start_stream()
-        assert self._stream is not None
-        await self._stream.write(inert(text))
+        """Append a chunk of reply text (made inert when it is appended)."""
+        stream = await self.start_stream()
+        stream.write(text)
 
     async def finish(self, message: Message, error_text: str | None = None) -> None:
         """Stop the stream and show the stored message's final text and status.
