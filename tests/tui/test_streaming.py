@@ -1,0 +1,182 @@
+"""Streaming a reply into its message view: coalesced appends, inert text, the finished look,
+and full garbage collections held off while it streams."""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections.abc import Iterator
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown
+
+from tui_chat.core.models import Message
+from tui_chat.tui import gc_pause
+from tui_chat.tui.text import inert
+from tui_chat.tui.widgets.message_view import MessageView
+from tui_chat.tui.widgets.reply_stream import ReplyStream
+
+REPLY = """## Plan
+
+Intro with **bold**, `code`, [red]markup[/red] and an escape \x1b[31mred\x1b[0m.
+
+- one
+- two
+  - nested
+
+> a quote
+
+---
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+```python
+def f(x):
+    return x * 2
+```
+
+1. first
+2. second
+
+Last paragraph.
+"""
+
+
+def _message(text: str, status: str = "complete", message_id: int = 2) -> Message:
+    return Message(
+        message_id, "c", "assistant", [], text, 1, 0, status, "2026-03-14T10:00:00+00:00"
+    )
+
+
+class _Pane(App[None]):
+    """A chat-like scroll with one assistant message view."""
+
+    def __init__(self, view: MessageView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield self.view
+
+
+def _chunks(text: str) -> list[str]:
+    """``text`` in chunks of up to three words, as the API streams it."""
+    chunks = re.findall(r"(?:\s*\S+){1,3}\s*", text)
+    assert "".join(chunks) == text
+    return chunks
+
+
+def _screen_lines(app: App[None]) -> list[str]:
+    lines = [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+@pytest.fixture(autouse=True)
+def no_gc_hold_left() -> Iterator[None]:
+    """Every test leaves full collections as it found them."""
+    threshold = gc.get_threshold()
+    yield
+    assert not gc_pause.held()
+    assert gc.get_threshold() == threshold
+
+
+async def test_deltas_written_between_appends_are_appended_together() -> None:
+    view = MessageView(_message("", "streaming"))
+    async with _Pane(view).run_test(size=(80, 40)) as pilot:
+        markdown = view.query_one(Markdown)
+        stream = ReplyStream(markdown, interval=60)
+        stream.write("First ")
+        await pilot.pause()
+        assert markdown.source == "First "  # the first delta goes out at once
+        stream.write("second ")
+        stream.write("third.")
+        await pilot.pause()
+        assert markdown.source == "First "  # the others wait for the interval...
+        await stream.stop()
+        assert markdown.source == "First second third."  # ...or for the stop
+        assert stream.stopped
+        with pytest.raises(RuntimeError):
+            stream.write("late")
+
+
+async def test_a_line_ending_split_between_deltas_stays_one_line_ending() -> None:
+    view = MessageView(_message("", "streaming"))
+    async with _Pane(view).run_test(size=(80, 40)) as pilot:
+        markdown = view.query_one(Markdown)
+        stream = ReplyStream(markdown, interval=0)
+        stream.write("one\r")
+        await pilot.pause()
+        stream.write("\ntwo\r")
+        await stream.stop()
+        assert markdown.source == inert("one\r\ntwo\r") == "one\ntwo␍"
+
+
+async def test_streamed_text_is_inert_and_finishes_as_stored_without_a_rerender() -> None:
+    view = MessageView(_message("", "streaming"))
+    async with _Pane(view).run_test(size=(80, 40)) as pilot:
+        for chunk in _chunks(REPLY):
+            await view.write(chunk)
+        await pilot.pause(0.3)  # past the stream's interval: everything is appended
+        markdown = view.query_one(Markdown)
+        blocks = list(markdown.children)
+        assert len(blocks) > 5
+        await view.finish(_message(REPLY))
+        await pilot.pause()
+        assert markdown.source == inert(REPLY)
+        assert "\x1b" not in markdown.source and "␛[31m" in markdown.source
+        assert list(markdown.children) == blocks  # kept, not rendered again
+        assert "[red]markup[/red]" in "\n".join(_screen_lines(pilot.app))
+
+
+async def test_a_streamed_reply_looks_like_the_stored_one() -> None:
+    async def shown(stream: bool) -> list[str]:
+        view = MessageView(_message("" if stream else REPLY, "streaming" if stream else "complete"))
+        app = _Pane(view)
+        async with app.run_test(size=(80, 120)) as pilot:
+            if stream:
+                for chunk in _chunks(REPLY):
+                    await view.write(chunk)
+                    await pilot.pause()
+                await view.finish(_message(REPLY))
+            await pilot.pause()
+            await pilot.pause()
+            return _screen_lines(app)
+
+    stored = await shown(stream=False)
+    assert stored == await shown(stream=True)
+    text = "\n".join(stored)
+    # The rule keeps one blank line above it, the list its bullets, the code its lines.
+    assert re.search(r"a quote\n▌\s*\n▌\s*\n▌ ─{20,}", text), text
+    assert "• one" in text and "return x * 2" in text
+
+
+async def test_full_collections_wait_while_a_reply_streams() -> None:
+    old = gc.get_threshold()[2]
+    view = MessageView(_message("", "streaming"))
+    async with _Pane(view).run_test(size=(80, 40)) as pilot:
+        await view.write("Hello")
+        assert gc_pause.held() and gc.get_threshold()[2] > 1_000_000
+        await view.finish(_message("Hello"))
+        await pilot.pause()
+        assert gc_pause.held()  # released a moment after the finished reply is drawn
+    assert not gc_pause.held() and gc.get_threshold()[2] == old  # at the latest on unmount
+
+
+def test_gc_holds_are_counted() -> None:
+    young, middle, old = gc.get_threshold()
+    gc_pause.hold()
+    gc_pause.hold()
+    gc_pause.release(collect=False)
+    assert gc_pause.held() and gc.get_threshold() == (young, middle, gc.get_threshold()[2])
+    assert gc.get_threshold()[2] != old
+    gc_pause.release()
+    assert not gc_pause.held() and gc.get_threshold() == (young, middle, old)
+    gc_pause.release()  # one too many: ignored
+    assert gc.get_threshold() == (young, middle, old)
