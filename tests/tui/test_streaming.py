@@ -12,7 +12,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
-from tui_chat.core.models import Message
+from tui_chat.core.models import Message, MessageStatus
 from tui_chat.tui import gc_pause
 from tui_chat.tui.text import inert
 from tui_chat.tui.widgets.message_view import MessageView
@@ -46,7 +46,7 @@ Last paragraph.
 """
 
 
-def _message(text: str, status: str = "complete", message_id: int = 2) -> Message:
+def _message(text: str, status: MessageStatus = "complete", message_id: int = 2) -> Message:
     return Message(
         message_id, "c", "assistant", [], text, 1, 0, status, "2026-03-14T10:00:00+00:00"
     )
