@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -95,18 +95,13 @@ def _instruction_terms(instructions: str | None) -> set[str]:
     return {w for w in words if w not in _STOPWORDS}
 
 
-def _sentence(
-    position: int,
-    source: Source,
-    text: str,
-    kind: str,
-    *,
-    pinned: bool,
-    terms: set[str],
-    bonus: float,
-    plain: bool = False,
-) -> _Sentence:
-    """One candidate; ``plain``: the text it was cut from holds nothing an identifier needs
+Reading = tuple[str, frozenset[str], bool]
+"""What a candidate's text gives by itself: the text as kept (trimmed), the identifiers it
+carries (case-folded) and whether it states a decision or a preference."""
+
+
+def _read(text: str, plain: bool = False) -> Reading:
+    """Read one sentence; ``plain``: the text it was cut from holds nothing an identifier needs
     (:func:`might_hold_identifiers`), so the sentence has none unless trimming changed it."""
     whole = len(text) <= SENTENCE_MAX_CHARS  # trim gives it back unchanged (it is stripped)
     text = trim(text, SENTENCE_MAX_CHARS)
@@ -114,12 +109,26 @@ def _sentence(
         ids: frozenset[str] = frozenset()
     else:
         ids = frozenset(i.casefold() for i in extract_identifiers(text))
+    return text, ids, _states_a_decision(text)
+
+
+def _sentence(
+    position: int,
+    source: Source,
+    reading: Reading,
+    kind: str,
+    *,
+    pinned: bool,
+    terms: set[str],
+    bonus: float,
+) -> _Sentence:
+    text, ids, decides = reading
     folded = text.casefold()
     matched = bool(terms) and any(term in folded for term in terms)
     keyword_only = False
     if pinned:
         weight = WEIGHT_PINNED
-    elif _states_a_decision(text):
+    elif decides:
         weight = WEIGHT_DECISION
     elif source == "summary":
         weight = WEIGHT_PREVIOUS
@@ -144,12 +153,30 @@ def _states_a_decision(text: str) -> bool:
     return bool(_PREFERENCE_STEMS.search(lowered) and _PREFERENCE.search(text))
 
 
-def _candidates(request: SummaryInput, previous_text: str) -> list[_Sentence]:
+def _candidates(
+    request: SummaryInput, previous_text: str, known: Mapping[str, Reading] | None = None
+) -> tuple[list[_Sentence], dict[str, Reading]]:
+    """Every candidate sentence, the previous summary's first.
+
+    Args:
+        request: The version being made.
+        previous_text: The summary the new text continues (its sentences are candidates).
+        known: Readings of sentences of an earlier summary (a long span is folded in chunks,
+            each into the text of the one before: most of its sentences come back).
+
+    Returns:
+        The candidates, and the readings of the previous summary's sentences.
+    """
     terms = _instruction_terms(request.instructions)
-    # (source, text, block kind, pinned, opening request, its block holds no identifier)
+    known = known or {}
     plain = not might_hold_identifiers(previous_text)
-    raw: list[tuple[Source, str, str, bool, bool, bool]] = [
-        ("summary", s, "text", False, False, plain) for s in sentences(previous_text)
+    summary: dict[str, Reading] = {}
+    for s in sentences(previous_text):
+        if s not in summary:
+            summary[s] = known.get(s) or _read(s, plain)
+    # (source, reading, block kind, pinned, opening request)
+    raw: list[tuple[Source, Reading, str, bool, bool]] = [
+        ("summary", summary[s], "text", False, False) for s in sentences(previous_text)
     ]
     first_user = True
     for message in request.messages:
@@ -158,24 +185,24 @@ def _candidates(request: SummaryInput, previous_text: str) -> list[_Sentence]:
             source: Source = "tool" if kind in ("tool_use", "tool_result") else message.role
             opening = first_user and source == "user"
             plain = not might_hold_identifiers(text)
-            raw.extend((source, s, kind, pinned, opening, plain) for s in sentences(text))
+            raw.extend((source, _read(s, plain), kind, pinned, opening) for s in sentences(text))
             if opening:
                 first_user = False
     last = max(1, len(raw) - 1)
-    return [
+    candidates = [
         _sentence(
             index,
             source,
-            text,
+            reading,
             kind,
             pinned=pinned,
             terms=terms,
             # the opening request states the task: keep it (instructions drift away otherwise)
             bonus=0.1 * index / last + (0.15 if opening else 0.0),
-            plain=plain,
         )
-        for index, (source, text, kind, pinned, opening, plain) in enumerate(raw)
+        for index, (source, reading, kind, pinned, opening) in enumerate(raw)
     ]
+    return candidates, summary
 
 
 def _line(sentence: _Sentence, text: str | None = None) -> str:
@@ -253,6 +280,10 @@ class ExtractiveSummarizer:
 
     name = "extractive"
 
+    def __init__(self) -> None:
+        """A summarizer; it keeps what it read of the last summary it continued."""
+        self._summary_readings: dict[str, Reading] = {}
+
     async def summarize(self, request: SummaryInput) -> SummaryOutput:
         """Make the new version's content offline, in a worker thread (long inputs take a
         second or two of CPU, which must not stall the event loop).
@@ -284,21 +315,23 @@ class ExtractiveSummarizer:
         targets = targets_for(request)
         if request.policy.strategy == "running":
             previous = split_fields(request.previous.text) if request.previous is not None else ""
-            candidates = _candidates(request, previous)
+            candidates, self._summary_readings = _candidates(
+                request, previous, self._summary_readings
+            )
             source = previous + "\n" + "\n".join(message_body(m) for m in request.messages)
             budget = running_tokens_of(targets, source)
             text = _select(candidates, targets.max_chars, budget)
             return finish(request, text, (), self.name, None)
 
         _, target = segment_target(request.messages, targets.rate, targets.max_tokens)
-        block = _select(_candidates(request, ""), target, targets.max_tokens)
+        block = _select(_candidates(request, "")[0], target, targets.max_tokens)
         segments = [*parent_segments(request), new_segment(request.messages, block, targets.rate)]
         plan = roll_up(segments, targets.max_tokens)
         rollup = SummaryInput(policy=request.policy, previous=None, messages=())
         try:
             oldest = next(plan)
             while True:
-                pool = _candidates(rollup, "\n".join(s.text for s in oldest))
+                pool, _ = _candidates(rollup, "\n".join(s.text for s in oldest))
                 oldest = plan.send(
                     _select(pool, rollup_target(oldest, targets.max_tokens), targets.max_tokens)
                 )
