@@ -1,7 +1,9 @@
 """The main screen: what the user and the engine do to the chat.
 
-Every user action lives here as an ``action_*`` method named in the table of actions
-(``tui/actions.py``), which the key bindings, the command palette and the help screen read.
+Every user action is an ``action_*`` method named in the table of actions (``tui/actions.py``),
+which the key bindings, the command palette and the help screen read: here, or in the classes
+this one builds on (:class:`~tui_chat.tui.screens.conversation_actions.ConversationActions`
+for whole conversations, :class:`~tui_chat.tui.screens.branching.BranchView` for one message).
 Each engine event arrives as its own message with its own handler. The panels themselves and
 their reloading are :class:`~tui_chat.tui.screens.chat_view.ChatView`'s.
 """
@@ -10,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -23,9 +24,9 @@ from textual.widgets import TextArea
 from tui_chat.core.models import SearchHit, Summary
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
-from tui_chat.tui.screens.branching import BranchView
 from tui_chat.tui.screens.chat_view import NO_KEY_HELP
-from tui_chat.tui.text import one_line, tokens
+from tui_chat.tui.screens.conversation_actions import ConversationActions
+from tui_chat.tui.text import tokens
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 
@@ -49,10 +50,14 @@ def _chat_commands() -> type[Provider]:
     return ChatCommands
 
 
-class MainScreen(BranchView):
+class MainScreen(ConversationActions):
     """The chat: everything the user works with, keyboard first."""
 
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {_chat_commands}
+
+    AUTO_FOCUS = "#composer"
+    """Focused when the screen is composed (not the first focusable widget, then this one:
+    each focus change recomposes the footer)."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("main")
 
@@ -64,6 +69,7 @@ class MainScreen(BranchView):
         self._gauge_timers: list[Timer] = []
         self._reply_over = False  # the reply ended (its worker may still be finishing)
         self._cancelled = False  # the user cancelled the reply: no failure toast
+        self._bindings_due = False  # the footer is told after the next refresh
 
     # -- the draft and the gauge -------------------------------------------------------------
 
@@ -107,6 +113,20 @@ class MainScreen(BranchView):
         self._reply_over = True
         self.refresh_bindings()
         await self.reload()
+
+    def refresh_bindings(self) -> None:
+        """Tell the footer the keys changed: once after the next refresh, however many changes.
+
+        Textual calls this twice per focus change (and on every screen resume); each call
+        rebuilds the footer's keys (about 30 ms), three to four times before the first frame.
+        """
+        if not self._bindings_due:
+            self._bindings_due = True
+            self.call_after_refresh(self._publish_bindings)
+
+    def _publish_bindings(self) -> None:
+        self._bindings_due = False
+        super().refresh_bindings()
 
     def watch_streaming_id(self) -> None:
         """Show "Cancel reply" in the footer only while streaming."""
@@ -229,77 +249,6 @@ class MainScreen(BranchView):
             return
         self._reply_over = self._cancelled = False
         self.app.send_reply(self.conversation.id, None)
-
-    async def action_new_conversation(self) -> None:
-        """Start a new conversation and open it."""
-        conversation = await self.app.service.new_conversation()
-        await self.open_conversation(conversation.id)
-        self.composer.focus()
-
-    def _target(self, conversation_id: str | None) -> str | None:
-        return conversation_id or self.conversation_id
-
-    @work(exit_on_error=False)
-    async def action_rename_conversation(self, conversation_id: str | None = None) -> None:
-        """Rename a conversation (the current one by default)."""
-        if (conv_id := self._target(conversation_id)) is None:
-            return
-        from tui_chat.tui.screens.prompt import TextPrompt
-
-        conversation = await self.app.service.resolve(conv_id)
-        title = await self.app.push_screen_wait(
-            TextPrompt("Rename conversation", conversation.title, "A short title")
-        )
-        if title is None or not title.strip():
-            return
-        await self.app.service.rename(conv_id, title)
-        if conv_id == self.conversation_id:
-            await self.reload()
-        else:
-            await self.refresh_conversations()
-
-    @work(exit_on_error=False)
-    async def action_delete_conversation(self, conversation_id: str | None = None) -> None:
-        """Delete a conversation after confirmation; opens another one afterwards."""
-        from tui_chat.tui.screens.prompt import Confirm
-
-        if (conv_id := self._target(conversation_id)) is None:
-            return
-        conversation = await self.app.service.resolve(conv_id)
-        question = (
-            f"Delete “{one_line(conversation.title, 50)}” and all its messages and summaries? "
-            "This cannot be undone."
-        )
-        if not await self.app.push_screen_wait(Confirm(question, "Delete")):
-            return
-        await self.app.service.delete(conv_id)
-        self.notify(f"Deleted “{one_line(conversation.title, 50)}”.", markup=False)
-        await self._after_removal(conv_id)
-
-    async def action_archive_conversation(self, conversation_id: str | None = None) -> None:
-        """Archive a conversation (hidden from the list, kept), or unarchive an archived one."""
-        if (conv_id := self._target(conversation_id)) is None:
-            return
-        if (await self.app.service.resolve(conv_id)).archived_at is not None:
-            restored = await self.app.service.archive(conv_id, archived=False)
-            self.notify(f"Unarchived “{one_line(restored.title, 50)}”.", markup=False)
-            await self.refresh_conversations()
-            return
-        conversation = await self.app.service.archive(conv_id)
-        self.notify(f"Archived “{one_line(conversation.title, 50)}”.", markup=False)
-        await self._after_removal(conv_id)
-
-    async def _after_removal(self, conv_id: str) -> None:
-        """A conversation left the list: open another one if it was on screen."""
-        if conv_id != self.conversation_id:
-            await self.refresh_conversations()
-            return
-        infos = await self.app.service.list_conversations()
-        if infos:
-            await self.open_conversation(infos[0].conversation.id)
-        else:
-            conversation = await self.app.service.new_conversation()
-            await self.open_conversation(conversation.id)
 
     def _selected_or_last(self) -> int | None:
         view = self.chat.selected_view
@@ -456,30 +405,6 @@ class MainScreen(BranchView):
             self.conversation.id, self.composer.text or None, self.attached_files()
         )
         await self.app.push_screen(ContextPreviewScreen(built))
-
-    @work(exit_on_error=False)
-    async def action_export(self) -> None:
-        """Export the conversation to a Markdown (``.md``) or JSON (``.json``) file."""
-        from tui_chat.tui.screens.prompt import TextPrompt
-
-        if self.conversation is None:
-            return
-        default = self.app.export_dir / f"tui-chat-{self.conversation.id[:8]}.md"
-        answer = await self.app.push_screen_wait(
-            TextPrompt("Export conversation to (.md or .json)", str(default))
-        )
-        if not answer or not answer.strip():
-            return
-        path = Path(answer.strip()).expanduser()
-        try:
-            # JSON for a .json file, else Markdown; private (0600) like the database.
-            await self.app.service.export_to(self.conversation.id, path)
-        except OSError as exc:
-            self.notify(
-                f"Cannot write {path}: {exc.strerror or exc}", severity="error", markup=False
-            )
-            return
-        self.notify(f"Exported to {path}", title="Export", markup=False)
 
     async def action_settings(self) -> None:
         """Open the conversation's settings."""

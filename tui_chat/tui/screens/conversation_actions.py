@@ -1,0 +1,114 @@
+"""What the main screen does to whole conversations: start, rename, delete, archive, export.
+
+:class:`ConversationActions` sits between :class:`~tui_chat.tui.screens.branching.BranchView`
+and :class:`~tui_chat.tui.screens.main.MainScreen`; its ``action_*`` methods are named in the
+table of actions (``tui/actions.py``). The prompts it asks with are imported when first used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import work
+
+from tui_chat.tui.screens.branching import BranchView
+from tui_chat.tui.text import one_line
+
+
+class ConversationActions(BranchView):
+    """The actions on a conversation as a whole (the one on screen unless one is named)."""
+
+    async def action_new_conversation(self) -> None:
+        """Start a new conversation and open it."""
+        conversation = await self.app.service.new_conversation()
+        await self.open_conversation(conversation.id)
+        self.composer.focus()
+
+    def _target(self, conversation_id: str | None) -> str | None:
+        return conversation_id or self.conversation_id
+
+    @work(exit_on_error=False)
+    async def action_rename_conversation(self, conversation_id: str | None = None) -> None:
+        """Rename a conversation (the current one by default)."""
+        if (conv_id := self._target(conversation_id)) is None:
+            return
+        from tui_chat.tui.screens.prompt import TextPrompt
+
+        conversation = await self.app.service.resolve(conv_id)
+        title = await self.app.push_screen_wait(
+            TextPrompt("Rename conversation", conversation.title, "A short title")
+        )
+        if title is None or not title.strip():
+            return
+        await self.app.service.rename(conv_id, title)
+        if conv_id == self.conversation_id:
+            await self.reload()
+        else:
+            await self.refresh_conversations()
+
+    @work(exit_on_error=False)
+    async def action_delete_conversation(self, conversation_id: str | None = None) -> None:
+        """Delete a conversation after confirmation; opens another one afterwards."""
+        from tui_chat.tui.screens.prompt import Confirm
+
+        if (conv_id := self._target(conversation_id)) is None:
+            return
+        conversation = await self.app.service.resolve(conv_id)
+        question = (
+            f"Delete “{one_line(conversation.title, 50)}” and all its messages and summaries? "
+            "This cannot be undone."
+        )
+        if not await self.app.push_screen_wait(Confirm(question, "Delete")):
+            return
+        await self.app.service.delete(conv_id)
+        self.notify(f"Deleted “{one_line(conversation.title, 50)}”.", markup=False)
+        await self._after_removal(conv_id)
+
+    async def action_archive_conversation(self, conversation_id: str | None = None) -> None:
+        """Archive a conversation (hidden from the list, kept), or unarchive an archived one."""
+        if (conv_id := self._target(conversation_id)) is None:
+            return
+        if (await self.app.service.resolve(conv_id)).archived_at is not None:
+            restored = await self.app.service.archive(conv_id, archived=False)
+            self.notify(f"Unarchived “{one_line(restored.title, 50)}”.", markup=False)
+            await self.refresh_conversations()
+            return
+        conversation = await self.app.service.archive(conv_id)
+        self.notify(f"Archived “{one_line(conversation.title, 50)}”.", markup=False)
+        await self._after_removal(conv_id)
+
+    async def _after_removal(self, conv_id: str) -> None:
+        """A conversation left the list: open another one if it was on screen."""
+        if conv_id != self.conversation_id:
+            await self.refresh_conversations()
+            return
+        infos = await self.app.service.list_conversations()
+        if infos:
+            await self.open_conversation(infos[0].conversation.id)
+        else:
+            conversation = await self.app.service.new_conversation()
+            await self.open_conversation(conversation.id)
+
+    @work(exit_on_error=False)
+    async def action_export(self) -> None:
+        """Export the conversation to a Markdown (``.md``) or JSON (``.json``) file."""
+        from tui_chat.tui.screens.prompt import TextPrompt
+
+        if self.conversation is None:
+            return
+        default = self.app.export_dir / f"tui-chat-{self.conversation.id[:8]}.md"
+        answer = await self.app.push_screen_wait(
+            TextPrompt("Export conversation to (.md or .json)", str(default))
+        )
+        if not answer or not answer.strip():
+            return
+        path = Path(answer.strip()).expanduser()
+        try:
+            # JSON for a .json file, else Markdown; private (0600) like the database.
+            await self.app.service.export_to(self.conversation.id, path)
+        except OSError as exc:
+            self.notify(
+                f"Cannot write {path}: {exc.strerror or exc}", severity="error", markup=False
+            )
+            return
+        self.notify(f"Exported to {path}", title="Export", markup=False)
