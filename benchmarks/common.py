@@ -77,6 +77,17 @@ def parallel_map(function: Callable[[_T], _R], items: Iterable[_T], jobs: int) -
         return list(pool.map(function, work))
 
 
+def _call(call: tuple[Callable[[Any], Any], Any]) -> Any:
+    function, argument = call
+    return function(argument)
+
+
+def parallel_calls(calls: Sequence[tuple[Callable[[Any], Any], Any]], jobs: int) -> list[Any]:
+    """``[function(argument) for function, argument in calls]`` over one pool of ``jobs``
+    processes (see :func:`parallel_map`): different kinds of work share the workers."""
+    return parallel_map(_call, calls, jobs)
+
+
 @dataclass(frozen=True)
 class Row:
     """One printed figure."""

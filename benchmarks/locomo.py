@@ -1,5 +1,6 @@
 """LoCoMo (Maharana et al., ACL 2024) as tui-chat conversations, and the measures read off a
-request: whether evidence turns are inside it, and a plain BM25 probe to compare with.
+request: whether evidence turns are inside it, a plain BM25 probe to compare with, and the
+tallies of hits per configuration.
 
 Each LoCoMo conversation is imported with speaker A as the user and speaker B as the assistant;
 every session's date opens its first message and is each message's ``created_at``; a shared
@@ -14,7 +15,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -266,3 +267,88 @@ def answer_in(haystack: str, answer: str | None) -> bool | None:
     if not answer:
         return None
     return normalise(answer).casefold() in haystack.casefold()
+
+
+@dataclass
+class Tally:
+    """Hits over questions for one configuration, overall and per QA category."""
+
+    hits: int = 0
+    total: int = 0
+    answers: int = 0
+    """Questions whose answer string is inside the request."""
+    answerable: int = 0
+    """Questions with an answer string (adversarial items have none)."""
+    request_tokens: list[int] = field(default_factory=list)
+    by_category: dict[int, list[int]] = field(default_factory=dict)
+    """Category -> ``[hits, total]``."""
+
+    def add(self, category: int, hit: bool, answer: bool | None, tokens: int) -> None:
+        """Count one question."""
+        self.total += 1
+        self.hits += hit
+        if answer is not None:
+            self.answerable += 1
+            self.answers += answer
+        self.request_tokens.append(tokens)
+        cell = self.by_category.setdefault(category, [0, 0])
+        cell[0] += hit
+        cell[1] += 1
+
+    @property
+    def rate(self) -> float:
+        """Hit rate in percent."""
+        return 100.0 * self.hits / self.total if self.total else 0.0
+
+    @property
+    def answer_rate(self) -> float:
+        """Answer-string-in-request rate in percent."""
+        return 100.0 * self.answers / self.answerable if self.answerable else 0.0
+
+    @property
+    def mean_tokens(self) -> float:
+        """Mean request input tokens (local count)."""
+        return sum(self.request_tokens) / len(self.request_tokens) if self.request_tokens else 0.0
+
+    def merge(self, other: Tally) -> None:
+        """Add another tally's questions (of another conversation) to this one."""
+        self.hits += other.hits
+        self.total += other.total
+        self.answers += other.answers
+        self.answerable += other.answerable
+        self.request_tokens += other.request_tokens
+        for category, (hits, total) in other.by_category.items():
+            cell = self.by_category.setdefault(category, [0, 0])
+            cell[0] += hits
+            cell[1] += total
+
+    def category_rate(self, category: int) -> float | None:
+        """Hit rate of one category in percent (``None`` when it has no question)."""
+        hits, total = self.by_category.get(category, [0, 0])
+        return 100.0 * hits / total if total else None
+
+    def categories_note(self) -> str:
+        """``multi-hop 40.1, temporal …`` for a row's note."""
+        parts = []
+        for number, name in CATEGORIES.items():
+            rate = self.category_rate(number)
+            if rate is not None:
+                parts.append(f"{name} {rate:.1f}")
+        return ", ".join(parts)
+
+
+@dataclass
+class PresetStats:
+    """Compression figures of one preset's final summary, per conversation."""
+
+    reductions: list[float] = field(default_factory=list)
+    kept: int = 0
+    total: int = 0
+    versions: list[int] = field(default_factory=list)
+
+    def merge(self, other: PresetStats) -> None:
+        """Add another conversation's figures after this one's."""
+        self.reductions += other.reductions
+        self.kept += other.kept
+        self.total += other.total
+        self.versions += other.versions

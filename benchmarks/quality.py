@@ -19,16 +19,18 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import LOCOMO_DIR, Options, Row, parallel_map, row
+from benchmarks.common import LOCOMO_DIR, Options, Row, parallel_calls, parallel_map, row
 from benchmarks.locomo import (
     CATEGORIES,
     Bm25Probe,
     Dialogue,
+    PresetStats,
+    Tally,
     answer_in,
     context_window_for,
     export_file,
@@ -49,91 +51,6 @@ QUICK_WINDOWS = (TARGET_WINDOW,)
 RAW_WINDOW = False
 """Research switch: read a window as ``context_window`` itself (a new user's ``set
 context_window 4000``) instead of as the usable part."""
-
-
-@dataclass
-class Tally:
-    """Hits over questions for one configuration, overall and per QA category."""
-
-    hits: int = 0
-    total: int = 0
-    answers: int = 0
-    """Questions whose answer string is inside the request."""
-    answerable: int = 0
-    """Questions with an answer string (adversarial items have none)."""
-    request_tokens: list[int] = field(default_factory=list)
-    by_category: dict[int, list[int]] = field(default_factory=dict)
-    """Category -> ``[hits, total]``."""
-
-    def add(self, category: int, hit: bool, answer: bool | None, tokens: int) -> None:
-        """Count one question."""
-        self.total += 1
-        self.hits += hit
-        if answer is not None:
-            self.answerable += 1
-            self.answers += answer
-        self.request_tokens.append(tokens)
-        cell = self.by_category.setdefault(category, [0, 0])
-        cell[0] += hit
-        cell[1] += 1
-
-    @property
-    def rate(self) -> float:
-        """Hit rate in percent."""
-        return 100.0 * self.hits / self.total if self.total else 0.0
-
-    @property
-    def answer_rate(self) -> float:
-        """Answer-string-in-request rate in percent."""
-        return 100.0 * self.answers / self.answerable if self.answerable else 0.0
-
-    @property
-    def mean_tokens(self) -> float:
-        """Mean request input tokens (local count)."""
-        return sum(self.request_tokens) / len(self.request_tokens) if self.request_tokens else 0.0
-
-    def merge(self, other: Tally) -> None:
-        """Add another tally's questions (of another conversation) to this one."""
-        self.hits += other.hits
-        self.total += other.total
-        self.answers += other.answers
-        self.answerable += other.answerable
-        self.request_tokens += other.request_tokens
-        for category, (hits, total) in other.by_category.items():
-            cell = self.by_category.setdefault(category, [0, 0])
-            cell[0] += hits
-            cell[1] += total
-
-    def category_rate(self, category: int) -> float | None:
-        """Hit rate of one category in percent (``None`` when it has no question)."""
-        hits, total = self.by_category.get(category, [0, 0])
-        return 100.0 * hits / total if total else None
-
-    def categories_note(self) -> str:
-        """``multi-hop 40.1, temporal …`` for a row's note."""
-        parts = []
-        for number, name in CATEGORIES.items():
-            rate = self.category_rate(number)
-            if rate is not None:
-                parts.append(f"{name} {rate:.1f}")
-        return ", ".join(parts)
-
-
-@dataclass
-class PresetStats:
-    """Compression figures of one preset's final summary, per conversation."""
-
-    reductions: list[float] = field(default_factory=list)
-    kept: int = 0
-    total: int = 0
-    versions: list[int] = field(default_factory=list)
-
-    def merge(self, other: PresetStats) -> None:
-        """Add another conversation's figures after this one's."""
-        self.reductions += other.reductions
-        self.kept += other.kept
-        self.total += other.total
-        self.versions += other.versions
 
 
 async def _open(db: Path) -> Any:
@@ -296,14 +213,27 @@ def measure(
     The (dialogue, configuration) pairs run over ``jobs`` processes and are added up in the
     order a single process would have measured them.
     """
-    tasks = [
+    return merged(parallel_map(evaluate_task, tasks_for(dialogues, presets, windows), jobs))
+
+
+def tasks_for(
+    dialogues: Sequence[Dialogue], presets: Sequence[str], windows: Sequence[int]
+) -> list[Task]:
+    """Every (dialogue, configuration) pair, truncation first, in the order of a serial run."""
+    return [
         Task(dialogue, configuration, tuple(windows))
         for dialogue in dialogues
         for configuration in ("truncation", *presets)
     ]
+
+
+def merged(
+    parts: Iterable[tuple[dict[Key, Tally], dict[str, PresetStats]]],
+) -> tuple[dict[Key, Tally], dict[str, PresetStats]]:
+    """The tallies and compression figures of tasks, added up in the order given."""
     tallies: dict[Key, Tally] = {}
     stats: dict[str, PresetStats] = {}
-    for part_tallies, part_stats in parallel_map(evaluate_task, tasks, jobs):
+    for part_tallies, part_stats in parts:
         for key, tally in part_tallies.items():
             tallies.setdefault(key, Tally()).merge(tally)
         for name, entry in part_stats.items():
@@ -411,12 +341,20 @@ def run(options: Options) -> list[Row]:
     dialogues = [load_dialogue(p) for p in paths]
     presets = list(PRESETS)
     windows = QUICK_WINDOWS if options.quick else WINDOWS
-    tallies, stats = measure(dialogues, presets, windows, options.jobs)
+    coding_windows = CODING_WINDOWS[:1] if options.quick else CODING_WINDOWS
+    # One pool for both kinds of work; the coding session's (longer) ones go first.
+    calls: list[tuple[Callable[[Any], Any], Any]] = [
+        (_coding_retention, window) for window in coding_windows
+    ]
+    calls += [(evaluate_task, task) for task in tasks_for(dialogues, presets, windows)]
+    results = parallel_calls(calls, options.jobs)
+    tallies, stats = merged(results[len(coding_windows) :])
     asked = sum(len(d.questions) for d in dialogues)
     skipped = sum(d.skipped for d in dialogues)
     names = ", ".join(d.name for d in dialogues)
     note = f"{asked} questions ({names}; {skipped} without usable evidence left out)"
-    return rows_for(tallies, stats, presets, windows, note) + coding_rows(options)
+    retention = results[: len(coding_windows)]
+    return rows_for(tallies, stats, presets, windows, note) + coding_rows(coding_windows, retention)
 
 
 CODING_WINDOWS: tuple[int | None, ...] = (None, 200_000, 8_000)
@@ -424,16 +362,16 @@ CODING_WINDOWS: tuple[int | None, ...] = (None, 200_000, 8_000)
 TARGET_RETENTION = 90.0
 
 
-def coding_rows(options: Options) -> list[Row]:
-    """Identifier retention per kind of the default preset on the generated coding session."""
+def coding_rows(
+    windows: Sequence[int | None], results: Sequence[tuple[float, dict[str, Any]]]
+) -> list[Row]:
+    """Identifier retention per kind of the default preset on the generated coding session,
+    one row per window (``results`` from :func:`_coding_retention`)."""
     from benchmarks import coding
     from tui_chat.core.presets import DEFAULT_PRESET
 
-    windows = CODING_WINDOWS[:1] if options.quick else CODING_WINDOWS
     rows: list[Row] = []
-    for window, (rate, data) in zip(
-        windows, parallel_map(_coding_retention, windows, options.jobs), strict=True
-    ):
+    for window, (rate, data) in zip(windows, results, strict=True):
         label = "the model's window" if window is None else f"a {window // 1000}k window"
         kinds = ", ".join(
             f"{k} {100 * v['kept'] / v['total']:.0f}" for k, v in data["by_kind"].items()
