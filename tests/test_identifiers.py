@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tui_chat.core import identifiers
@@ -165,6 +165,7 @@ def test_extraction_never_fails_and_text_keeps_its_own_identifiers(text: str) ->
 _texts = st.one_of(st.text(max_size=200), st.lists(_pieces, max_size=60).map("".join))
 
 
+@settings(deadline=None)  # no time limit per example: the machine is shared
 @given(_texts)
 @example("call run() now")
 @example("see WWW.example.org or ftp://h/x")
@@ -201,6 +202,7 @@ def _present_by_pattern(haystack: str, needle: str, number: bool) -> bool:
 _near = st.text(alphabet="ab1_2.,-:/ 9x٣é", max_size=30)
 
 
+@settings(deadline=None)  # no time limit per example: the machine is shared
 @given(_near, _near, st.booleans())
 def test_presence_is_the_whole_word_pattern(haystack: str, needle: str, number: bool) -> None:
     expected = _present_by_pattern(haystack, needle, number)
@@ -212,6 +214,7 @@ def test_presence_is_the_whole_word_pattern(haystack: str, needle: str, number: 
     )
 
 
+@settings(deadline=None)  # no time limit per example: the machine is shared
 @given(st.lists(_texts, max_size=6))
 def test_a_scan_memo_answers_as_scan_does(texts: list[str]) -> None:
     memo = identifiers.ScanMemo()

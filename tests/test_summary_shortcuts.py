@@ -7,7 +7,7 @@ every match of a costlier one contains); these properties are what makes skippin
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tui_chat.core.identifiers import extract_identifiers, might_hold_identifiers
@@ -32,6 +32,7 @@ _pieces = st.sampled_from(
 _texts = st.one_of(st.text(max_size=120), st.lists(_pieces, max_size=40).map("".join))
 
 
+@settings(deadline=None)  # no time limit per example: the machine is shared
 @given(_texts)
 @example("a\x1cb c")
 @example("  leading and trailing  ")
@@ -39,6 +40,7 @@ def test_a_text_has_at_least_as_many_tokens_as_words(text: str) -> None:
     assert COUNTER.count(text) >= fewest_tokens(text)
 
 
+@settings(deadline=None)  # no time limit per example: the machine is shared
 @given(_texts, st.integers(1, 100_000), st.sampled_from([0.1, 0.3, 0.5]))
 def test_the_running_target_is_the_one_of_the_exact_count(
     text: str, max_tokens: int, rate: float
@@ -58,6 +60,7 @@ def test_a_long_source_is_not_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert running_tokens_of(targets, source) == running_tokens(targets, 10**9)
 
 
+@settings(deadline=None)  # no time limit per example: the machine is shared
 @given(_texts)
 @example("see a.PY now")
 @example("call run() or userId")
@@ -70,6 +73,7 @@ def test_a_text_that_cannot_hold_an_identifier_has_none_in_any_sentence(text: st
         assert not extract_identifiers(sentence)
 
 
+@settings(deadline=None)  # no time limit per example: the machine is shared
 @given(_texts)
 @example("We decıded to keep it")  # dotless i: the pattern takes it for "i"
 @example("WE'LL USE IT")

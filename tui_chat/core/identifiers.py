@@ -108,19 +108,26 @@ _PASSES: tuple[tuple[re.Pattern[str], Kind, bool, frozenset[str], re.Pattern[str
 )
 
 
-_MIGHT_HOLD = re.compile(
-    r"[0-9`\"“‘「『'/_(-]|(?i:www\.)|\.(?i:" + _EXTENSIONS.removesuffix(r"(?![\w-])") + r")"
-    r"|\w\.[A-Za-z_]|[a-z0-9][A-Z]"
+_MIGHT_HOLD = (
+    re.compile(r"[0-9`\"“‘「『'/_(-]"),
+    re.compile(
+        r"\.(?:(?<=\w\.)[A-Za-z_]|(?<=[wW][wW][wW]\.)|(?i:"
+        + _EXTENSIONS.removesuffix(r"(?![\w-])")
+        + r"))"
+    ),
+    re.compile(r"[a-z0-9][A-Z]"),
 )
-"""Something every pass needs (its characters, or what its hint matches), without context."""
+"""Between them, something every pass needs (its characters, or what its hint matches),
+looking at no neighbours beyond the match: a character of the first; ``w.x``, ``www.`` or a
+file extension after a dot; a capital after a small letter or digit."""
 
 
 def might_hold_identifiers(text: str) -> bool:
     """False when neither ``text`` nor any part of it (a line, a sentence) holds an identifier.
 
-    Each pass of the scan needs a character or a short sequence of this pattern; the pattern
-    looks at no neighbours, so a text without it has no part with it either. True says
-    nothing: the text may still have none.
+    Each pass of the scan needs a character or a short sequence of :data:`_MIGHT_HOLD`; none
+    of them depends on what lies around the match, so a text without them has no part with
+    them either. True says nothing: the text may still have none.
 
     Args:
         text: Any text.
@@ -128,7 +135,10 @@ def might_hold_identifiers(text: str) -> bool:
     Returns:
         Whether :func:`scan` of the text or of a part of it may find something.
     """
-    return _MIGHT_HOLD.search(text) is not None
+    chars, dotted, camel = _MIGHT_HOLD
+    if chars.search(text) or camel.search(text):
+        return True
+    return "." in text and dotted.search(text) is not None
 
 
 def _scan(text: str) -> list[tuple[Kind, str]]:
