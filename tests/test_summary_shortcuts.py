@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tui_chat.core.identifiers import extract_identifiers, might_hold_identifiers
 from tui_chat.core.policy import Policy
-from tui_chat.core.summarize.extractive import _PREFERENCE, _PREFERENCE_STEMS
+from tui_chat.core.summarize.extractive import _PREFERENCE, _PREFERENCE_STEMS, _block, _read
 from tui_chat.core.summarize.fields import DECISION, DECISION_STEMS
 from tui_chat.core.summarize.targets import Targets, running_tokens, running_tokens_of
 from tui_chat.core.summarize.text import fewest_tokens, sentences
@@ -85,3 +85,13 @@ def test_every_decision_or_preference_holds_its_stem(text: str) -> None:
         assert DECISION_STEMS.search(lowered)
     if _PREFERENCE.search(text):
         assert _PREFERENCE_STEMS.search(lowered)
+
+
+@settings(deadline=None)  # no time limit per example: the machine is shared
+@given(st.lists(_pieces, max_size=120).map("".join))
+@example("We decided on src/a.py. " + "x" * 400 + " .py")  # a sentence cut by trim
+@example("Plain words here. Make ſure it runs. WE'LL USE IT")
+def test_a_sentence_reads_the_same_with_what_its_block_lacks(text: str) -> None:
+    block = _block(text)
+    for sentence in sentences(text):
+        assert _read(sentence, block) == _read(sentence, (False, True))

@@ -149,6 +149,8 @@ def _scan(text: str) -> list[tuple[Kind, str]]:
     (most passes, on most prose).
     """
     found: list[tuple[Kind, str]] = []
+    if not might_hold_identifiers(text):
+        return found  # no pass could run (three searches instead of up to eleven checks)
     work = text
     present = frozenset(text)
     for pattern, kind, inner, needs, hint in _PASSES:

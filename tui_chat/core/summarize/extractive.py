@@ -100,16 +100,31 @@ Reading = tuple[str, frozenset[str], bool]
 carries (case-folded) and whether it states a decision or a preference."""
 
 
-def _read(text: str, plain: bool = False) -> Reading:
-    """Read one sentence; ``plain``: the text it was cut from holds nothing an identifier needs
-    (:func:`might_hold_identifiers`), so the sentence has none unless trimming changed it."""
+_Block = tuple[bool, bool]
+"""What a whole text block lacks: ``(no identifier can be in it, a decision can be)``."""
+
+
+def _block(text: str) -> _Block:
+    """:data:`_Block` of a text (its sentences are parts of it; a cut one ends in ``…``)."""
+    # lower() maps each character on its own (but a Greek sigma, which no stem holds), so a
+    # stem in the lower() of a part of the text is in the text's lower() too
+    lowered = text.lower()
+    may_decide = bool(DECISION_STEMS.search(lowered) or _PREFERENCE_STEMS.search(lowered))
+    return not might_hold_identifiers(text), may_decide
+
+
+def _read(text: str, block: _Block) -> Reading:
+    """Read one sentence of a text block, knowing what the whole block lacks (:func:`_block`):
+    no part of a block without an identifier's characters has one unless trimming changed it,
+    and no part of a block without a decision's stems states one."""
     whole = len(text) <= SENTENCE_MAX_CHARS  # trim gives it back unchanged (it is stripped)
+    plain, may_decide = block
     text = trim(text, SENTENCE_MAX_CHARS)
     if plain and whole:
         ids: frozenset[str] = frozenset()
     else:
         ids = frozenset(i.casefold() for i in extract_identifiers(text))
-    return text, ids, _states_a_decision(text)
+    return text, ids, may_decide and _states_a_decision(text)
 
 
 def _sentence(
@@ -169,23 +184,22 @@ def _candidates(
     """
     terms = _instruction_terms(request.instructions)
     known = known or {}
-    plain = not might_hold_identifiers(previous_text)
+    block = _block(previous_text)
     summary: dict[str, Reading] = {}
-    for s in sentences(previous_text):
-        if s not in summary:
-            summary[s] = known.get(s) or _read(s, plain)
     # (source, reading, block kind, pinned, opening request)
-    raw: list[tuple[Source, Reading, str, bool, bool]] = [
-        ("summary", summary[s], "text", False, False) for s in sentences(previous_text)
-    ]
+    raw: list[tuple[Source, Reading, str, bool, bool]] = []
+    for s in sentences(previous_text):
+        reading = summary.get(s) or known.get(s) or _read(s, block)
+        summary[s] = reading
+        raw.append(("summary", reading, "text", False, False))
     first_user = True
     for message in request.messages:
         pinned = message.id in request.pinned_ids
         for kind, text in message_parts(message):
             source: Source = "tool" if kind in ("tool_use", "tool_result") else message.role
             opening = first_user and source == "user"
-            plain = not might_hold_identifiers(text)
-            raw.extend((source, _read(s, plain), kind, pinned, opening) for s in sentences(text))
+            block = _block(text)
+            raw.extend((source, _read(s, block), kind, pinned, opening) for s in sentences(text))
             if opening:
                 first_user = False
     last = max(1, len(raw) - 1)
@@ -244,9 +258,6 @@ def _select(candidates: Sequence[_Sentence], max_chars: int | None, max_tokens: 
         if heap and gain < -heap[0][0]:
             heapq.heappush(heap, (-gain, position, sentence))
             continue
-        key = " ".join(sentence.text.casefold().split())
-        if key in seen:
-            continue
         line = _line(sentence)
         if not chosen:
             line = _fit(sentence, max_chars, max_tokens)
@@ -255,6 +266,9 @@ def _select(candidates: Sequence[_Sentence], max_chars: int | None, max_tokens: 
             continue
         if max_tokens is not None and tokens + fewest_tokens(line) + 1 > max_tokens:
             continue  # too long whatever its exact count: not encoded (most of a long span)
+        key = " ".join(sentence.text.casefold().split())
+        if key in seen:
+            continue
         weight = counter.count(line) + 1
         if max_tokens is not None and tokens + weight > max_tokens:
             continue
