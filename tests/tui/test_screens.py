@@ -233,6 +233,37 @@ async def test_export_writes_the_conversation(service: ChatService, tmp_path: Pa
         assert markdown.read_text() == await service.export(demo.id, "md")
 
 
+async def test_export_over_an_existing_file_asks_and_replaces_only_on_yes(
+    service: ChatService, tmp_path: Path
+) -> None:
+    demo = await seed_demo(service, tmp_path, summaries=False)
+    target = tmp_path / "notes.md"
+    target.write_text("my own notes\n")
+    app = make_app(service, demo.id, export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for answer in ("n", "y"):
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+            app.screen.query_one(Input).value = str(target)
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, Confirm))
+            await pilot.press(answer)
+            await settle(pilot)
+            if answer == "n":
+                assert target.read_text() == "my own notes\n"
+        assert target.read_text() == await service.export(demo.id, "md")
+        # A directory in the way is never replaced, and nothing is asked.
+        folder = tmp_path / "folder.md"
+        folder.mkdir()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+        app.screen.query_one(Input).value = str(folder)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, Confirm) and folder.is_dir()
+
+
 async def test_help_lists_every_binding(service: ChatService) -> None:
     from tui_chat.tui.widgets.conversation_list import ConversationList as Listing
 

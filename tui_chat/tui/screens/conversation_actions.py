@@ -11,6 +11,7 @@ from pathlib import Path
 
 from textual import work
 
+from tui_chat.files import TargetExistsError
 from tui_chat.tui.screens.branching import BranchView
 from tui_chat.tui.text import one_line
 
@@ -92,7 +93,7 @@ class ConversationActions(BranchView):
     @work(exit_on_error=False)
     async def action_export(self) -> None:
         """Export the conversation to a Markdown (``.md``) or JSON (``.json``) file."""
-        from tui_chat.tui.screens.prompt import TextPrompt
+        from tui_chat.tui.screens.prompt import Confirm, TextPrompt
 
         if self.conversation is None:
             return
@@ -106,9 +107,32 @@ class ConversationActions(BranchView):
         try:
             # JSON for a .json file, else Markdown; private (0600) like the database.
             await self.app.service.export_to(self.conversation.id, path)
+        except TargetExistsError:
+            # Only a file is replaced, and only when the user says so (by a new file moved
+            # into place, so a failed write leaves the old one whole).
+            question = f"{path} exists. Replace it with this export?"
+            if not path.is_file() or not await self.app.push_screen_wait(
+                Confirm(question, "Replace")
+            ):
+                self.notify(f"Not exported: {path} exists.", severity="warning", markup=False)
+                return
+            await self._export_over(path)
+            return
         except OSError as exc:
             self.notify(
                 f"Cannot write {path}: {exc.strerror or exc}", severity="error", markup=False
             )
             return
         self.notify(f"Exported to {path}", title="Export", markup=False)
+
+    async def _export_over(self, path: Path) -> None:
+        if self.conversation is None:
+            return
+        try:
+            await self.app.service.export_to(self.conversation.id, path, force=True)
+        except OSError as exc:
+            self.notify(
+                f"Cannot write {path}: {exc.strerror or exc}", severity="error", markup=False
+            )
+            return
+        self.notify(f"Exported to {path} (replaced)", title="Export", markup=False)
