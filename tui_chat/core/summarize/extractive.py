@@ -6,8 +6,7 @@ import asyncio
 import heapq
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from tui_chat.core.blocks import message_body, message_parts
 from tui_chat.core.identifiers import extract_identifiers, might_hold_identifiers
@@ -65,9 +64,9 @@ Source = Literal["summary", "user", "assistant", "tool"]
 """Where a candidate sentence comes from (tool calls and results are ``tool``)."""
 
 
-@dataclass(frozen=True)
-class _Sentence:
-    """One candidate sentence with its score parts."""
+class _Sentence(NamedTuple):
+    """One candidate sentence with its score parts (a tuple: hundreds of thousands are made
+    for a long span)."""
 
     position: int
     source: Source

@@ -23,6 +23,7 @@ def is_mostly_korean(text: str) -> bool:
 
 
 _TWO_ALNUM = re.compile(r"[^\W_].*?[^\W_]", re.DOTALL)
+_SENTENCE_END = re.compile(r"(?<=[.!?。…])\s+(?=\S)")
 
 
 def sentences(text: str) -> list[str]:
@@ -49,7 +50,7 @@ def sentences(text: str) -> list[str]:
         if in_code:
             out.append(line)
             continue
-        for piece in re.split(r"(?<=[.!?。…])\s+(?=\S)", line):
+        for piece in _SENTENCE_END.split(line):
             piece = piece.strip().lstrip("-*•> ").strip()
             if _TWO_ALNUM.search(piece):
                 out.append(piece)
