@@ -24,7 +24,9 @@ import json
 import os
 import random
 import signal
+import socket
 import subprocess
+import sys
 import time
 import uuid
 from collections import Counter
@@ -48,6 +50,7 @@ from tests.reliability.helpers import (
 )
 from tui_chat.engine.compaction import CompactionError
 from tui_chat.engine.service import ChatService
+from tui_chat.store.owners import new_owner
 from tui_chat.store.summaries import SummaryStart
 
 ITERATIONS = int(os.environ.get("TUI_CHAT_CRASH_ITERATIONS", "5"))
@@ -323,6 +326,44 @@ def test_kill_9_while_compacting(
         lost=0,
         integrity="ok",
     )
+
+
+async def test_a_lease_left_by_a_dead_process_is_taken_over_before_it_expires(
+    make_service: Callable[..., Awaitable[ChatService]], fake_anthropic: FakeAnthropic
+) -> None:
+    service = await make_service(compaction={"preset": "turns"})
+    conv = await service.new_conversation()
+    for i in range(1, 5):
+        outcome = await service.send(conv.id, f"turn {i} about file_{i}.py")
+        assert outcome.error is None
+    await service.finish_background()
+    await service.activate(conv.id, 0)
+    messages = await service.store.messages.history(conv.id)
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a process of this host that has ended: its pid names nobody now
+    live_owner, dead_owner = new_owner(), f"{socket.gethostname()}:{gone.pid}:dead0000"
+    for owner in (live_owner, dead_owner):
+        orphan = await service.store.summaries.begin(
+            SummaryStart(
+                conv.id,
+                parent_id=None,
+                strategy="segments",
+                covers_to_message_id=messages[3].id,
+                trigger="manual",
+                owner=owner,
+                lease_seconds=3600,
+            )
+        )
+        if owner == live_owner:  # a live owner (this process) keeps its lease
+            with pytest.raises(CompactionError, match="already running"):
+                await service.compact(conv.id)
+            execute(
+                Path(str(service.store.path)), "DELETE FROM summaries WHERE id = ?", (orphan.id,)
+            )
+    await service.compact(conv.id)  # the dead owner's version is finished first
+    finished = await service.store.summaries.get(orphan.id)
+    assert finished.status == "completed" and finished.covers_to_message_id == messages[3].id
+    assert await service.store.summaries.in_progress(conv.id) is None
 
 
 async def test_manual_compaction_takes_over_an_expired_lease(

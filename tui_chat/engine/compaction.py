@@ -16,9 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 
@@ -44,6 +42,7 @@ from tui_chat.engine.version_result import version_result
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo, model_info
 from tui_chat.store.errors import Conflict
+from tui_chat.store.owners import new_owner
 from tui_chat.store.repository import Store
 from tui_chat.store.summaries import SummaryStart
 
@@ -90,7 +89,7 @@ class CompactionWorker:
         self.policy_for = policy_for
         self.projected_tokens = projected_tokens
         self.lease_seconds = lease_seconds
-        self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.owner = new_owner()  # host:pid:random, so a dead owner is seen at once
         self._tasks: dict[str, asyncio.Task[Summary | None]] = {}
         self.sent = SentTurns()
         """The last chat request of each conversation, for continuation summaries."""

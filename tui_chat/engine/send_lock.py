@@ -13,7 +13,8 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from tui_chat.store.send_leases import LEASE_SECONDS, SendLeases, new_owner
+from tui_chat.store.owners import new_owner
+from tui_chat.store.send_leases import LEASE_SECONDS, SendLeases
 
 POLL_SECONDS = 0.2
 """How often a waiting sender asks for the lease again."""

@@ -11,11 +11,9 @@ that died: :meth:`SendLeases.settle_orphans` ends the latter ``incomplete``.
 
 from __future__ import annotations
 
-import os
-import socket
 import time
-import uuid
 
+from tui_chat.store.owners import new_owner, owner_is_dead
 from tui_chat.store.sql import Sql
 
 LEASE_SECONDS = 30.0
@@ -26,25 +24,7 @@ ORPHAN_ERROR = (
 )
 """Why a reply left ``streaming`` by a dead process ends as it does."""
 
-
-def new_owner() -> str:
-    """A lease owner for this process: ``host:pid:random``."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
-def owner_is_dead(owner: str) -> bool:
-    """True when ``owner`` names a process of this host that no longer exists."""
-    host, _, rest = owner.partition(":")
-    pid_text = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid_text.isdigit():
-        return False
-    try:
-        os.kill(int(pid_text), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # someone else's live process
-        return False
-    return False
+__all__ = ["LEASE_SECONDS", "ORPHAN_ERROR", "SendLeases", "new_owner", "owner_is_dead"]
 
 
 class SendLeases:

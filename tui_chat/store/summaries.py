@@ -22,6 +22,7 @@ from tui_chat.core.models import (
     utc_now,
 )
 from tui_chat.store.errors import Conflict, NotFound
+from tui_chat.store.owners import owner_is_dead
 from tui_chat.store.rows import (
     SUMMARY_COLUMNS,
     clean_text,
@@ -172,13 +173,27 @@ class Summaries:
     async def take_over_expired(
         self, conversation_id: str, *, owner: str, lease_seconds: float
     ) -> Summary | None:
-        """Take over an in-progress version whose lease has expired (its worker died)."""
+        """Take over an in-progress version whose worker died: its lease has expired, or its
+        owner names a process of this host that no longer exists (a killed ``compact`` is
+        resumed at once, not after its lease runs out)."""
         now = time.time()
         async with self._sql.transaction() as db:
+            async with db.execute(
+                "SELECT id, lease_owner, lease_expires_at FROM summaries "
+                "WHERE conversation_id = ? AND status = 'in_progress'",
+                (conversation_id,),
+            ) as cursor:
+                row = await cursor.fetchone()
+            if row is None:
+                return None
+            summary_id, holder, expires_at = row[0], row[1], row[2]
+            dead = expires_at is None or float(expires_at) < now
+            if not dead and not owner_is_dead(str(holder)):
+                return None
             cursor = await db.execute(
                 "UPDATE summaries SET lease_owner = ?, lease_expires_at = ? "
-                "WHERE conversation_id = ? AND status = 'in_progress' AND lease_expires_at < ?",
-                (owner, now + lease_seconds, conversation_id, now),
+                "WHERE id = ? AND status = 'in_progress' AND lease_owner IS ?",
+                (owner, now + lease_seconds, summary_id, holder),
             )
             taken = cursor.rowcount > 0
         if not taken:
