@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from tui_chat.tui.app import ChatApp
 from tui_chat.tui.screens.main import MainScreen
@@ -42,11 +44,15 @@ async def ready(pilot: ChatPilot) -> MainScreen:
 
 
 async def settle(pilot: ChatPilot) -> None:
-    """Let every worker finish and the screen catch up."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Let every worker finish and the screen catch up.
+
+    A worker the app cancels meanwhile (a gauge count replaced by a newer one) is not waited
+    for; the second round waits for what replaced it.
+    """
+    for _ in range(2):
+        with contextlib.suppress(WorkerCancelled):
+            await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
 
 
 def notifications(app: ChatApp) -> list[str]:

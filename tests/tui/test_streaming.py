@@ -15,6 +15,7 @@ from textual.widgets import Markdown
 from tui_chat.core.models import Message, MessageStatus
 from tui_chat.tui import gc_pause
 from tui_chat.tui.text import inert
+from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.reply_stream import ReplyStream
 
@@ -180,3 +181,66 @@ def test_gc_holds_are_counted() -> None:
     assert not gc_pause.held() and gc.get_threshold() == (young, middle, old)
     gc_pause.release()  # one too many: ignored
     assert gc.get_threshold() == (young, middle, old)
+
+
+class _NoMessages:
+    """A message source with nothing in it (the views are added directly)."""
+
+    async def messages(
+        self,
+        conversation_id: str,
+        *,
+        before_id: int | None = None,
+        after_id: int | None = None,
+        limit: int = 50,
+    ) -> list[Message]:
+        return []
+
+    async def pinned_ids(self, conversation_id: str) -> set[int]:
+        return set()
+
+
+class _Chat(App[None]):
+    """The real chat pane, following a reply."""
+
+    def compose(self) -> ComposeResult:
+        yield ChatPane(_NoMessages(), id="chat")
+
+
+LONG = "\n\n".join(f"## Part {n}\n\nParagraph {n} " + "word " * 30 for n in range(40))
+
+
+async def test_blocks_far_above_a_followed_stream_fold_without_moving_anything() -> None:
+    stored_app = _Chat()
+    async with stored_app.run_test(size=(60, 20)) as pilot:
+        pane = stored_app.query_one(ChatPane)
+        await pane.add_message(_message(LONG))
+        pane.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        stored_bottom, stored_height = _screen_lines(stored_app), pane.max_scroll_y
+        pane.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        stored_top = _screen_lines(stored_app)
+
+    app = _Chat()
+    async with app.run_test(size=(60, 20)) as pilot:
+        pane = app.query_one(ChatPane)
+        view = await pane.add_message(_message("", "streaming"))
+        pane.anchor()
+        chunks = _chunks(LONG)
+        for start in range(0, len(chunks), 8):
+            for chunk in chunks[start : start + 8]:
+                await view.write(chunk)
+            await pilot.pause(0.02)
+        await pilot.pause(0.3)
+        markdown = view.query_one(Markdown)
+        hidden = [block for block in markdown.children if not block.display]
+        assert len(hidden) >= 12  # folded while streaming...
+        await view.finish(_message(LONG))
+        await pilot.pause()
+        assert _screen_lines(app) == stored_bottom  # ...with the same screen
+        assert pane.max_scroll_y == stored_height  # ...and the same scroll height
+        pane.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        assert all(block.display for block in markdown.children)  # scrolling up unfolds
+        assert _screen_lines(app) == stored_top

@@ -283,8 +283,14 @@ class ChatPane(VerticalScroll, can_focus=True):
     # -- scrolling --------------------------------------------------------------------------
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        """Page older messages in when the top is reached, newer ones at the bottom."""
+        """Page older messages in when the top is reached, newer ones at the bottom.
+
+        Scrolling up shows the folded blocks of a streamed reply again (their place was kept).
+        """
         super().watch_scroll_y(old_value, new_value)
+        if new_value < old_value:
+            for view in self.query_children(MessageView):
+                view.unfold()
         if self._loading or self.conversation_id is None:
             return
         if new_value <= 0 < old_value and self.has_older:

@@ -4,20 +4,31 @@ from __future__ import annotations
 
 import asyncio
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Button, Markdown, Static
 
 from tui_chat.core.attachments import chip, refs, typed_text
 from tui_chat.core.models import Message
 from tui_chat.tui import gc_pause
 from tui_chat.tui.text import clock_time, inert, inert_content
+from tui_chat.tui.widgets.fold import HeadFold
 from tui_chat.tui.widgets.reply_stream import ReplyStream
 
 GC_DELAY = 1.0
 """Seconds after a reply is finished before the full garbage collection held back during its
 stream runs (see :mod:`~tui_chat.tui.gc_pause`): after its final frame, while it is read."""
+
+FOLD_BATCH = 12
+"""Least blocks of a streaming reply hidden at a time once they are a screen above the view
+(see :mod:`~tui_chat.tui.widgets.fold`)."""
+
+FOLD_EVERY = 4
+"""New blocks between two looks for blocks to fold (a look reads the geometry of the screen,
+which can cost a walk over every widget)."""
 
 
 class MessageView(Vertical):
@@ -31,6 +42,9 @@ class MessageView(Vertical):
     see :class:`~tui_chat.tui.widgets.reply_stream.ReplyStream`), so finishing it re-renders
     nothing when the stored text is what was streamed. The body's top-level blocks use the
     ``stream`` layout, which keeps the placement of every block above the one that changed.
+    While the chat follows a streaming reply, its blocks more than a screen above the view are
+    folded away (:class:`~tui_chat.tui.widgets.fold.HeadFold`), so a frame's layout does not
+    grow with the reply's length; scrolling up or a new width unfolds them.
 
     Args:
         message: The stored message.
@@ -71,6 +85,9 @@ class MessageView(Vertical):
         self.left_out = False
         self._stream: ReplyStream | None = None
         self._holds_gc = False
+        self._fold: HeadFold | None = None
+        self._fold_due = False
+        self._fold_seen = 0  # blocks the last look for blocks to fold saw
 
     @property
     def message_id(self) -> int:
@@ -192,10 +209,39 @@ class MessageView(Vertical):
         """Mark the newest message (only it offers Retry)."""
         self.set_class(last, "-last")
 
+    def on_resize(self, event: events.Resize) -> None:
+        """Blocks folded at another width would leave the wrong space: show them again."""
+        if self._fold is not None:
+            self._fold.check_width()
+
+    def unfold(self) -> None:
+        """Show every block of the reply again (the chat is scrolled up)."""
+        if self._fold is not None:
+            self._fold.unfold()
+
+    def _appended(self) -> None:
+        if self._fold is None or self._fold_due or self._fold.blocks < self._fold_seen + FOLD_EVERY:
+            return
+        self._fold_seen = self._fold.blocks
+        self._fold_due = True
+        self.call_after_refresh(self._fold_head)
+
+    def _fold_head(self) -> None:
+        """Fold the blocks a screen above the view, if the chat follows this streaming reply."""
+        self._fold_due = False
+        pane = self.parent
+        if self._fold is None or self._stream is None or not isinstance(pane, Widget):
+            return
+        if pane.is_vertical_scroll_end and pane.is_anchored:
+            view = pane.region
+            self._fold.fold_above(view.y - view.height, least=FOLD_BATCH)
+
     async def start_stream(self) -> ReplyStream:
         """Start streaming reply text into the Markdown body."""
         if self._stream is None:
-            self._stream = ReplyStream(self.query_one(Markdown))
+            markdown = self.query_one(Markdown)
+            self._fold = self._fold or HeadFold(markdown)
+            self._stream = ReplyStream(markdown, on_append=self._appended)
             if not self._holds_gc:
                 self._holds_gc = True
                 gc_pause.hold()
@@ -218,6 +264,7 @@ class MessageView(Vertical):
         if message.role == "assistant":
             markdown = self.query_one(Markdown)
             if markdown.source != inert(message.text):
+                self.unfold()
                 await markdown.update(inert(message.text))
         self.query_one(".header", Static).update(self._header())
         self._apply_status()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 from textual.widgets import Markdown
 
@@ -27,11 +28,18 @@ class ReplyStream:
     Args:
         markdown: The document to append to.
         interval: Least seconds between two appends.
+        on_append: Called after each append.
     """
 
-    def __init__(self, markdown: Markdown, interval: float = INTERVAL) -> None:
+    def __init__(
+        self,
+        markdown: Markdown,
+        interval: float = INTERVAL,
+        on_append: Callable[[], object] | None = None,
+    ) -> None:
         self._markdown = markdown
         self._interval = interval
+        self._on_append = on_append
         self._pending: list[str] = []
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
@@ -79,3 +87,5 @@ class ReplyStream:
         if text and self._markdown.is_attached:
             # Shielded: an append cut off half-way would leave the source ahead of the blocks.
             await asyncio.shield(self._markdown.append(inert(text)))
+            if self._on_append is not None:
+                self._on_append()
