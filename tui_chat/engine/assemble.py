@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator, Sequence
+from bisect import bisect_left
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from operator import attrgetter
 
@@ -93,6 +94,7 @@ def _cut_size(policy: Policy) -> int | None:
 
 _UNFINISHED = ("error", "incomplete", "streaming")
 _STATUS = attrgetter("status")
+_ID = attrgetter("id")
 
 
 def _positions(values: list[str], value: str) -> Iterator[int]:
@@ -106,15 +108,44 @@ def _positions(values: list[str], value: str) -> Iterator[int]:
         yield at
 
 
-def supersede_failed(messages: Sequence[Message]) -> list[Message]:
+def _without(messages: list[Message], spans: Sequence[tuple[int, int]]) -> list[Message]:
+    """``messages`` without the ``(start, end)`` spans (ascending, not overlapping); the list
+    itself when there is nothing to leave out (no copy of a window-sized list)."""
+    if not spans:
+        return messages
+    out: list[Message] = []
+    at = 0
+    for start, end in spans:
+        out += messages[at:start]
+        at = end
+    out += messages[at:]
+    return out
+
+
+def supersede_failed(
+    messages: Sequence[Message], unfinished: Collection[int] | None = None
+) -> list[Message]:
     """Leave out failed or cut-off replies that a later reply of the same turn replaced.
 
     Turn numbers never decrease along a conversation (the store numbers them so), so the
     replies of a turn follow each other and the search for a later one stops at the next turn.
+
+    Args:
+        messages: Messages in conversation order.
+        unfinished: The ids of the messages that are not ``complete``, when known (a kept
+            tail knows them): only those are looked at.
     """
-    statuses = list(map(_STATUS, messages))
-    replaced: list[int] = []
-    for index in sorted(i for status in _UNFINISHED for i in _positions(statuses, status)):
+    if unfinished is None:
+        statuses = list(map(_STATUS, messages))
+        found = [i for status in _UNFINISHED for i in _positions(statuses, status)]
+    else:
+        found = []
+        for message_id in unfinished:
+            index = bisect_left(messages, message_id, key=_ID)
+            if index < len(messages) and messages[index].id == message_id:
+                found.append(index)
+    replaced: list[tuple[int, int]] = []
+    for index in sorted(found):
         message = messages[index]
         if message.role != "assistant":
             continue
@@ -122,12 +153,9 @@ def supersede_failed(messages: Sequence[Message]) -> list[Message]:
             if messages[later].turn != message.turn:
                 break
             if messages[later].role == "assistant":
-                replaced.append(index)
+                replaced.append((index, index + 1))
                 break
-    out = list(messages)
-    for index in reversed(replaced):
-        del out[index]
-    return out
+    return _without(messages if isinstance(messages, list) else list(messages), replaced)
 
 
 def _answered_only(
@@ -140,10 +168,7 @@ def _answered_only(
         return left_out, without_unanswered(tail, keep_last=keep_last)
     timeline.align(tail)
     spans = timeline.unanswered(keep_last=keep_last)
-    raw = list(tail)
-    for start, end in reversed(spans):
-        del raw[start:end]
-    return [tail[start] for start, _ in spans], raw
+    return [tail[start] for start, _ in spans], _without(tail, spans)
 
 
 RECALL_MESSAGES = 128
@@ -233,7 +258,7 @@ async def assemble(
     else:
         read = await cache.raw_tail(store, conversation.id, coverage, budget, cap)
         tail_timeline, timeline = cache.timelines(conversation.id)
-    tail = supersede_failed(read)
+    tail = supersede_failed(read, cache.unfinished(conversation.id) if cache else None)
     # Prompts whose reply failed before any text are left out, and said so (core/unanswered).
     left_out, raw = _answered_only(tail, new_text is None, tail_timeline)
     new_message: list[ContentBlock] | None = None

@@ -32,8 +32,8 @@ PAGE = 512
 """Messages read per step when the front moves back."""
 CONVERSATIONS = 4
 """Conversations whose tails are kept (least recently built first out)."""
-GRID = 64
-"""Messages per run the builder lays out once (see :meth:`Timeline.run_bounds`)."""
+GRID = 8
+"""Messages per narrowest run the builder lays out once (see :meth:`Timeline.run_bounds`)."""
 
 
 class TailWindow:
@@ -213,6 +213,11 @@ class TailCache:
             kept.windows = {(after_id, cap): TailWindow(conversation_id, after_id, cap)}
             window = kept.windows[(after_id, cap)]
         return await window.read(store, budget)
+
+    def unfinished(self, conversation_id: str) -> set[int]:
+        """Ids of the messages of the last tail read that are not ``complete``."""
+        kept = self._entry(conversation_id)
+        return set().union(*(window.unfinished for window in kept.windows.values()))
 
     def timelines(self, conversation_id: str) -> tuple[Timeline, Timeline]:
         """The conversation's tail timeline and the builder's timeline."""

@@ -29,6 +29,7 @@ turns and recall out.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from itertools import pairwise
@@ -49,7 +50,7 @@ from tui_chat.core.request.render import (
     summary_section,
     summary_section_header,
 )
-from tui_chat.core.request.runs import Composed, Unit, compose_run
+from tui_chat.core.request.runs import Composed, Unit, chain, compose_run, independent
 from tui_chat.core.request.selection import Selector, recall_text
 from tui_chat.core.request.timeline import Timeline
 from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs, Piece
@@ -68,6 +69,19 @@ class _Shed:
     summary: bool = True
 
 
+def _spans(levels: list[list[int]]) -> list[tuple[int, int]]:
+    """Runs from bounds at several widths (finest first, each coarser level a subset of the
+    finer): the coarsest runs in the middle, finer ones towards both ends."""
+    *finer, coarse = levels
+    if not finer:
+        return list(pairwise(coarse))
+    if len(coarse) < 2:
+        return _spans(finer)
+    left = [level[: bisect_right(level, coarse[0])] for level in finer]
+    right = [level[bisect_left(level, coarse[-1]) :] for level in finer]
+    return [*_spans(left), *pairwise(coarse), *_spans(right)]
+
+
 class _Kept:
     """The ids of the raw messages kept from ``start`` on, made a set only when asked."""
 
@@ -81,6 +95,9 @@ class _Kept:
             self.found = set(self.ids[self.start :])
         return value in self.found
 
+
+WIDE = 16
+"""Grid cells per wide run (see :meth:`_Builder._units`)."""
 
 FILL_RESERVE = 16
 """Tokens a filling recall leaves free: joins and message overheads it does not count."""
@@ -215,17 +232,39 @@ class _Builder:
         return max(tokens, calibrated) <= self.usable
 
     def _units(self, start: int) -> list[Unit]:
-        """The kept raw messages from ``start``: runs kept by the timeline between its grid
-        lines (laid out once, reused by later builds) and fresh pieces before and after."""
+        """The kept raw messages from ``start``: runs kept by the timeline (laid out once,
+        reused by later builds) and fresh pieces before and after them.
+
+        Runs between grid lines near both ends, runs :data:`WIDE` and ``WIDE²`` times wider
+        further in (so that few runs are looked up and few messages laid out per build);
+        neighbouring runs that are independent of each other are joined in a chain, which the
+        next build slices instead of joining again (:func:`~.runs.chain`).
+        """
         timeline = self.timeline
         end = len(timeline)
         bounds = timeline.run_bounds(start) if not self.policy.single_user_message else []
         if not bounds:
             return [timeline.span_pieces(start, end)]
-        units: list[Unit] = [timeline.span_pieces(start, bounds[0])]
-        for first, last in pairwise(bounds):
-            units.append(timeline.run(first, last, self._compose_run))
-        units.append(timeline.span_pieces(bounds[-1], end))
+        levels = [bounds, timeline.wide_bounds(start, WIDE), timeline.wide_bounds(start, WIDE**2)]
+        groups: list[list[Composed]] = []
+        for first, last in _spans(levels):
+            run = timeline.run(first, last, self._compose_run)
+            if groups and independent(groups[-1][-1], run):
+                groups[-1].append(run)
+            else:
+                groups.append([run])
+        origin = timeline.origin
+        units: list[Unit] = [timeline.span_pieces(start, bounds[0] - origin)]
+        longest = max(groups, key=len, default=[])
+        for group in groups:
+            if group is longest:
+                made = chain(group, timeline.chains)
+                # One chain per compose of a build (the window's front moves between them).
+                timeline.chains = [made, *(c for c in timeline.chains if c is not made)][:3]
+                units.append(made)
+            else:
+                units.extend(group)
+        units.append(timeline.span_pieces(bounds[-1] - origin, end))
         return units
 
     def _compose_run(self, pieces: list[Piece]) -> Composed:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain as _chain
+from operator import is_
 from typing import Any
 
 from tui_chat.core.models import Role
@@ -20,8 +22,10 @@ from tui_chat.core.request.types import Piece
 from tui_chat.core.request.wellformed import group_roles, message_content, pair_tools
 from tui_chat.core.tokens import TokenCounter
 
+_flat = _chain.from_iterable
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, eq=False)
 class Composed:
     """A run of whole turns laid out on its own (no filler, no trimming, no new message)."""
 
@@ -33,6 +37,24 @@ class Composed:
     """Tokens of its messages after pairing (all counted as ``recent``)."""
     sent_ids: tuple[int, ...]
     """Stored messages it sends, in order."""
+    opens_clean: bool = False
+    """It opens with a user message whose role group holds no tool result."""
+    ends_on_reply: bool = False
+    """Its last message is a reply."""
+
+
+@dataclass(frozen=True, eq=False)
+class Chain(Composed):
+    """Neighbouring runs, each independent of the next, laid out as one.
+
+    A later build whose runs overlap this one's (the front moved on, runs were added at the
+    end) takes the overlap as a slice instead of joining its runs again (:func:`chain`).
+    """
+
+    runs: tuple[Composed, ...] = ()
+    """The runs, in order."""
+    ends: tuple[tuple[int, int, int, int], ...] = ((0, 0, 0, 0),)
+    """Running ``(pieces, messages, sent ids, tokens)`` before each run and after the last."""
 
 
 Unit = Composed | Sequence[Piece]
@@ -58,7 +80,71 @@ def compose_run(pieces: Sequence[Piece], counter: TokenCounter) -> Composed:
             if piece.source is not None:
                 sent.append(piece.source.id)
         messages.append({"role": group[0].role, "content": message_content(group)})
-    return Composed(tuple(pieces), tuple(messages), tokens, tuple(sent))
+    return Composed(
+        tuple(pieces),
+        tuple(messages),
+        tokens,
+        tuple(sent),
+        opens_clean=_opens_clean(pieces),
+        ends_on_reply=bool(pieces) and pieces[-1].role == "assistant",
+    )
+
+
+def chain(runs: Sequence[Composed], made: Sequence[Chain]) -> Chain:
+    """``runs`` laid out as one; the part an earlier chain already holds is sliced from it.
+
+    Args:
+        runs: Neighbouring runs, each independent of the next.
+        made: Chains made before (the first one holding ``runs[0]`` is used).
+
+    Returns:
+        The chain of ``runs``.
+    """
+    previous = next((c for c in made if runs and runs[0] in c.runs), None)
+    first = 0
+    ends: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)]
+    pieces: tuple[Piece, ...] = ()
+    messages: tuple[dict[str, Any], ...] = ()
+    sent: tuple[int, ...] = ()
+    tokens = 0
+    if previous is not None and runs:
+        try:
+            at = previous.runs.index(runs[0])
+        except ValueError:
+            at = -1
+        if at >= 0 and previous.runs[at] is runs[0]:
+            same = list(map(is_, previous.runs[at:], runs))
+            first = same.index(False) if False in same else len(same)
+            start, stop = previous.ends[at], previous.ends[at + first]
+            pieces = previous.pieces[start[0] : stop[0]]
+            messages = previous.messages[start[1] : stop[1]]
+            sent = previous.sent_ids[start[2] : stop[2]]
+            tokens = stop[3] - start[3]
+            ends = [
+                (end[0] - start[0], end[1] - start[1], end[2] - start[2], end[3] - start[3])
+                for end in previous.ends[at : at + first + 1]
+            ]
+    more = runs[first:]
+    for run in more:
+        last = ends[-1]
+        ends.append(
+            (
+                last[0] + len(run.pieces),
+                last[1] + len(run.messages),
+                last[2] + len(run.sent_ids),
+                last[3] + run.tokens,
+            )
+        )
+    return Chain(
+        pieces + tuple(_flat(run.pieces for run in more)),
+        messages + tuple(_flat(run.messages for run in more)),
+        tokens + sum(run.tokens for run in more),
+        sent + tuple(_flat(run.sent_ids for run in more)),
+        opens_clean=runs[0].opens_clean if runs else False,
+        ends_on_reply=runs[-1].ends_on_reply if runs else False,
+        runs=tuple(runs),
+        ends=tuple(ends),
+    )
 
 
 def pieces_of(unit: Unit) -> Sequence[Piece]:
@@ -68,6 +154,10 @@ def pieces_of(unit: Unit) -> Sequence[Piece]:
 
 def _first_role(pieces: Sequence[Piece]) -> Role:
     return pieces[0].role
+
+
+def _opens_clean(pieces: Sequence[Piece]) -> bool:
+    return bool(pieces) and _first_role(pieces) == "user" and not _opens_with_results(pieces)
 
 
 def _opens_with_results(pieces: Sequence[Piece]) -> bool:
@@ -87,12 +177,12 @@ def independent(before: Unit, after: Unit) -> bool:
     group holds no tool result: no role group spans the join, ``before``'s last calls have
     nothing to be paired with either way and ``after``'s first group answers nothing.
     """
-    first, second = pieces_of(before), pieces_of(after)
-    return (
-        first[-1].role == "assistant"
-        and _first_role(second) == "user"
-        and not _opens_with_results(second)
-    )
+    if isinstance(before, Composed):
+        ends_on_reply = before.ends_on_reply
+    else:
+        ends_on_reply = before[-1].role == "assistant"
+    opens_clean = after.opens_clean if isinstance(after, Composed) else _opens_clean(after)
+    return ends_on_reply and opens_clean
 
 
 def joined(units: Sequence[Unit]) -> list[Unit]:

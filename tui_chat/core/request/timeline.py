@@ -31,6 +31,7 @@ from typing import Any
 from tui_chat.core.attachments import is_ref
 from tui_chat.core.models import Message
 from tui_chat.core.request.pieces import prepare
+from tui_chat.core.request.runs import Chain
 from tui_chat.core.request.types import Piece
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.turns import starts_turn
@@ -85,8 +86,13 @@ class Timeline:
         """Running count of pieces cut to the character limit."""
         self.refs: list[int] = [0]
         """Running count of pieces holding an attachment reference."""
+        self.bounds: list[int] = []
+        """Absolute turn starts where kept runs begin: the first start past each multiple of
+        :attr:`grid` (any split into whole turns lays out the same; this one is stable)."""
         self.runs: dict[tuple[int, int], Any] = {}
         """Composed runs by absolute ``(start, end)`` (see :mod:`.runs`)."""
+        self.chains: list[Chain] = []
+        """The chains of runs laid out last, newest first (see :func:`.runs.chain`)."""
         self._shift = 0
         self._turns = 0
 
@@ -124,11 +130,13 @@ class Timeline:
                 self._reset(messages)
                 return
         size = min(len(self.messages), len(messages))
-        same = list(map(is_, self.messages[:size], messages[:size]))
-        try:
-            kept = same.index(False)
-        except ValueError:
-            kept = size
+        kept = size
+        # Equal lists are compared by identity first, element by element, in C; an equal
+        # but distinct message derives the same facts, so either way nothing is prepared.
+        old = self.messages if len(self.messages) == size else self.messages[:size]
+        new = messages if len(messages) == size and isinstance(messages, list) else None
+        if old != (new if new is not None else list(messages[:size])):
+            kept = list(map(is_, self.messages, messages)).index(False)
         if kept < len(self.messages):
             kept = max(0, kept - 1)  # its piece depends on the message after it
             self._truncate(kept)
@@ -137,9 +145,9 @@ class Timeline:
 
     def _reset(self, messages: Sequence[Message]) -> None:
         self.messages, self.ids, self.origin = [], [], 0
-        self.starts, self.marks, self.silent = [], [0], []
+        self.starts, self.marks, self.silent, self.bounds = [], [0], [], []
         self.pieces, self.tokens, self.cuts, self.refs = [], [0], [0], [0]
-        self.runs = {}
+        self.runs, self.chains = {}, []
         self._append(messages)
 
     def _piece(self, message: Message, following: Message | None) -> Piece | None:
@@ -153,6 +161,8 @@ class Timeline:
             position = self.origin + len(self.messages)
             if starts_turn(message.role, message.content):
                 self._close_turn(position)
+                if self._is_bound(self.starts[-1] if self.starts else None, position):
+                    self.bounds.append(position)
                 self.starts.append(position)
             if self.messages and _superseded(self.messages[-1], message) and self.pieces[-1]:
                 self.pieces[-1] = None
@@ -183,6 +193,7 @@ class Timeline:
             del values[:count]
         del self.starts[: bisect_left(self.starts, self.origin)]
         del self.silent[: bisect_left(self.silent, self.origin)]
+        del self.bounds[: bisect_left(self.bounds, self.origin)]
         self.runs = {span: run for span, run in self.runs.items() if span[0] >= self.origin}
 
     def _truncate(self, count: int) -> None:
@@ -191,6 +202,7 @@ class Timeline:
         for values in self._running():
             del values[count + 1 :]
         del self.starts[bisect_left(self.starts, end) :]
+        del self.bounds[bisect_left(self.bounds, end) :]
         # The turn holding the new last message is open again.
         last = self.starts[-1] if self.starts and self.starts[-1] >= self.origin else self.origin
         del self.silent[bisect_left(self.silent, last) :]
@@ -228,6 +240,15 @@ class Timeline:
         ]
         self.starts[:0] = starts
         self.silent[:0] = silent
+        self.bounds[:0] = [
+            start
+            for before, start in zip([None, *starts], starts, strict=False)
+            if self._is_bound(before, start)
+        ]
+
+    def _is_bound(self, before: int | None, start: int) -> bool:
+        """Whether a turn start (absolute) begins a run: a grid line lies since ``before``."""
+        return self.grid > 0 and (before is None or start // self.grid > before // self.grid)
 
     # -- queries (positions relative to ``messages``) ----------------------------------
 
@@ -307,33 +328,34 @@ class Timeline:
         return [piece for piece in self.pieces[start:end] if piece is not None]
 
     def run_bounds(self, start: int) -> list[int]:
-        """Where the kept runs of ``messages[start:]`` begin and end (relative positions).
+        """Where the kept runs of ``messages[start:]`` begin and end (absolute positions):
+        the :attr:`bounds` from ``start`` on. Empty without a grid."""
+        return self.bounds[bisect_left(self.bounds, self.origin + start) :]
 
-        A run is whole turns between two grid lines: it opens at the first turn start at or
-        after each multiple of :attr:`grid` (absolute). Empty without a grid.
-        """
-        if self.grid <= 0 or not self.messages:
+    def wide_bounds(self, start: int, factor: int) -> list[int]:
+        """Bounds of wider runs of ``messages[start:]`` (absolute positions): the first of
+        :attr:`bounds` at or after each multiple of ``grid × factor`` past ``start``."""
+        if self.grid <= 0 or not self.bounds:
             return []
-        begin = self.origin + start
-        end = self.origin + len(self.messages)
-        bounds: list[int] = []
-        line = -(-begin // self.grid) * self.grid
-        while line < end:
-            at = bisect_left(self.starts, line)
-            if at >= len(self.starts):
-                break
-            bound = self.starts[at]
-            if not bounds or bound > bounds[-1]:
-                bounds.append(bound)
-            line = max(line + self.grid, -(-(bound + 1) // self.grid) * self.grid)
-        return [b - self.origin for b in bounds]
+        width = self.grid * factor
+        line = -(-(self.origin + start) // width) * width
+        end = self.bounds[-1]
+        found: list[int] = []
+        while line <= end:
+            bound = self.bounds[bisect_left(self.bounds, line)]
+            if not found or bound > found[-1]:
+                found.append(bound)
+            line = -(-(bound + 1) // width) * width
+        return found
 
     def run(self, start: int, end: int, make: Callable[[list[Piece]], Any]) -> Any:
-        """The composed run of ``messages[start:end]``, made by ``make`` once and kept."""
-        span = (self.origin + start, self.origin + end)
+        """The composed run of the messages at absolute positions ``start`` to ``end``, made
+        by ``make`` once and kept."""
+        span = (start, end)
         found = self.runs.get(span)
         if found is None:
-            found = self.runs[span] = make(self.span_pieces(start, end))
+            origin = self.origin
+            found = self.runs[span] = make(self.span_pieces(start - origin, end - origin))
         return found
 
 
