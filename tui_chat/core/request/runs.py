@@ -90,42 +90,25 @@ def compose_run(pieces: Sequence[Piece], counter: TokenCounter) -> Composed:
     )
 
 
-def chain(runs: Sequence[Composed], made: Sequence[Chain]) -> Chain:
-    """``runs`` laid out as one; the part an earlier chain already holds is sliced from it.
+REUSE_SEARCH = 48
+"""How many of a chain's first runs are looked for in earlier chains (new runs at the front
+come first: the front moved into a new grid cell)."""
 
-    Args:
-        runs: Neighbouring runs, each independent of the next.
-        made: Chains made before (the first one holding ``runs[0]`` is used).
+_Ends = tuple[int, int, int, int]
 
-    Returns:
-        The chain of ``runs``.
-    """
-    previous = next((c for c in made if runs and runs[0] in c.runs), None)
-    first = 0
-    ends: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)]
-    pieces: tuple[Piece, ...] = ()
-    messages: tuple[dict[str, Any], ...] = ()
-    sent: tuple[int, ...] = ()
-    tokens = 0
-    if previous is not None and runs:
-        try:
-            at = previous.runs.index(runs[0])
-        except ValueError:
-            at = -1
-        if at >= 0 and previous.runs[at] is runs[0]:
-            same = list(map(is_, previous.runs[at:], runs))
-            first = same.index(False) if False in same else len(same)
-            start, stop = previous.ends[at], previous.ends[at + first]
-            pieces = previous.pieces[start[0] : stop[0]]
-            messages = previous.messages[start[1] : stop[1]]
-            sent = previous.sent_ids[start[2] : stop[2]]
-            tokens = stop[3] - start[3]
-            ends = [
-                (end[0] - start[0], end[1] - start[1], end[2] - start[2], end[3] - start[3])
-                for end in previous.ends[at : at + first + 1]
-            ]
-    more = runs[first:]
-    for run in more:
+
+def _overlap(runs: Sequence[Composed], made: Sequence[Chain]) -> tuple[Chain, int, int] | None:
+    """An earlier chain holding one of the first runs: ``(chain, index in runs, index in the
+    chain)``, or ``None``."""
+    for index, run in enumerate(runs[:REUSE_SEARCH]):
+        for previous in made:
+            if run in previous.runs:
+                return previous, index, previous.runs.index(run)
+    return None
+
+
+def _grow(ends: list[_Ends], runs: Sequence[Composed]) -> None:
+    for run in runs:
         last = ends[-1]
         ends.append(
             (
@@ -135,11 +118,49 @@ def chain(runs: Sequence[Composed], made: Sequence[Chain]) -> Chain:
                 last[3] + run.tokens,
             )
         )
+
+
+def chain(runs: Sequence[Composed], made: Sequence[Chain]) -> Chain:
+    """``runs`` laid out as one; the part an earlier chain already holds is sliced from it.
+
+    Args:
+        runs: Neighbouring runs, each independent of the next.
+        made: Chains made before.
+
+    Returns:
+        The chain of ``runs``.
+    """
+    ends: list[_Ends] = [(0, 0, 0, 0)]
+    head: Sequence[Composed] = runs
+    middle: tuple[tuple[Piece, ...], tuple[dict[str, Any], ...], tuple[int, ...]] = ((), (), ())
+    tail: Sequence[Composed] = ()
+    found = _overlap(runs, made)
+    if found is not None:
+        previous, index, at = found
+        same = list(map(is_, previous.runs[at:], runs[index:]))
+        count = same.index(False) if False in same else len(same)
+        head, tail = runs[:index], runs[index + count :]
+        _grow(ends, head)
+        start, stop = previous.ends[at], previous.ends[at + count]
+        middle = (
+            previous.pieces[start[0] : stop[0]],
+            previous.messages[start[1] : stop[1]],
+            previous.sent_ids[start[2] : stop[2]],
+        )
+        base = ends[-1]
+        shift = tuple(b - a for a, b in zip(start, base, strict=True))
+        ends.extend(
+            (e[0] + shift[0], e[1] + shift[1], e[2] + shift[2], e[3] + shift[3])
+            for e in previous.ends[at + 1 : at + count + 1]
+        )
+    else:
+        _grow(ends, head)
+    _grow(ends, tail)
     return Chain(
-        pieces + tuple(_flat(run.pieces for run in more)),
-        messages + tuple(_flat(run.messages for run in more)),
-        tokens + sum(run.tokens for run in more),
-        sent + tuple(_flat(run.sent_ids for run in more)),
+        (*_flat(r.pieces for r in head), *middle[0], *_flat(r.pieces for r in tail)),
+        (*_flat(r.messages for r in head), *middle[1], *_flat(r.messages for r in tail)),
+        ends[-1][3],
+        (*_flat(r.sent_ids for r in head), *middle[2], *_flat(r.sent_ids for r in tail)),
         opens_clean=runs[0].opens_clean if runs else False,
         ends_on_reply=runs[-1].ends_on_reply if runs else False,
         runs=tuple(runs),
