@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from tui_chat.core import identifiers
@@ -270,11 +271,25 @@ def render(
     """
     if budget <= 0 or not entries:
         return "", []
+    text, sent = _render(tuple(entries), budget, counter, tuple(sorted(set(pinned))), already)
+    return text, list(sent)
+
+
+@lru_cache(maxsize=16)
+def _render(
+    entries: tuple[Entry, ...],
+    budget: int,
+    counter: TokenCounter,
+    pinned: tuple[int, ...],
+    already: str,
+) -> tuple[str, tuple[Entry, ...]]:
+    """:func:`render`, kept for the last inputs: every build of a conversation renders the same
+    ledger against the same summary until one of them changes (about 20 ms for 600 entries)."""
     if already:
         haystack = normalise_haystack(already)
-        entries = [
+        entries = tuple(
             e for e in entries if not identifier_present(haystack, e.value, e.kind == "number")
-        ]
+        )
     spent = counter.count(LEDGER_HEADER) + 4 * len(KINDS)
     chosen: list[Entry] = []
     for entry in ranked(entries, pinned):
@@ -287,7 +302,7 @@ def render(
     while chosen and counter.count(text) > budget:
         chosen.pop()
         text = _section(chosen)
-    return (text if chosen else ""), chosen
+    return (text if chosen else ""), tuple(chosen)
 
 
 def _section(chosen: Sequence[Entry]) -> str:
