@@ -158,7 +158,9 @@ class CompactionWorker:
         foldable = 0
         policy = self.policy_for(conversation)
         if policy.trigger == "cost":
-            raw = await self.store.messages.history(conversation.id, after_id=coverage)
+            # What the next version would fold: planned on the same bounded window, so this
+            # does not grow with an unsummarised backlog.
+            raw = await self.planning_window(conversation.id, coverage)
             foldable = sum(m.token_count for m in raw[: plan_boundary(policy, raw)])
         return TriggerState(
             unsummarized_tokens=tokens,
