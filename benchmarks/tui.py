@@ -71,8 +71,14 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def first_frame(db: Path, home: Path, timeout: float = 30.0) -> tuple[float, float]:
+def first_frame(
+    db: Path, home: Path, timeout: float = 30.0, pycache: Path | None = None
+) -> tuple[float, float]:
     """Seconds from spawning the app in a pty to its first painted main-screen frame.
+
+    ``pycache``: where the app's compiled bytecode is kept (``PYTHONPYCACHEPREFIX``), written
+    even when this shell says ``PYTHONDONTWRITEBYTECODE``: an installed copy has its bytecode,
+    and compiling every module from source on each start is not what a user waits for.
 
     Returns:
         ``(wall, cpu)``: the wall time, and the CPU time the app's process had used by then
@@ -80,6 +86,9 @@ def first_frame(db: Path, home: Path, timeout: float = 30.0) -> tuple[float, flo
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(TERM="xterm-256color", TUI_CHAT_HOME=str(home), COLUMNS="120", LINES="36")
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
     started = time.perf_counter()
@@ -391,8 +400,12 @@ def run(options: Options) -> list[Row]:
         home.mkdir()
         db = work / "big.db"
         shutil.copyfile(data.path, db)
-        empty_runs = [first_frame(work / f"empty-{i}.db", home) for i in range(starts)]
-        big_runs = [first_frame(db, home) for _ in range(starts)]
+        pycache = options.data_dir / "pycache"
+        first_frame(work / "warm-up.db", home, pycache=pycache)  # untimed: writes the bytecode
+        empty_runs = [
+            first_frame(work / f"empty-{i}.db", home, pycache=pycache) for i in range(starts)
+        ]
+        big_runs = [first_frame(db, home, pycache=pycache) for _ in range(starts)]
         empty = [wall for wall, _ in empty_runs]
         big = [wall for wall, _ in big_runs]
         base = p50(empty)
@@ -405,7 +418,10 @@ def run(options: Options) -> list[Row]:
                 base,
                 "s",
                 le=0.8,
-                note=f"median of {starts} starts in a pty; CPU time {cpu_empty:.2f} s",
+                note=(
+                    f"median of {starts} starts in a pty after an untimed one (bytecode "
+                    f"cached, as installed); CPU time {cpu_empty:.2f} s"
+                ),
             )
         )
         rows.append(
