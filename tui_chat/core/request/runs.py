@@ -139,6 +139,8 @@ def chain(runs: Sequence[Composed], made: Sequence[Chain]) -> Chain:
         previous, index, at = found
         same = list(map(is_, previous.runs[at:], runs[index:]))
         count = same.index(False) if False in same else len(same)
+        if index == 0 and at == 0 and count == len(runs) == len(previous.runs):
+            return previous  # the same runs: nothing to join or copy
         head, tail = runs[:index], runs[index + count :]
         _grow(ends, head)
         start, stop = previous.ends[at], previous.ends[at + count]
