@@ -11,7 +11,6 @@ what is pending at once, so the end of a reply is never held back.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 
 from textual.widgets import Markdown
@@ -41,6 +40,7 @@ class ReplyStream:
         self._interval = interval
         self._on_append = on_append
         self._pending: list[str] = []
+        self._appending: asyncio.Future[None] | None = None
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._task = asyncio.create_task(self._run())
@@ -63,20 +63,20 @@ class ReplyStream:
             self._wake.set()
 
     async def stop(self) -> None:
-        """Append what is pending now, and end the stream."""
+        """Append what is pending now (after an append under way), and end the stream."""
         self._stopping.set()
-        self._wake.set()
-        await self._task
+        appending = self._appending
+        self._task.cancel()  # it waits for text or for its interval: the last append is here
+        if appending is not None:
+            await appending
+        await self._append()
 
     async def _run(self) -> None:
         while not self.stopped:
             await self._wake.wait()
             self._wake.clear()
             await self._append()
-            if not self.stopped:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), self._interval)
-        await self._append()
+            await asyncio.sleep(self._interval)
 
     async def _append(self) -> None:
         """Append the pending text (a trailing CR waits for the LF that may follow it)."""
@@ -84,8 +84,14 @@ class ReplyStream:
         self._pending.clear()
         if text.endswith("\r") and not self.stopped:
             text, self._pending[:] = text[:-1], ["\r"]
-        if text and self._markdown.is_attached:
-            # Shielded: an append cut off half-way would leave the source ahead of the blocks.
-            await asyncio.shield(self._markdown.append(inert(text)))
-            if self._on_append is not None:
-                self._on_append()
+        if not text or not self._markdown.is_attached:
+            return
+        # Shielded, and awaited by stop(): an append cut off half-way would leave the source
+        # ahead of the blocks.
+        self._appending = asyncio.ensure_future(self._markdown.append(inert(text)))
+        try:
+            await asyncio.shield(self._appending)
+        finally:
+            self._appending = None
+        if self._on_append is not None:
+            self._on_append()
