@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tui_chat.config import Config
 
-__all__ = ["run_app"]
+__all__ = ["leave_if_stuck", "run_app"]
 
 
 def run_app(
@@ -29,4 +34,35 @@ def run_app(
 
     app = ChatApp(config, db_path, conversation_ref)
     app.run()
-    return app.return_code or 0
+    code = app.return_code or 0
+    leave_if_stuck(code)
+    return code
+
+
+STUCK_SECONDS = 2.0
+"""How long the app's own threads get to end after it has quit."""
+
+
+def leave_if_stuck(code: int, wait: float = STUCK_SECONDS) -> None:
+    """End the process if threads the app left behind do not end by themselves.
+
+    When the terminal goes away in some states, Textual's driver can miss stopping its input
+    thread, which then reads end-of-file from the dead terminal in a loop for ever: the process
+    outlives its terminal, using CPU, and Python waits for that thread at exit. Everything of
+    ours is already stored and closed when the app has quit, so after ``wait`` seconds the
+    process exits with ``code`` without waiting for such threads.
+    """
+    deadline = time.monotonic() + wait
+    for thread in threading.enumerate():
+        if thread is threading.current_thread() or thread.daemon:
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+    if any(
+        t.is_alive() and not t.daemon
+        for t in threading.enumerate()
+        if t is not threading.current_thread()
+    ):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
