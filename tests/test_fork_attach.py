@@ -245,3 +245,23 @@ async def test_summaries_note_an_image_and_recall_reads_a_text_file(
     built = await service.context(conv.id, "when does it rotate, the zephyrday thing?")
     system = " ".join(b["text"] for b in built.request["system"])
     assert "zephyrday" in system.split("# Recalled", 1)[-1]
+
+
+async def test_the_preview_of_files_alone_is_the_request_their_send_makes(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    image = tmp_path / "alone.png"
+    image.write_bytes(sample_files.png(30, 20))
+    files = [read_attachment(image)]
+    for draft in (None, "", "  \n"):
+        preview = (await service.context(conv.id, draft, files)).request["messages"][-1]
+        # The file as sent, and no empty text block (the API refuses one).
+        assert [b["type"] for b in preview["content"]] == ["image"], draft
+    # With no files and no draft the preview has no new message at all.
+    assert (await service.context(conv.id)).request["messages"] == []
+    outcome = await service.send(conv.id, "", attachments=files)
+    assert outcome.error is None
+    sent = fake_anthropic.bodies[-1]["messages"][-1]["content"]
+    assert sent == preview["content"]

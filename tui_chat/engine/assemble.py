@@ -264,8 +264,9 @@ async def assemble(
     new_message: list[ContentBlock] | None = None
     query = new_text
     if new_text is not None:
-        # Attached files first, as a sent message has them.
-        new_message = [*new_files, {"type": "text", "text": new_text}]
+        # Attached files first, as a sent message has them; no empty text after files alone.
+        text_block: list[ContentBlock] = [{"type": "text", "text": new_text}]
+        new_message = [*new_files, *(text_block if new_text.strip() or not new_files else [])]
     else:
         # A retry replaces a failed or cut-off last reply: it is not sent back.
         while raw and raw[-1].role == "assistant" and raw[-1].status != "complete":

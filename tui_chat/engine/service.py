@@ -12,12 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tui_chat.core.attachments import Attachment
-from tui_chat.core.models import (
-    Conversation,
-    ConversationInfo,
-    Message,
-    SearchHit,
-)
+from tui_chat.core.models import Conversation, ConversationInfo, Message, SearchHit
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PolicyError, parse_setting, resolve_policy
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
@@ -329,9 +324,9 @@ class ChatService(SummaryVersions):
     ) -> BuiltRequest:
         """The exact next request (``draft`` and its attached files as the new message)."""
         conversation = await self.store.conversations.get(conversation_id)
-        # Cleaned as a sent message is stored (no NUL, no lone surrogate): the exact request.
-        text = None if draft is None else clean_text(draft)
-        built = await self.session.build(conversation, text, attachments if text else ())
+        # Cleaned as a sent message is stored (no NUL, no lone surrogate); files alone are sent.
+        text = None if draft is None and not attachments else clean_text(draft or "")
+        built = await self.session.build(conversation, text, attachments)
         if not built.attachments:
             return built  # nothing to expand (the scan of every block is skipped)
         # Attached files as they are sent (base64), not as the references stored.
