@@ -278,16 +278,19 @@ class _Builder:
         while not self.fits(candidate.total):
             excess = max(1, self._excess(candidate.total))
             recall = candidate.recall_tokens
-            if recall > floor and candidate.recalled_ids:
-                shed = replace(shed, recall=max(floor, recall - excess))
+            # Each step gives way by something: a recall limit only ever goes down (the
+            # recalled text can count a few tokens over its limit, which must not hold it).
+            limit = recall if shed.recall is None else shed.recall
+            if recall > floor and candidate.recalled_ids and limit > floor:
+                shed = replace(shed, recall=max(floor, min(limit - 1, recall - excess)))
             elif shed.ledger and shed.summary and self.ledger_text:
                 shed = replace(shed, ledger=False)
             elif shed.turns < self.max_drop:
                 # The fewest oldest turns (one at least) whose tokens cover the excess.
                 turns = self.timeline.first_turn_reaching(shed.turns, self.max_drop, excess)
                 shed = replace(shed, turns=turns)
-            elif candidate.recalled_ids:
-                shed = replace(shed, recall=max(0, recall - excess))
+            elif candidate.recalled_ids and limit > 0:
+                shed = replace(shed, recall=max(0, min(limit - 1, recall - excess)))
             elif candidate.anchor_ids:
                 shed = replace(shed, anchors=len(candidate.anchor_ids) - 1)
             elif shed.summary and (self.summary_text or self.block is not None):
