@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from textual.app import App, ComposeResult
@@ -207,6 +207,18 @@ class _Chat(App[None]):
         yield ChatPane(_NoMessages(), id="chat")
 
 
+async def _settled(pilot: object, condition: Callable[[], bool]) -> None:
+    """Let the app run until ``condition()`` holds (at most 4 s), then one more frame."""
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    for _ in range(400):
+        if condition():
+            break
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
 LONG = "\n\n".join(f"## Part {n}\n\nParagraph {n} " + "word " * 30 for n in range(40))
 
 
@@ -215,8 +227,11 @@ async def test_blocks_far_above_a_followed_stream_fold_without_moving_anything()
     async with stored_app.run_test(size=(60, 20)) as pilot:
         pane = stored_app.query_one(ChatPane)
         await pane.add_message(_message(LONG))
+        # The reference is taken once the stored message is laid out (a loaded machine can
+        # take a few frames): the pane can scroll, and it is at its end.
+        await _settled(pilot, lambda: pane.max_scroll_y > 0)
         pane.scroll_end(animate=False, immediate=True)
-        await pilot.pause()
+        await _settled(pilot, lambda: pane.scroll_y == pane.max_scroll_y)
         stored_bottom, stored_height = _screen_lines(stored_app), pane.max_scroll_y
         pane.scroll_home(animate=False, immediate=True)
         await pilot.pause()
@@ -238,6 +253,7 @@ async def test_blocks_far_above_a_followed_stream_fold_without_moving_anything()
         assert len(hidden) >= 12  # folded while streaming...
         await view.finish(_message(LONG))
         await pilot.pause()
+        await _settled(pilot, lambda: pane.scroll_y == pane.max_scroll_y)
         assert _screen_lines(app) == stored_bottom  # ...with the same screen
         assert pane.max_scroll_y == stored_height  # ...and the same scroll height
         pane.scroll_home(animate=False, immediate=True)
