@@ -48,6 +48,7 @@ from tests.reliability.helpers import (
     run_cli,
     write_config,
 )
+from tui_chat.core.models import Conversation, Message
 from tui_chat.engine.compaction import CompactionError
 from tui_chat.engine.service import ChatService
 from tui_chat.store.owners import new_owner
@@ -328,9 +329,10 @@ def test_kill_9_while_compacting(
     )
 
 
-async def test_a_lease_left_by_a_dead_process_is_taken_over_before_it_expires(
-    make_service: Callable[..., Awaitable[ChatService]], fake_anthropic: FakeAnthropic
-) -> None:
+async def _four_turns_no_summary(
+    make_service: Callable[..., Awaitable[ChatService]],
+) -> tuple[ChatService, Conversation, list[Message]]:
+    """Four answered turns and no summary in force (the setting of the lease tests)."""
     service = await make_service(compaction={"preset": "turns"})
     conv = await service.new_conversation()
     for i in range(1, 5):
@@ -339,6 +341,13 @@ async def test_a_lease_left_by_a_dead_process_is_taken_over_before_it_expires(
     await service.finish_background()
     await service.activate(conv.id, 0)
     messages = await service.store.messages.history(conv.id)
+    return service, conv, messages
+
+
+async def test_a_lease_left_by_a_dead_process_is_taken_over_before_it_expires(
+    make_service: Callable[..., Awaitable[ChatService]], fake_anthropic: FakeAnthropic
+) -> None:
+    service, conv, messages = await _four_turns_no_summary(make_service)
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # a process of this host that has ended: its pid names nobody now
     live_owner, dead_owner = new_owner(), f"{socket.gethostname()}:{gone.pid}:dead0000"
@@ -369,14 +378,7 @@ async def test_a_lease_left_by_a_dead_process_is_taken_over_before_it_expires(
 async def test_manual_compaction_takes_over_an_expired_lease(
     make_service: Callable[..., Awaitable[ChatService]], fake_anthropic: FakeAnthropic
 ) -> None:
-    service = await make_service(compaction={"preset": "turns"})
-    conv = await service.new_conversation()
-    for i in range(1, 5):
-        outcome = await service.send(conv.id, f"turn {i} about file_{i}.py")
-        assert outcome.error is None
-    await service.finish_background()
-    await service.activate(conv.id, 0)
-    messages = await service.store.messages.history(conv.id)
+    service, conv, messages = await _four_turns_no_summary(make_service)
     # A worker died holding the lease over the first two turns.
     dead = await service.store.summaries.begin(
         SummaryStart(
