@@ -217,6 +217,18 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX messages_streaming ON messages(conversation_id) WHERE status = 'streaming';
     """,
+    # 11: the files attached to a draft (reference blocks; their bytes are in ``attachments``),
+    # kept with its text across quits and conversation switches; and what each import was made
+    # from (the file's hash), so the same file imported again is noticed instead of copied.
+    """
+    ALTER TABLE drafts ADD COLUMN files TEXT NOT NULL DEFAULT '[]';
+    CREATE TABLE imports (
+        conversation_id TEXT PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+        sha256 TEXT NOT NULL,
+        imported_at TEXT NOT NULL
+    );
+    CREATE INDEX imports_sha256 ON imports(sha256);
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
