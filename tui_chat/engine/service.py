@@ -24,6 +24,7 @@ from tui_chat.engine.attachment_transfer import export_attachments
 from tui_chat.engine.attachments import expand_request
 from tui_chat.engine.branches import Branches
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
+from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import EngineEvent, EventCallback
 from tui_chat.engine.session import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
@@ -84,8 +85,8 @@ class ChatService(SummaryVersions):
         )
         self.branches = Branches(store, self.worker, self._invalidate)
         """Forks, edited prompts and compacting up to a message."""
-        self.drafts = store.drafts
-        """The unsent draft of each conversation (``get`` / ``set``; blank text removes it)."""
+        self.drafts = Drafts(store)
+        """The unsent draft of each conversation: its text and its files."""
         self.access = store.access
         """How the database file was opened (read-only, and why)."""
 

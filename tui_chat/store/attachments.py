@@ -61,7 +61,8 @@ class Attachments:
         return int(row[0]) if row else 0
 
     async def remove_unreferenced(self) -> int:
-        """Delete the files no message refers to any more (after a conversation is deleted).
+        """Delete the files no message and no draft refers to any more (after a conversation
+        is deleted).
 
         Returns:
             How many files were removed.
@@ -73,5 +74,8 @@ class Attachments:
                 " WHERE m.content LIKE '%\"attachment\"%'"
                 " AND json_extract(b.value, '$.type') = 'attachment'"
                 " AND json_extract(b.value, '$.sha256') IS NOT NULL)"
+                " AND sha256 NOT IN ("  # the files attached to a draft are kept too
+                " SELECT json_extract(f.value, '$.sha256') FROM drafts d, json_each(d.files) f"
+                " WHERE json_extract(f.value, '$.sha256') IS NOT NULL)"
             )
             return cursor.rowcount
