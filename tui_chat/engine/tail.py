@@ -16,6 +16,7 @@ the request builder reuses what it prepared for the same messages.
 
 from __future__ import annotations
 
+import asyncio
 from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -179,6 +180,9 @@ class _Kept:
     """Turn facts of the tail as read (the unanswered prompts)."""
     raw: Timeline = field(default_factory=lambda: Timeline(GRID))
     """The builder's timeline of the messages sent."""
+    reading: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while a window is read: two builds at once (the gauge's and a send's) would
+    otherwise both read the same rows into it (issue 22: the history sent twice)."""
 
 
 class TailCache:
@@ -207,12 +211,13 @@ class TailCache:
         """What ``store.messages.raw_tail`` returns, reading only what changed since the
         last call for the same conversation, coverage and cap."""
         kept = self._entry(conversation_id)
-        window = kept.windows.get((after_id, cap))
-        if window is None:
-            # One window per conversation in use: a new coverage or cap replaces the old.
-            kept.windows = {(after_id, cap): TailWindow(conversation_id, after_id, cap)}
-            window = kept.windows[(after_id, cap)]
-        return await window.read(store, budget)
+        async with kept.reading:
+            window = kept.windows.get((after_id, cap))
+            if window is None:
+                # One window per conversation in use: a new coverage or cap replaces the old.
+                kept.windows = {(after_id, cap): TailWindow(conversation_id, after_id, cap)}
+                window = kept.windows[(after_id, cap)]
+            return await window.read(store, budget)
 
     def unfinished(self, conversation_id: str) -> set[int]:
         """Ids of the messages of the last tail read that are not ``complete``."""
