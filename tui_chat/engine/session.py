@@ -179,6 +179,7 @@ class ChatSession:
                 content=content,
                 text=message_text(text, refs),
                 token_count=tokens,
+                clear_draft=True,  # the sent prompt never comes back to the composer
             )
             if on_event:
                 on_event(UserMessageSaved(user))

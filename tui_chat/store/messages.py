@@ -103,8 +103,13 @@ class Messages:
         stop_reason: str | None = None,
         created_at: str | None = None,
         error: str | None = None,
+        clear_draft: bool = False,
     ) -> Message:
-        """Append a message; its turn number follows DESIGN.md's turn definition."""
+        """Append a message; its turn number follows DESIGN.md's turn definition.
+
+        ``clear_draft`` (a send) removes the conversation's draft in the same transaction, so
+        a prompt once stored never comes back to the composer, whenever the process dies.
+        """
         content = clean_value(content)
         fields = {
             "role": role,
@@ -124,6 +129,8 @@ class Messages:
             cursor = await db.execute(_INSERT, _insert_row(conversation_id, turn, fields))
             message_id = cursor.lastrowid
             await _touch(db, conversation_id)
+            if clear_draft:
+                await db.execute("DELETE FROM drafts WHERE conversation_id = ?", (conversation_id,))
         assert message_id is not None
         return await self.get(message_id)
 
