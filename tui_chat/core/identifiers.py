@@ -1,14 +1,18 @@
 """Exact identifiers in conversation text, and how many of them a summary kept.
 
 A summary that loses the file names, numbers and code names of the turns it replaces is the
-most common way compaction hurts a conversation. After every summary the worker counts the
-identifiers of the covered messages that survive in the summary text; the timeline shows the
-ratio. The same extraction helps the offline summarizer prefer identifier-rich sentences.
+most common way compaction hurts a conversation. The retention figure of a version (how many
+identifiers of the covered messages its summary and ledger, as sent, keep) is judged with
+:func:`identifier_present`; the same extraction helps the offline summarizer prefer
+identifier-rich sentences.
 
-Identifiers are: URLs, file paths, numbers with at least two digits or with a decimal part or
-a unit, dates, version strings, code names (``snake_case``, ``camelCase``, ``PascalCase``
-with an inner capital, ``SCREAMING_CASE``, ``Dotted.names``, ``call()``), command-line flags,
-names with digits such as ``claude-haiku-4-5``, ```backticked``` text and quoted strings.
+Identifiers are: URLs, ticket keys (``PROJ-432``, ``issue #88``, ``owner/repo#12``; not
+``COVID-19`` or ``UTF-8``, which stay names), line references (``line 1234``, ``lines 10-20``,
+``L42``, ``src/app/db.py:120``), file paths, numbers with at least two digits or with a decimal
+part or a unit, dates, version strings, code names (``snake_case``, ``camelCase``,
+``PascalCase`` with an inner capital, ``SCREAMING_CASE``, ``Dotted.names``, ``call()``),
+command-line flags, names with digits such as ``claude-haiku-4-5``, ```backticked``` text and
+quoted strings.
 Korean text works too: ``400자``, ``3턴``, ``「…」`` are recognised.
 """
 
@@ -18,7 +22,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-Kind = Literal["url", "code", "quote", "path", "date", "version", "number", "name"]
+Kind = Literal[
+    "url", "code", "quote", "ticket", "line", "path", "date", "version", "number", "name"
+]
 
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`)\]}]+|\bwww\.[^\s<>\"'`)\]}]+", re.IGNORECASE)
 _BACKTICK = re.compile(r"`([^`\n]{1,120})`")
@@ -37,6 +43,25 @@ _PATH = re.compile(
     r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*"
     r"|(?<![\w/.-])/[\w.@+-]+(?:/[\w.@+-]+)*/?"
     r"|(?<![\w/.-])[\w@+-]+(?:\.[\w-]+)*\." + _EXTENSIONS,
+    re.IGNORECASE,
+)
+_NOT_TICKETS = frozenset(
+    ("COVID", "SARS", "MERS", "UTF", "UCS", "SHA", "MD", "ISO", "IEC", "CP", "WIN", "TLS", "SSL")
+)
+"""Prefixes of well-known ``NAME-12`` words that are not ticket keys (``COVID-19``, ``UTF-8``,
+``SHA-256``, ``ISO-8601``): the name pass keeps them as names."""
+_TICKET = re.compile(
+    r"(?<![\w.#/-])([A-Z][A-Z0-9_]{1,9}-[1-9]\d{0,6})(?![\w-])"  # PROJ-432, ABC-12
+    r"|(?<![\w/.-])([\w.-]+/[\w.-]+#\d+)(?![\w-])"  # owner/repo#12
+    r"|\b(?i:issue|ticket|bug|pr|mr|pull request)s?\s(#\d+)(?![\w-])"  # issue #88
+)
+_LINE = re.compile(
+    # a file and a line (and column): src/app/db.py:120, db.py:120:5, app/db.py#L10-L20
+    r"(?<![\w/.~:-])(?:(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*|[\w@+-]+(?:\.[\w-]+)*\."
+    + _EXTENSIONS
+    + r")(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)(?![\w:])"
+    r"|(?<![\w-])(?i:lines?)\s\d+(?:\s?(?:-|–|to)\s?\d+)?(?![\w])"  # line 1234, lines 10-20
+    r"|(?<![\w#-])L\d{2,}(?:-L?\d+)?(?![\w-])",  # L42, L10-L20
     re.IGNORECASE,
 )
 _DATE = re.compile(
@@ -97,6 +122,8 @@ _PASSES: tuple[tuple[re.Pattern[str], Kind, bool, frozenset[str], re.Pattern[str
     (_URL, "url", False, frozenset("/."), re.compile(r"://|www\.", re.IGNORECASE)),
     (_BACKTICK, "code", True, frozenset("`"), None),
     (_QUOTE, "quote", True, frozenset("\"“‘「『'"), None),
+    (_TICKET, "ticket", True, _DIGITS, re.compile(r"[A-Z0-9_]-[1-9]|#\d")),
+    (_LINE, "line", False, _DIGITS, re.compile(r"(?i:line)|\w:\d|#L\d|L\d\d")),
     (_DATE, "date", False, _DIGITS, re.compile(r"\d[-:/]\d")),
     (_VERSION, "version", False, _DIGITS, re.compile(r"v\d|\d\.\d", re.IGNORECASE)),
     (_PATH, "path", False, frozenset("/."), re.compile(r"/|\." + _EXTENSIONS, re.IGNORECASE)),
@@ -162,8 +189,9 @@ def _scan(text: str) -> list[tuple[Kind, str]]:
                 value = next((g for g in match.groups() if g), "").strip()
             else:
                 value = _clean(match.group(0))
-            if _accept(kind, value, match):
-                found.append((kind, value))
+            taken_as = _accept(kind, value, match)
+            if taken_as is not None:
+                found.append((taken_as, value))
                 taken.append(match.span())
         if taken:
             work = blank(work, taken)
@@ -190,7 +218,14 @@ def blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-def _accept(kind: Kind, value: str, match: re.Match[str]) -> bool:
+def _accept(kind: Kind, value: str, match: re.Match[str]) -> Kind | None:
+    """The kind ``value`` is taken as (usually ``kind``), or ``None``: not an identifier."""
+    if kind == "ticket" and value.split("-", 1)[0] in _NOT_TICKETS:
+        return "name"  # COVID-19, UTF-8: a name with digits, kept whole, not a ticket
+    return kind if _is_identifier(kind, value, match) else None
+
+
+def _is_identifier(kind: Kind, value: str, match: re.Match[str]) -> bool:
     if not value:
         return False
     if kind == "number":

@@ -7,10 +7,13 @@ covers (its parent's ledger plus the new span), each with its kind and the ids o
 where it occurs. The ledger is sent in the memory block within a budget of its own, ranked
 pinned first, then most recent, then most frequent.
 
-Kinds: ``path``, ``url``, ``hash`` (commit hashes), ``error`` (error codes and exception
+Kinds: ``ticket`` (``PROJ-432``, ``issue #88``), ``line`` (``line 1234``, ``db.py:120``,
+``L42``), ``path``, ``url``, ``hash`` (commit hashes), ``error`` (error codes and exception
 names), ``code`` (function and class names, backticked code), ``version``, ``number``
 (numbers with units, dates), ``person`` (people's names) and ``quote`` (quoted strings).
 Extraction reuses :mod:`tui_chat.core.identifiers` and adds hashes, error codes and names.
+Each entry keeps a short phrase from where it first occurs (:mod:`tui_chat.core.ledger_context`),
+sent when the budget has room after every identifier it can carry.
 """
 
 from __future__ import annotations
@@ -29,10 +32,13 @@ from tui_chat.core.identifiers import (
     identifier_present,
     normalise_haystack,
 )
+from tui_chat.core.ledger_context import phrase
 from tui_chat.core.models import Message
 from tui_chat.core.tokens import TokenCounter
 
 KINDS: tuple[str, ...] = (
+    "ticket",
+    "line",
     "path",
     "url",
     "hash",
@@ -46,8 +52,8 @@ KINDS: tuple[str, ...] = (
 """Ledger kinds, in the order the memory block lists them."""
 
 LEDGER_HEADER = (
-    "## Identifier ledger\nExact identifiers of the summarized messages (#message ids where "
-    "they occur), most relevant first; copy them from here, never from memory."
+    "## Identifier ledger\nExact identifiers of the summarized messages, by kind, some with "
+    "(#newest message: words around it, ~ for it). Copy them from here, never from memory."
 )
 
 _HASH = re.compile(r"(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\w-])")
@@ -115,6 +121,8 @@ _NOT_PEOPLE = frozenset(
     )
 )
 _CODE_KIND: Mapping[str, str] = {
+    "ticket": "ticket",
+    "line": "line",
     "url": "url",
     "path": "path",
     "quote": "quote",
@@ -136,20 +144,31 @@ class Entry:
     """Messages where it occurs, oldest first (at most :data:`MAX_IDS` kept)."""
     count: int
     """Occurrences over the span (messages holding it)."""
+    context: str = ""
+    """Words around its first occurrence, itself written ``~`` (``""``: none)."""
 
     def to_json(self) -> dict[str, Any]:
         """Serialise for the summary row."""
-        return {
+        data: dict[str, Any] = {
             "kind": self.kind,
             "value": self.value,
             "ids": list(self.message_ids),
             "n": self.count,
         }
+        if self.context:
+            data["ctx"] = self.context
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Entry:
         """Read an entry written by :meth:`to_json`."""
-        return cls(str(data["kind"]), str(data["value"]), tuple(data["ids"]), int(data["n"]))
+        return cls(
+            str(data["kind"]),
+            str(data["value"]),
+            tuple(data["ids"]),
+            int(data["n"]),
+            str(data.get("ctx", "")),
+        )
 
     @property
     def last_id(self) -> int:
@@ -221,14 +240,20 @@ def build(
     table: dict[tuple[str, str], tuple[list[int], int]] = {
         (e.kind, e.value): (list(e.message_ids), e.count) for e in parent
     }
+    contexts = {(e.kind, e.value): e.context for e in parent}
     for message in messages:
         for key in extract(message.text, scan):
             ids, count = table.get(key, ([], 0))
+            if not ids:
+                contexts[key] = phrase(message.text, key[1])
             ids.append(message.id)
             if len(ids) > MAX_IDS:
                 del ids[1]  # keep the first and the newest
             table[key] = (ids, count + 1)
-    return [Entry(kind, value, tuple(ids), n) for (kind, value), (ids, n) in table.items()]
+    return [
+        Entry(kind, value, tuple(ids), n, contexts.get((kind, value), ""))
+        for (kind, value), (ids, n) in table.items()
+    ]
 
 
 def ranked(entries: Iterable[Entry], pinned: Iterable[int] = ()) -> list[Entry]:
@@ -243,11 +268,14 @@ def ranked(entries: Iterable[Entry], pinned: Iterable[int] = ()) -> list[Entry]:
     return sorted(entries, key=key)
 
 
-def _entry_text(entry: Entry) -> str:
-    ids = entry.message_ids
-    where = f"#{ids[0]}" if len(ids) == 1 else f"#{ids[0]}…#{ids[-1]}"
-    times = f" ×{entry.count}" if entry.count > 1 else ""
-    return f"{entry.value} ({where}{times})"
+def _entry_text(entry: Entry, rich: bool) -> str:
+    """An entry as the ledger lists it: its value, and (``rich``) its newest message and its
+    context phrase."""
+    if not rich:
+        return entry.value
+    where = f"#{entry.last_id}" if entry.message_ids else ""
+    about = ": ".join(x for x in (where, entry.context) if x)
+    return f"{entry.value} ({about})" if about else entry.value
 
 
 def render(
@@ -292,25 +320,39 @@ def _render(
         )
     spent = counter.count(LEDGER_HEADER) + 4 * len(KINDS)
     chosen: list[Entry] = []
-    for entry in ranked(entries, pinned):
-        cost = counter.count(_entry_text(entry)) + 1
+    order = ranked(entries, pinned)
+    for entry in order:  # first every identifier that fits, bare
+        cost = counter.count(entry.value) + 1
         if spent + cost > budget:
             continue
         chosen.append(entry)
         spent += cost
-    text = _section(chosen)
+    rich: set[Entry] = set()
+    for entry in chosen:  # then, best first, what each is about, while there is room
+        extra = counter.count(_entry_text(entry, True)) - counter.count(entry.value)
+        if extra > 0 and spent + extra <= budget:
+            rich.add(entry)
+            spent += extra
+    text = _section(chosen, rich)
+    if rich and counter.count(text) > budget:
+        rich.clear()
+        text = _section(chosen, rich)
     while chosen and counter.count(text) > budget:
         chosen.pop()
-        text = _section(chosen)
+        text = _section(chosen, rich)
     return (text if chosen else ""), tuple(chosen)
 
 
-def _section(chosen: Sequence[Entry]) -> str:
+def _section(chosen: Sequence[Entry], rich: set[Entry]) -> str:
     if not chosen:
         return ""
     lines = [LEDGER_HEADER]
     for kind in KINDS:
-        items = [_entry_text(e) for e in sorted(chosen, key=lambda e: e.last_id) if e.kind == kind]
+        items = [
+            _entry_text(e, e in rich)
+            for e in sorted(chosen, key=lambda e: e.last_id)
+            if e.kind == kind
+        ]
         if items:
             lines.append(f"{kind}: " + "; ".join(items))
     return "\n".join(lines)

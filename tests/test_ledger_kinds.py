@@ -1,0 +1,122 @@
+"""What people type stays in the ledger: ticket keys, line references, and what each is about
+(issue 18, item 5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_ledger import msg
+from tui_chat.core import identifiers, ledger
+from tui_chat.core.ledger_context import MAX_CHARS, phrase
+from tui_chat.core.tokens import get_counter
+
+COUNTER = get_counter()
+
+TYPED = (
+    "PROJ-432 is the flaky login test again. It fails at line 1234 of "
+    "src/app/auth/session.py, and the traceback points to src/app/db.py:120 and "
+    'File "worker.py", line 88, in run. Lines 10-20 of tests/test_login.py set it up; '
+    "see L42 in the fixture, app/models.py#L10-L20 and ABC-12 for the schema change, "
+    "fixed upstream in octo/api#311 (issue #57)."
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("PROJ-432", "ticket"),
+        ("ABC-12", "ticket"),
+        ("octo/api#311", "ticket"),
+        ("#57", "ticket"),
+        ("line 1234", "line"),
+        ("src/app/db.py:120", "line"),
+        ("line 88", "line"),
+        ("Lines 10-20", "line"),
+        ("L42", "line"),
+        ("app/models.py#L10-L20", "line"),
+        ("src/app/auth/session.py", "path"),
+        ("tests/test_login.py", "path"),
+    ],
+)
+def test_ticket_keys_and_line_references_are_their_own_kinds(value: str, kind: str) -> None:
+    found = dict((v, k) for k, v in ledger.extract(TYPED))
+    assert found.get(value) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("during COVID-19 we shipped less", "COVID-19"),
+        ("decode it as UTF-8 first", "UTF-8"),
+        ("hash with SHA-256", "SHA-256"),
+        ("dates are ISO-8601", "ISO-8601"),
+    ],
+)
+def test_well_known_names_with_digits_are_not_tickets(text: str, value: str) -> None:
+    """``COVID-19`` has the shape of a ticket key; it is kept whole, as a name (code)."""
+    assert ("code", value) in ledger.extract(text)
+    assert not any(kind == "ticket" for kind, _ in ledger.extract(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the L2 cache is warm",  # one digit: a cache level, not a line
+        "it took 1234 lines of code",  # a count of lines, not a reference
+        "meet at 12:30 on localhost:8080",
+        "a well-known long-term plan",
+    ],
+)
+def test_look_alikes_are_not_line_references_or_tickets(text: str) -> None:
+    kinds = {kind for kind, _ in ledger.extract(text)}
+    assert not kinds & {"ticket", "line"}
+
+
+def test_a_count_of_lines_stays_a_number() -> None:
+    assert ("number", "1234 lines") in identifiers.scan("it took 1234 lines of code")
+
+
+def test_each_entry_keeps_the_words_around_its_first_occurrence() -> None:
+    first = ledger.build([msg(1, TYPED)])
+    later = ledger.build([msg(3, "PROJ-432 is closed now, nothing else")], first)
+    by_value = {e.value: e for e in later}
+    assert by_value["PROJ-432"].context == "~ is the flaky login test"
+    assert "src/app/auth/session.py" in by_value["line 1234"].context
+    assert by_value["PROJ-432"].message_ids == (1, 3)  # the context is the first one's
+    assert all(len(e.context) <= MAX_CHARS for e in later)
+    assert ledger.from_json(ledger.to_json(later)) == later
+
+
+def test_phrase_stays_in_its_clause_and_reads_on_past_a_question() -> None:
+    assert phrase("Done. Bump the pool to 250 ms in prod; then retry.", "250 ms") == (
+        "the pool to ~ in prod"
+    )
+    assert phrase("Can you look at PROJ-9? It is the login bug.", "PROJ-9") == (
+        "you look at ~ It is the login bug"
+    )
+    assert phrase("PROJ-9", "PROJ-9") == ""
+    assert phrase("nothing here", "PROJ-9") == ""
+
+
+def test_render_sends_every_identifier_before_any_context() -> None:
+    """Context only fills room left once every identifier that fits is in: at a tight budget
+    the ledger carries more identifiers bare than it would with their context."""
+    texts = [f"Ticket OPS-{i} is the broken nightly export of tenant {i}" for i in range(1, 60)]
+    entries = ledger.build([msg(i, t) for i, t in enumerate(texts, start=1)])
+    tight = 200
+    text, sent = ledger.render(entries, tight, COUNTER)
+    assert COUNTER.count(text) <= tight
+    bare = [e.value for e in sent]
+    body = text.removeprefix(ledger.LEDGER_HEADER)
+    assert len(bare) >= 30 and "(#" not in body  # no room for context: values only
+    roomy, sent_all = ledger.render(entries, 5_000, COUNTER)
+    assert len(sent_all) == len(entries)
+    assert "OPS-59 (#59: Ticket ~ is the broken nightly export)" in roomy
+    assert COUNTER.count(roomy) <= 5_000
+
+
+def test_retention_counts_the_new_kinds() -> None:
+    kept = ledger.retention([TYPED], "PROJ-432 broke at line 1234; see src/app/db.py:120")
+    data = kept.to_json()
+    assert data["by_kind"]["ticket"]["kept"] == 1 and data["by_kind"]["ticket"]["total"] == 4
+    assert data["by_kind"]["line"]["kept"] == 2 and data["by_kind"]["line"]["total"] == 6
