@@ -397,8 +397,8 @@ STOP_WORDS = frozenset(
 
 class StrongBm25Probe:
     """A good plain search, the reference recall must beat (issue 18): Okapi BM25 over single
-    turns with stop words dropped and Snowball (Porter 2) stems, each turn's score smoothed
-    with half of each direct neighbour's score (a question's words often sit in the turn
+    turns with stop words dropped and Snowball (Porter 2) stems (PyStemmer), each turn's score
+    smoothed with half of each direct neighbour's score (a question's words often sit in the turn
     before the fact). :meth:`selection` fills a token budget with the best turns in rank
     order, skipping a turn that does not fit and filling on, as a good search would. No
     compaction, no labels: only the turns' text counts against the budget.
@@ -407,11 +407,11 @@ class StrongBm25Probe:
     NEIGHBOUR = 0.5
 
     def __init__(self, turns: Sequence[Turn], k1: float = 1.5, b: float = 0.75) -> None:
-        import snowballstemmer  # type: ignore[import-untyped]
+        import Stemmer  # type: ignore[import-not-found]
 
         from tui_chat.core.tokens import get_counter
 
-        self._stemmer = snowballstemmer.stemmer("english")
+        self._stemmer = Stemmer.Stemmer("english")
         counter = get_counter()
         self.turns = list(turns)
         self.costs = [counter.count(t.text) for t in self.turns]

@@ -18,6 +18,7 @@ session at the model's own window only.
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -55,6 +56,31 @@ PROBES = ("strong probe", "bm25 probe")
 """The probes measured at each recall-on configuration's budget: the reference first."""
 QUICK_CONVERSATIONS = ("conv-30",)
 QUICK_WINDOWS = (TARGET_WINDOW,)
+EXTRA_SETTINGS: tuple[tuple[str, str], ...] = tuple(
+    tuple(pair.split("=", 1))  # type: ignore[misc]
+    for pair in os.environ.get("TUI_CHAT_QUALITY_SETTINGS", "").split(",")
+    if "=" in pair
+)
+"""Research switch: Policy fields replaced in every preset (``summary_share=0.05,…``)."""
+
+
+def _patch_presets() -> None:
+    """Apply :data:`EXTRA_SETTINGS` to the preset table of this (worker) process."""
+    from dataclasses import fields, replace
+
+    from tui_chat.core import presets
+
+    if not EXTRA_SETTINGS:
+        return
+    types = {f.name: f.type for f in fields(presets.Policy)}
+    changes: dict[str, Any] = {}
+    for key, value in EXTRA_SETTINGS:
+        kind = str(types[key])
+        changes[key] = float(value) if "float" in kind else int(value) if "int" in kind else value
+    for name, policy in list(presets.PRESETS.items()):
+        presets.PRESETS[name] = replace(policy, **changes)
+
+
 RAW_WINDOW = False
 """Research switch: read a window as ``context_window`` itself (a new user's ``set
 context_window 4000``) instead of as the usable part."""
@@ -147,6 +173,8 @@ async def _evaluate_one(
 ) -> None:
     """One configuration (``truncation`` or a preset) at one usable window."""
     from tui_chat.core.identifiers import retention
+
+    _patch_presets()
 
     db = work / f"{dialogue.name}-{preset}-{usable}.db"
     service = await _open(db)

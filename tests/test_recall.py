@@ -89,3 +89,15 @@ def test_an_oversized_or_empty_summary_is_cut_or_refused() -> None:
         except SummaryRejected:
             continue
         raise AssertionError(f"{bad[:20]!r} was accepted")
+
+
+def test_recall_stems_are_snowball_stems_kept_to_a_prefix_of_the_word() -> None:
+    from tui_chat.store.fts import recall_phrase, stem_prefix
+
+    assert stem_prefix("mention") == "mention"  # not "ment", which matches "mentor"
+    assert stem_prefix("mentioned") == "mention"
+    assert stem_prefix("visited") == "visit"
+    assert stem_prefix("dancing") == "danc"
+    assert stem_prefix("promotions") == "promot"
+    assert stem_prefix("art") is None  # short words are matched exactly
+    assert recall_phrase("visiting") == '"visit"*'

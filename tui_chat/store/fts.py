@@ -8,6 +8,9 @@ query can never fail to parse.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+import Stemmer  # type: ignore[import-not-found]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -107,44 +110,25 @@ def match_all(text: str) -> str | None:
     return " ".join(quoted)
 
 
-_SUFFIXES: tuple[str, ...] = (
-    "ational",
-    "ations",
-    "ation",
-    "ements",
-    "ement",
-    "ments",
-    "ment",
-    "ingly",
-    "ings",
-    "ing",
-    "ness",
-    "fully",
-    "ful",
-    "ions",
-    "ion",
-    "ers",
-    "er",
-    "edly",
-    "ed",
-    "ly",
-    "es",
-    "s",
-    "e",
-)
-"""English endings stripped (first match wins) to turn a word into a search prefix."""
-
 MIN_STEM = 4
 """Shortest prefix searched as ``stem*``: shorter ones match too many unrelated words."""
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=4096)
 def stem_prefix(word: str) -> str | None:
     """A prefix that matches the inflected and derived forms of an English word.
 
-    ``visited`` → ``visit`` (visit, visits, visiting), ``dance``/``dancing`` → ``danc``,
-    ``promotions`` → ``promot``. The index is not stemmed, so recall searches ``stem*``
-    instead. Returns ``None`` when the word should be matched exactly (short, non-ASCII,
-    digits, or nothing to strip).
+    The word's Snowball (Porter 2) stem, kept to the part it shares with the word:
+    ``visited`` → ``visit`` (visit, visits, visiting), ``dancing`` → ``danc``,
+    ``promotions`` → ``promot``, ``mentioned`` and ``mention`` → ``mention`` (not "mentor").
+    The index is not stemmed, so recall searches ``stem*`` instead. Returns ``None`` when the
+    word should be matched exactly (short, non-ASCII, digits, or a stem under
+    :data:`MIN_STEM` letters).
 
     Args:
         word: A lower-cased word.
@@ -154,14 +138,11 @@ def stem_prefix(word: str) -> str | None:
     """
     if not word.isascii() or not word.isalpha() or len(word) < MIN_STEM:
         return None
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM:
-            stem = word[: -len(suffix)]
-            # "stopped" -> "stop", "running" -> "run…": undo a doubled final consonant.
-            if len(stem) > MIN_STEM and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
-                stem = stem[:-1]
-            return stem
-    return word
+    stem = _stemmer().stemWord(word)
+    shared = 0
+    while shared < min(len(stem), len(word)) and stem[shared] == word[shared]:
+        shared += 1
+    return word[:shared] if shared >= MIN_STEM else word
 
 
 def recall_phrase(word: str) -> str:
