@@ -25,6 +25,7 @@ from tui_chat.core.triggers import emergency_due
 from tui_chat.engine.assemble import assemble
 from tui_chat.engine.attachments import expand_request, store_attachments
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
+from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import (
     EventCallback,
     ReplyDelta,
@@ -53,14 +54,14 @@ class EmptyMessage(ValueError):
 
 
 class MessageTooLarge(ValueError):
-    """The message alone is bigger than the usable window; nothing was sent, and its text is
-    kept as the conversation's draft (:attr:`text`)."""
+    """The message alone is bigger than the usable window; nothing was sent, and its text (and
+    files) are kept as the conversation's draft (:attr:`text`)."""
 
     def __init__(self, text: str, tokens: int, usable: int, window: int, max_output: int) -> None:
         super().__init__(
             f"the message is {tokens:,} tokens, more than the {usable:,} tokens this "
             f"conversation's model can take (window {window:,} - reply {max_output:,}); "
-            "nothing was sent and the text is kept as the conversation's draft — "
+            "nothing was sent and the message is kept as the conversation's draft — "
             "split it or shorten it"
         )
         self.text = text
@@ -170,7 +171,7 @@ class ChatSession:
         content = [*refs, *([{"type": "text", "text": text}] if text.strip() else [])]
         tokens = self.counter.count_message("user", content)
         if tokens > LARGE_MESSAGE_TOKENS:
-            await self._check_size(conversation_id, text, tokens)
+            await self._check_size(conversation_id, text, tokens, attachments)
         async with self._turn(conversation_id, on_event):
             await store_attachments(self.store, attachments)
             user = await self.store.messages.add(
@@ -205,11 +206,13 @@ class ChatSession:
 
         return self.send_lock.hold(conversation_id, waiting)
 
-    async def _check_size(self, conversation_id: str, text: str, tokens: int) -> None:
+    async def _check_size(
+        self, conversation_id: str, text: str, tokens: int, attachments: Sequence[Attachment]
+    ) -> None:
         """Refuse a message the usable window cannot hold (the request builder never cuts
         the new message, so it would be sent whole and refused by the API)."""
         conversation = await self.store.conversations.get(conversation_id)
-        built = await self.build(conversation, text)
+        built = await self.build(conversation, text, attachments)
         b = built.breakdown
         needed = max(tokens, b.sections.get("new_message", 0))
         if needed <= b.usable:
@@ -219,6 +222,8 @@ class ChatSession:
         if kept.strip() and kept != text:
             text = f"{kept}\n\n{text}"
         await self.store.drafts.set(conversation_id, text)
+        if attachments:  # and the files stay attached to it
+            await Drafts(self.store).add_files(conversation_id, attachments)
         raise MessageTooLarge(text, needed, b.usable, b.window, b.max_output)
 
     async def _reply(self, conversation_id: str, on_event: EventCallback | None) -> SendOutcome:

@@ -262,6 +262,15 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Attach file",
         palette_help="Attach an image, a PDF or a text file to the message being written",
     ),
+    "detach_file": Action(
+        "detach_file",
+        "Remove file",
+        "Remove the last file attached to the message being written",
+        show=False,
+        palette="Remove attached file",
+        palette_help="Remove the last file attached to the message being written "
+        "(backspace at the start of the composer)",
+    ),
     "copy_code": Action(
         "copy_code",
         "Copy code",
@@ -350,6 +359,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("enter", "composer.submit"),
         Key("ctrl+j,shift+enter,alt+enter", "composer.newline", key_display="ctrl+j"),
         Note("up / down", "Prompt history (first / last line)"),
+        Note("backspace", "At the start: remove the last attached file"),
         Note("tab", "Go to the messages"),
     ),
     "chat": (

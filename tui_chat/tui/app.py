@@ -113,10 +113,7 @@ class ChatApp(ChatHost):
             return
         if worker.group == "reply":
             await self.main_screen.reply_done()
-            from tui_chat.engine.session import MessageTooLarge
-
-            if isinstance(worker.error, MessageTooLarge):  # nothing was sent: keep the text
-                self.main_screen.composer.load_text(worker.error.text)
+            await self.main_screen.unsent_back(worker.error)  # refused: text and files back
         elif worker.name == "regenerate" and isinstance(worker.result, Summary):
             await self.main_screen.regenerated(worker.result)
         elif worker.group == "compaction":

@@ -25,10 +25,15 @@ from tui_chat.core.attachments import (
 from tui_chat.core.codeblocks import code_blocks
 from tui_chat.core.turns import starts_turn
 from tui_chat.engine.attachments import read_attachment
+from tui_chat.engine.session import EmptyMessage, MessageTooLarge
 from tui_chat.tui.screens.chat_view import ChatView
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.message_view import MessageView
+
+
+NOT_SENT = (EmptyMessage, MessageTooLarge, AttachmentError)
+"""Refusals of a send that stored nothing."""
 
 
 def pasted_path(text: str) -> str:
@@ -53,6 +58,8 @@ class BranchView(ChatView):
         self.editing: int | None = None
         """The prompt being edited (sending forks before it), if any."""
         self._code_turns: dict[int, int] = {}
+        self._unsent: tuple[str, str, list[Attachment]] | None = None
+        """The last send (conversation, text, files) until its worker ends."""
 
     @on(events.Mount)
     async def _add_chip_row(self) -> None:
@@ -77,12 +84,70 @@ class BranchView(ChatView):
     async def open_conversation(
         self, conversation_id: str, around: int | None = None, **options: bool
     ) -> None:
-        """Show a conversation; an edit or attachments of another one are dropped."""
-        if conversation_id != self.conversation_id:
+        """Show a conversation with the files attached to its draft; an edit of another one
+        is dropped (the other's attached files stay in its draft)."""
+        switched = conversation_id != self.conversation_id
+        if switched:
             self.pending = []
             self.editing = None
         await super().open_conversation(conversation_id, around, **options)
+        if switched and self.conversation is not None:
+            self.pending = await self.app.service.drafts.files(self.conversation.id)
         self._show_pending()
+
+    async def _keep_files(self) -> None:
+        """Write the attached files as the draft's (an edit's files are not a draft)."""
+        if self.conversation is not None and self.editing is None:
+            await self.app.service.drafts.set_files(self.conversation.id, self.pending)
+
+    async def unsent_back(self, error: BaseException | None) -> None:
+        """After a send: when it was refused before its message was stored, its text and
+        files come back to the composer (and the draft).
+
+        Args:
+            error: Why the reply worker failed (``None``: it did not).
+        """
+        unsent, self._unsent = self._unsent, None
+        if unsent is None or not isinstance(error, NOT_SENT):
+            return
+        conversation_id, text, files = unsent
+        if conversation_id != self.conversation_id:
+            return
+        known = {a.sha256 for a in files}
+        self.pending = [*files, *(a for a in self.pending if a.sha256 not in known)]
+        if isinstance(error, MessageTooLarge):
+            text = error.text  # the text with the draft kept before it
+        if not self.composer.text.strip() and text.strip():
+            self.composer.load_text(text)
+            self.composer.move_cursor(self.composer.document.end)
+        self._show_pending()
+        await self._keep_files()
+        await self.refresh_gauge()
+
+    @on(events.Key)
+    async def _remove_file(self, event: events.Key) -> None:
+        """``backspace`` at the very start of the composer removes the last attached file."""
+        if (
+            event.key == "backspace"
+            and self.pending
+            and self.focused is self.composer
+            and self.composer.cursor_location == (0, 0)
+            and not self.composer.selected_text
+        ):
+            event.stop()
+            event.prevent_default()
+            await self.action_detach_file()
+
+    async def action_detach_file(self) -> None:
+        """Remove the last file attached to the draft."""
+        if not self.pending:
+            self.notify("No file is attached to the message.", severity="warning")
+            return
+        removed = self.pending.pop()
+        self._show_pending()
+        self.notify(f"Removed {removed.name}.", markup=False, timeout=2)
+        await self._keep_files()
+        await self.refresh_gauge()
 
     @on(events.Key)
     def _cancel_edit(self, event: events.Key) -> None:
@@ -129,6 +194,7 @@ class BranchView(ChatView):
         self.pending.append(attachment)
         self._show_pending()
         self.composer.focus()
+        await self._keep_files()
         await self.refresh_gauge()
 
     def send_draft(self, composer: Composer, text: str) -> None:
@@ -145,7 +211,10 @@ class BranchView(ChatView):
             self.notify(f"{exc}; nothing was sent", severity="error", markup=False)
             return
         composer.remember(text)
+        # The stored draft keeps the files until the message is stored (one transaction), so
+        # a refused send gives them back (unsent_back).
         self.pending = []
+        self._unsent = (self.conversation.id, text, files) if self.editing is None else None
         editing, self.editing = self.editing, None
         self._show_pending()
         if editing is None:
