@@ -25,6 +25,7 @@ from tui_chat.core.request import (
     draft_breakdown,
     memory_text,
 )
+from tui_chat.core.request.budget import within_budget
 from tui_chat.core.request.recall import as_passages
 from tui_chat.core.request.render import message_text
 from tui_chat.core.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, get_counter
@@ -758,10 +759,14 @@ def test_request_invariants(inp: ContextInputs) -> None:
     # Sizes.
     assert set(breakdown.sections) == set(SECTIONS)
     assert breakdown.input_tokens == sum(breakdown.sections.values())
-    assert breakdown.usable == max(0, inp.context_window - inp.max_output)
+    limit = max(0, inp.context_window - inp.max_output)
+    assert breakdown.usable == within_budget(inp.policy, limit)
     if built.fits:
-        assert breakdown.input_tokens <= breakdown.usable
-        assert breakdown.calibrated_tokens <= breakdown.usable
+        # Within the model's limit always; within the working budget unless it says why not.
+        assert breakdown.input_tokens <= limit
+        assert breakdown.calibrated_tokens <= limit
+        if breakdown.used > breakdown.usable:
+            assert breakdown.warnings
     else:
         # Only the system prompt and the message itself are left.
         for key in ("anchors", "summary", "recall"):

@@ -12,7 +12,7 @@ from typing import Literal
 
 from tui_chat.core.models import Strategy
 
-TriggerKind = Literal["tokens", "turns", "ratio", "cost"]
+TriggerKind = Literal["tokens", "turns", "ratio", "cost", "budget"]
 """What starts a compaction (see :mod:`tui_chat.core.triggers`)."""
 
 
@@ -25,7 +25,14 @@ class Policy:
     trigger: TriggerKind = "ratio"
     """What starts a compaction: unsummarised ``tokens``, every N ``turns``, window ``ratio``, or
     ``cost`` (when it pays for itself, :mod:`tui_chat.core.payback`; ``ratio`` stays the safety
-    net)."""
+    net), or ``budget`` (when the next turn would take the request past :attr:`budget`)."""
+    budget: int | None = None
+    """The working budget: the most tokens a request may carry (``None``: the model's usable
+    window). Every part's share and the gauge are measured against it; below it nothing is
+    folded, and the ``budget`` trigger folds the oldest turns when the next turn would pass
+    it (README, "The working budget")."""
+    budget_keep: float = 0.5
+    """``budget`` trigger: share of the budget the raw turns keep verbatim after a fold."""
     threshold_tokens: int = 8_000
     """``tokens`` trigger: compact when unsummarised tokens exceed this (seed 000)."""
     every_turns: int = 3

@@ -13,6 +13,9 @@ from typing import Any
 
 from tui_chat.core.policy import Policy
 
+DEFAULT_BUDGET = 100_000
+"""The default working budget in tokens (README, "The working budget": why this figure)."""
+
 PRESETS: dict[str, Policy] = {
     "threshold": Policy(
         preset="threshold",
@@ -66,7 +69,8 @@ PRESETS: dict[str, Policy] = {
     ),
     "adaptive": Policy(
         preset="adaptive",
-        trigger="cost",
+        trigger="budget",
+        budget=DEFAULT_BUDGET,
         strategy="running",
         keep_recent=2,
         summary_share=0.10,
@@ -100,6 +104,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "ratio",
     "keep_recent",
     "compression_rate",
+    "budget",
     "strategy",
     "summarizer",
     "context_window",
@@ -110,7 +115,7 @@ SETTING_KEYS: tuple[str, ...] = (
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "preset": tuple(PRESETS),
-    "trigger": ("tokens", "turns", "ratio", "cost"),
+    "trigger": ("tokens", "turns", "ratio", "cost", "budget"),
     "strategy": ("running", "segments"),
 }
 _RANGES: dict[str, tuple[float, float]] = {
@@ -120,6 +125,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "keep_recent": (0, 1_000),
     "compression_rate": (0.1, 0.5),
     "context_window": (1_000, 10_000_000),
+    "budget": (1_000, 10_000_000),
+    "budget_keep": (0.05, 0.9),
     "recall_budget_tokens": (0, 1_000_000),
     "anchor_budget_tokens": (0, 1_000_000),
     "emergency_ratio": (0.1, 1.0),
@@ -185,6 +192,7 @@ def parse_setting(key: str, raw: object) -> Any:
         "prompt_char_limit",
         "max_output",
         "context_window",
+        "budget",
         *_SHARES,
     ) and (raw is None or str(raw).strip().lower() in ("", "none", "off", "default")):
         return None
@@ -202,6 +210,7 @@ def parse_setting(key: str, raw: object) -> Any:
         "ratio",
         "compression_rate",
         "emergency_ratio",
+        "budget_keep",
         *_SHARES,
     ):
         return float(number)

@@ -73,6 +73,9 @@ class TriggerState:
     """Tokens of the raw messages :func:`plan_boundary` would fold now (``cost`` trigger)."""
     summary_tokens: int = 0
     """Tokens of the active summary a new version would replace (``cost`` trigger)."""
+    last_turn_tokens: int = 0
+    """Tokens of the newest complete turn: what the next turn is expected to add (``budget``
+    trigger)."""
 
 
 def trigger_state(
@@ -135,7 +138,8 @@ def compaction_due(policy: Policy, state: TriggerState) -> str | None:
     fires when the projected request reaches ``ratio`` of the usable window (seeds 002 and 003).
     The ``cost`` trigger fires when folding what :func:`plan_boundary` would fold pays for
     itself within ``payback_turns`` (:mod:`tui_chat.core.payback`), and falls back to the
-    ``ratio`` rule as a safety net.
+    ``ratio`` rule as a safety net. The ``budget`` trigger fires when the next turn, as large as
+    the last one, would take the request past the working budget; below that nothing is folded.
 
     Auto-compaction pauses after :data:`MAX_CONSECUTIVE_FAILURES` failures in a row. The thrash
     guard: when the newest version cut less than :data:`MIN_REDUCTION` of its source tokens,
@@ -174,6 +178,8 @@ def compaction_due(policy: Policy, state: TriggerState) -> str | None:
                 f"folding {cost.folded:,} tokens pays for itself within "
                 f"{policy.payback_turns} turns"
             )
+    if policy.trigger == "budget":
+        return _budget_due(state)
     if policy.trigger == "tokens":
         if state.unsummarized_tokens > policy.threshold_tokens:
             return (
@@ -186,6 +192,28 @@ def compaction_due(policy: Policy, state: TriggerState) -> str | None:
     if used >= policy.ratio:
         return f"request at {used:.0%} of the usable window (trigger {policy.ratio:.0%})"
     return None
+
+
+NEXT_TURN_SHARE = (0.01, 0.25)
+"""``budget`` trigger: the next turn is expected to add at least and at most these shares of
+the budget (as much as the last turn did, within them)."""
+
+
+def _budget_due(state: TriggerState) -> str | None:
+    """The ``budget`` trigger: due when the next turn, as large as the last one, would take the
+    request past the budget (the usable window is the budget, :func:`~.request.budget.
+    for_window`). Below that nothing is folded."""
+    budget = state.usable_window
+    if budget <= 0:
+        return None
+    low, high = NEXT_TURN_SHARE
+    next_turn = min(max(int(low * budget), state.last_turn_tokens), int(high * budget))
+    if state.projected_tokens + next_turn < budget:
+        return None
+    return (
+        f"request at {state.projected_tokens:,} tokens: the next turn (~{next_turn:,}) would "
+        f"pass the budget of {budget:,}"
+    )
 
 
 def emergency_due(policy: Policy, projected_tokens: int, usable_window: int) -> bool:
@@ -224,7 +252,9 @@ def plan_boundary(policy: Policy, raw_messages: Sequence[Message], *, manual: bo
     Args:
         policy: The conversation's policy.
         raw_messages: The messages after the active version's coverage, in order.
-        manual: True for a user-requested (or emergency) compaction: folds what it can.
+        manual: True for a user-requested (or emergency) compaction: folds what it can
+            (under the ``budget`` trigger only the user's own request does; an emergency
+            folds down to the budget's share like the trigger).
 
     Returns:
         The number of leading messages to fold; 0 when there is nothing to do.
@@ -235,7 +265,10 @@ def plan_boundary(policy: Policy, raw_messages: Sequence[Message], *, manual: bo
     last_done = is_complete_turn(turns[-1])
     # The cost trigger sizes what it folds by price: only ``keep_recent`` messages stay
     # verbatim, recall brings back what a question needs (README, "Compact when it pays").
-    if policy.keep_recent_tokens is not None and policy.trigger != "cost":
+    # The budget trigger folds down to its share of the budget; asked by the user, a fold
+    # keeps only ``keep_recent`` messages, as ``/compact`` does elsewhere.
+    by_tokens = policy.trigger != "cost" and not (policy.trigger == "budget" and manual)
+    if policy.keep_recent_tokens is not None and by_tokens:
         limit = boundary_for_token_budget(raw_messages, get_counter(), policy.keep_recent_tokens)
     elif policy.keep_recent <= 0 and last_done:
         limit = len(raw_messages)

@@ -53,11 +53,15 @@ class Window:
 
     context_window: int
     max_output: int
+    budget: int | None = None
+    """The policy's working budget, when it sets one."""
 
     @property
     def usable(self) -> int:
-        """Tokens the request itself may take."""
-        return self.context_window - self.max_output
+        """Tokens the request itself is kept within: the window less the reply, or the
+        working budget when that is smaller."""
+        usable = self.context_window - self.max_output
+        return usable if self.budget is None else min(usable, self.budget)
 
 
 def window_for(info: ModelInfo, policy: Policy) -> Window:
@@ -66,7 +70,7 @@ def window_for(info: ModelInfo, policy: Policy) -> Window:
     max_output = policy.max_output or min(info.max_output, DEFAULT_REPLY_TOKENS)
     # A reply budget may never eat more than a quarter of an overridden (small) window.
     max_output = max(256, min(max_output, context_window // 4))
-    return Window(context_window, max_output)
+    return Window(context_window, max_output, policy.budget)
 
 
 TAIL_HEADROOM = 1.25

@@ -162,6 +162,10 @@ class CompactionWorker:
             # does not grow with an unsummarised backlog.
             raw = await self.planning_window(conversation.id, coverage)
             foldable = sum(m.token_count for m in raw[: plan_boundary(policy, raw)])
+        last_turn = 0
+        if policy.trigger == "budget" and last is not None:
+            newest = await self.store.messages.history(conversation.id, limit=8, newest=True)
+            last_turn = sum(m.token_count for m in newest if m.turn == last.turn)
         return TriggerState(
             unsummarized_tokens=tokens,
             unsummarized_turns=complete_turns,
@@ -173,6 +177,7 @@ class CompactionWorker:
             consecutive_failures=failures,
             foldable_tokens=foldable,
             summary_tokens=active.summary_tokens if active else 0,
+            last_turn_tokens=last_turn,
         )
 
     async def backoff_remaining(self, conversation_id: str) -> float:
@@ -264,7 +269,8 @@ class CompactionWorker:
                 except BoundaryError as exc:
                     raise CompactionError(str(exc)) from None
             else:
-                count = plan_boundary(policy, raw, manual=trigger in ("manual", "emergency"))
+                emergency = trigger == "emergency" and policy.trigger != "budget"
+                count = plan_boundary(policy, raw, manual=trigger == "manual" or emergency)
             if count <= 0:
                 if resumed is not None:
                     return resumed

@@ -215,7 +215,8 @@ class ChatSession:
         built = await self.build(conversation, text, attachments)
         b = built.breakdown
         needed = max(tokens, b.sections.get("new_message", 0))
-        if needed <= b.usable:
+        limit = b.window - b.max_output  # the model's limit: a budget only shapes the rest
+        if needed <= limit:
             return
         # Never lost: the text becomes the draft (after any draft already there).
         kept = await self.store.drafts.get(conversation_id)
@@ -224,7 +225,7 @@ class ChatSession:
         await self.store.drafts.set(conversation_id, text)
         if attachments:  # and the files stay attached to it
             await Drafts(self.store).add_files(conversation_id, attachments)
-        raise MessageTooLarge(text, needed, b.usable, b.window, b.max_output)
+        raise MessageTooLarge(text, needed, limit, b.window, b.max_output)
 
     async def _reply(self, conversation_id: str, on_event: EventCallback | None) -> SendOutcome:
         """Stream a reply to the stored history (the caller holds the send lease)."""

@@ -49,7 +49,8 @@ def for_window(policy: Policy, usable: int, explicit: Collection[str] = ()) -> P
 
     Args:
         policy: A resolved policy (a policy without shares is returned unchanged).
-        usable: The usable window.
+        usable: The usable window (the working budget, when the policy sets a smaller one,
+            is what the shares are shares of).
         explicit: Settings the user gave values of their own (conversation or config): a
             share never overrides them (``keep_recent`` keeps the message-count tail).
 
@@ -60,6 +61,7 @@ def for_window(policy: Policy, usable: int, explicit: Collection[str] = ()) -> P
         ``anchor_budget_tokens`` set from the shares that are set.
     """
     changes: dict[str, Any] = {}
+    usable = within_budget(policy, usable)
     if policy.summary_share is not None:
         changes["summary_max_tokens"] = max(64, int(policy.summary_share * usable))
     if policy.recall_share is not None:
@@ -72,13 +74,22 @@ def for_window(policy: Policy, usable: int, explicit: Collection[str] = ()) -> P
             changes["keep_recent_tokens"] = max(50, recent // 2)
     if policy.pins_share is not None:
         changes["anchor_budget_tokens"] = int(policy.pins_share * usable)
+    if policy.trigger == "budget" and "keep_recent" not in explicit:
+        # A fold keeps the newest turns verbatim, up to this share of the budget.
+        changes["keep_recent_tokens"] = max(50, int(policy.budget_keep * usable))
     changes = {key: value for key, value in changes.items() if key not in explicit}
     return replace(policy, **changes) if changes else policy
 
 
+def within_budget(policy: Policy, usable: int) -> int:
+    """The window a request is kept within: the usable window, or the policy's working
+    budget when that is smaller."""
+    return usable if policy.budget is None else max(0, min(usable, policy.budget))
+
+
 def ledger_budget(policy: Policy, usable: int) -> int:
     """Tokens the identifier ledger may take in the memory block."""
-    return max(0, int(policy.ledger_share * usable))
+    return max(0, int(policy.ledger_share * within_budget(policy, usable)))
 
 
 def budgets(policy: Policy, usable: int) -> dict[str, int]:
@@ -92,6 +103,7 @@ def budgets(policy: Policy, usable: int) -> dict[str, int]:
         Tokens per part; ``recent`` is the raw turns' budget (the ``tokens`` trigger's
         threshold, else what the ratio trigger leaves them).
     """
+    usable = within_budget(policy, usable)
     if policy.trigger == "tokens":
         recent = policy.threshold_tokens
     elif policy.trigger == "ratio":

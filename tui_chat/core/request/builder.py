@@ -39,7 +39,7 @@ from tui_chat.core import ledger
 from tui_chat.core.attachments import is_ref
 from tui_chat.core.payback import break_even
 from tui_chat.core.policy import Policy
-from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget
+from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget, within_budget
 from tui_chat.core.request.clip import fit_text
 from tui_chat.core.request.compose import EPHEMERAL, Candidate, Composer, MemoryTexts
 from tui_chat.core.request.pieces import new_piece
@@ -110,7 +110,9 @@ class _Builder:
         self.inputs = inputs
         self.policy = inputs.policy
         self.counter = inputs.counter
-        self.usable = max(0, inputs.context_window - inputs.max_output)
+        # The model's limit, and the window the request is kept within (the working budget).
+        self.limit = max(0, inputs.context_window - inputs.max_output)
+        self.usable = within_budget(self.policy, self.limit)
         # Without a timeline kept between builds, one for this build (nothing reused).
         self.timeline = inputs.timeline if inputs.timeline is not None else Timeline()
         pinned = frozenset(message.id for _, message in inputs.anchors)
@@ -226,10 +228,11 @@ class _Builder:
             fresh is not None and any(is_ref(block) for block in fresh.content)
         )
 
-    def fits(self, tokens: int) -> bool:
-        """Whether ``tokens`` (and their calibrated count) fit the usable window."""
+    def fits(self, tokens: int, limit: int | None = None) -> bool:
+        """Whether ``tokens`` (and their calibrated count) fit the usable window (or the
+        budget it is kept within, by default)."""
         calibrated = calibrate(tokens, self.inputs.calibration)
-        return max(tokens, calibrated) <= self.usable
+        return max(tokens, calibrated) <= (self.usable if limit is None else limit)
 
     def _units(self, start: int) -> list[Unit]:
         """The kept raw messages from ``start``: runs kept by the timeline (laid out once,
@@ -306,6 +309,10 @@ class _Builder:
         return int((used - self.usable) / max(1.0, self.inputs.calibration)) + 1
 
 
+def _room(builder: _Builder) -> str:
+    return "working budget" if builder.usable < builder.limit else "usable window"
+
+
 def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) -> list[str]:
     policy = builder.policy
     notes: list[str] = []
@@ -326,28 +333,31 @@ def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) 
             "regenerate it shorter to keep what the cut left out"
         )
     if shed.recall is not None:
-        notes.append("recalled passages reduced to fit the usable window")
+        notes.append(f"recalled passages reduced to fit the {_room(builder)}")
     if not shed.ledger:
-        notes.append("the identifier ledger was left out to fit the usable window")
+        notes.append(f"the identifier ledger was left out to fit the {_room(builder)}")
     if shed.turns:
         count = builder.timeline.turn_start(shed.turns)
         notes.append(
-            f"{shed.turns} oldest turn(s) ({count} messages) left out to fit the usable window "
-            f"of {builder.usable} tokens; compact the conversation to keep them in a summary"
+            f"{shed.turns} oldest turn(s) ({count} messages) left out to fit the "
+            f"{_room(builder)} of {builder.usable} tokens; compact the conversation to keep "
+            "them in a summary"
         )
     if shed.anchors is not None:
-        notes.append("pinned messages reduced to fit the usable window")
+        notes.append(f"pinned messages reduced to fit the {_room(builder)}")
     if not shed.summary:
-        notes.append("the summary was left out to fit the usable window")
+        notes.append(f"the summary was left out to fit the {_room(builder)}")
     if not fits:
         notes.append(
             f"the request does not fit: {candidate.total} tokens for a usable window of "
-            f"{builder.usable} even without older turns"
+            f"{builder.limit} even without older turns"
         )
     return notes
 
 
 def _trigger_tokens(policy: Policy, usable: int, sections: Mapping[str, int]) -> int | None:
+    if policy.trigger == "budget":
+        return usable
     if policy.trigger == "ratio":
         return int(policy.ratio * usable)
     recall = min(sections["recall"], policy.recall_budget_tokens)  # a filling recall yields
@@ -378,7 +388,8 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
     """
     builder = _Builder(inputs)
     candidate, shed = builder.build()
-    fits = builder.fits(candidate.total)
+    # Kept within the budget where it can be; sendable as long as the model can take it.
+    fits = builder.fits(candidate.total, builder.limit)
     messages = candidate.messages
     # The breakpoint ends the part the next request repeats: the whole request, or the
     # history before the new message when that message carries this request's excerpts.
@@ -409,6 +420,7 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
         calibration=inputs.calibration,
         budgets=budgets(inputs.policy, builder.usable),
         elastic=max(0, candidate.sections["recall"] - inputs.policy.recall_budget_tokens),
+        budget=builder.usable if builder.usable < builder.limit else None,
     )
     dropped = builder.timeline.ids[: builder.timeline.turn_start(shed.turns)]
     return BuiltRequest(

@@ -94,6 +94,9 @@ class Breakdown:
     elastic: int = 0
     """Recall tokens beyond the recall budget: room the other parts left, filled
     (``recall_fill``); they give way first, so the warning level leaves them out."""
+    budget: int | None = None
+    """The working budget when it is smaller than the model's usable window (``usable`` is
+    then the budget itself); ``None`` when the request may use the whole window."""
 
     @property
     def used(self) -> int:
@@ -116,6 +119,7 @@ class Breakdown:
             "sections": dict(self.sections),
             "budgets": dict(self.budgets),
             "elastic": self.elastic,
+            "budget": self.budget,
             "warnings": list(self.warnings),
         }
 
