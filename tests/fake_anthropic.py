@@ -197,7 +197,7 @@ class Behaviour:
     chunk_delay: float | None = None
     words_per_chunk: int | None = None
     stop_reason: str | None = None
-    usage: dict[str, int] | None = None
+    usage: dict[str, Any] | None = None
     thinking: str | None = None
     status: int = 500
     error_type: str | None = None
@@ -253,7 +253,7 @@ class RecordedRequest:
     is_compaction: bool = False
     behaviour: str | None = None
     status: int | None = None
-    usage: dict[str, int] | None = None
+    usage: dict[str, Any] | None = None
     disconnected: bool = False
     received_at: float = 0.0
 
@@ -309,6 +309,9 @@ class FakeAnthropic:
             compaction (every ``compaction`` request gets 400).
         compaction_models: Model ids (no date suffix) that support on-demand compaction;
             by default the models Claude's documentation lists.
+        compaction_ignored: True to behave like a gateway that drops the unknown
+            ``compaction`` parameter: the request is answered as a plain chat reply
+            (``stop_reason: "end_turn"``, a text block, no compaction block).
         clock: The time source of the prompt cache (a benchmark advances a virtual clock
             to model pauses between turns).
     """
@@ -330,6 +333,7 @@ class FakeAnthropic:
         self.reply_text: TextSource | None = None
         self.compaction_endpoint = True
         self.compaction_models: frozenset[str] = DOCUMENTED_MODELS
+        self.compaction_ignored = False
         self.models: list[str] | None = ["claude-sonnet-4-6", "claude-haiku-4-5", "gateway-llama"]
         """What ``GET /v1/models`` lists (``None``: the endpoint answers 404)."""
         self.clock: Callable[[], float] = time.monotonic
@@ -572,7 +576,7 @@ class FakeAnthropic:
 
     def default_reply(self, body: dict[str, Any]) -> str:
         """The reply given when no behaviour supplies text."""
-        if is_compaction_request(body):
+        if is_compaction_request(body) and not self.compaction_ignored:
             return self.compaction_text(body)
         if self.is_summary_request(body):
             return self.summarize(body)
@@ -631,7 +635,7 @@ class FakeAnthropic:
         """The total input tokens of a request (uncached + cache write + cache read)."""
         return sum(segment.tokens for segment in _segments(body))
 
-    def _usage(self, body: dict[str, Any], output_tokens: int) -> dict[str, int]:
+    def _usage(self, body: dict[str, Any], output_tokens: int) -> dict[str, Any]:
         segments = _segments(body)
         total = sum(s.tokens for s in segments)
         model = str(body.get("model", ""))
@@ -652,7 +656,7 @@ class FakeAnthropic:
             for i, s in enumerate(segments)
             if s.cache_control is not None and cumulative[i] >= max(minimum, 1)
         ]
-        read = write = 0
+        read = write = hour = 0
         now = self.clock()
         with self._lock:
             self._cache = {h: t for h, t in self._cache.items() if t > now}
@@ -668,6 +672,16 @@ class FakeAnthropic:
                         break
                 read = cumulative[hit] if hit >= 0 else 0
                 write = cumulative[last] - read
+                # What is written up to a 1-hour breakpoint is a 1-hour write (2x).
+                hour_end = max(
+                    (
+                        cumulative[bp]
+                        for bp in breakpoints
+                        if _ttl_is_hour(segments[bp].cache_control)
+                    ),
+                    default=0,
+                )
+                hour = max(0, hour_end - read)
                 if hit >= 0:
                     self._cache[hashes[hit]] = max(self._cache[hashes[hit]], now + self.cache_ttl)
                 for bp in breakpoints:
@@ -677,6 +691,10 @@ class FakeAnthropic:
             "input_tokens": total - read - write,
             "cache_creation_input_tokens": write,
             "cache_read_input_tokens": read,
+            "cache_creation": {
+                "ephemeral_5m_input_tokens": write - hour,
+                "ephemeral_1h_input_tokens": hour,
+            },
             "output_tokens": output_tokens,
         }
 
@@ -793,7 +811,7 @@ class FakeAnthropic:
     def _validate_compaction(self, body: Any, headers: dict[str, str], *, asks: bool) -> None:
         """Refuse a compaction request the endpoint or model cannot serve (always checked,
         like the API's own capability check) and tampered or misplaced compaction blocks."""
-        if asks:
+        if asks and not self.compaction_ignored:
             problem = check_compaction_request(
                 body,
                 headers,
@@ -1219,7 +1237,7 @@ class _Reply:
     thinking: str | None
     tool: dict[str, Any] | None
     stop_reason: str
-    usage: dict[str, int]
+    usage: dict[str, Any]
     words_per_chunk: int
     compaction: dict[str, Any] | None = None
 
@@ -1251,7 +1269,11 @@ class _Reply:
             stop_reason = "max_tokens"
             output = max_tokens
         compaction: dict[str, Any] | None = None
-        if is_compaction_request(body) and behaviour.kind == "reply":
+        if (
+            is_compaction_request(body)
+            and behaviour.kind == "reply"
+            and not fake.compaction_ignored
+        ):
             # Nothing is sampled after the block; max_tokens bounds the summary.
             compaction = {"type": "compaction", "content": text, "signature": fake.signature(text)}
             stop_reason = "compaction"

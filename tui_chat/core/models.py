@@ -33,6 +33,9 @@ class Usage:
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+    cache_creation_1h_input_tokens: int = 0
+    """The part of ``cache_creation_input_tokens`` written with the 1-hour TTL (billed 2x
+    instead of 1.25x; the API's ``usage.cache_creation.ephemeral_1h_input_tokens``)."""
 
     @property
     def total_input(self) -> int:
@@ -46,6 +49,11 @@ class Usage:
             "output_tokens": self.output_tokens,
             "cache_creation_input_tokens": self.cache_creation_input_tokens,
             "cache_read_input_tokens": self.cache_read_input_tokens,
+            **(
+                {"cache_creation_1h_input_tokens": self.cache_creation_1h_input_tokens}
+                if self.cache_creation_1h_input_tokens
+                else {}
+            ),
         }
 
     @classmethod
@@ -58,6 +66,7 @@ class Usage:
             output_tokens=int(data.get("output_tokens") or 0),
             cache_creation_input_tokens=int(data.get("cache_creation_input_tokens") or 0),
             cache_read_input_tokens=int(data.get("cache_read_input_tokens") or 0),
+            cache_creation_1h_input_tokens=int(data.get("cache_creation_1h_input_tokens") or 0),
         )
 
 

@@ -31,6 +31,9 @@ class Policy:
     window). Every part's share and the gauge are measured against it; below it nothing is
     folded, and the ``budget`` trigger folds the oldest turns when the next turn would pass
     it (README, "The working budget")."""
+    cache_ttl: str = "auto"
+    """Prompt-cache lifetime of the request's breakpoints: ``5m``, ``1h``, or ``auto`` (1 hour
+    when the conversation's own pauses make it cheaper, :mod:`tui_chat.core.cache_ttl`)."""
     budget_keep: float = 0.5
     """``budget`` trigger: share of the budget the raw turns keep verbatim after a fold."""
     threshold_tokens: int = 8_000

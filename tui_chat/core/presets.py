@@ -105,6 +105,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "keep_recent",
     "compression_rate",
     "budget",
+    "cache_ttl",
     "strategy",
     "summarizer",
     "context_window",
@@ -117,6 +118,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "preset": tuple(PRESETS),
     "trigger": ("tokens", "turns", "ratio", "cost", "budget"),
     "strategy": ("running", "segments"),
+    "cache_ttl": ("auto", "5m", "1h"),
 }
 _RANGES: dict[str, tuple[float, float]] = {
     "threshold_tokens": (100, 10_000_000),

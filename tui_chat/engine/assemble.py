@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from operator import attrgetter
 
 from tui_chat.core import ledger
+from tui_chat.core.cache_ttl import GAPS, pauses
 from tui_chat.core.models import ContentBlock, Conversation, Message, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
@@ -301,6 +302,7 @@ async def assemble(
             counter=counter,
             calibration=calibration,
             ledger=ledger.from_json(summary.ledger) if summary is not None else (),
+            pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
             timeline=timeline,
         )
     )

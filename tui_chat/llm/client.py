@@ -100,6 +100,14 @@ class _OnTextFailed(Exception):
     """Carries an exception raised by the caller's ``on_text`` past the API error handler."""
 
 
+def hour_writes(usage: Any) -> int:
+    """Tokens a response wrote to the cache with the 1-hour TTL (``usage.cache_creation``)."""
+    split = getattr(usage, "cache_creation", None)
+    if isinstance(split, dict):
+        return int(split.get("ephemeral_1h_input_tokens") or 0)
+    return int(getattr(split, "ephemeral_1h_input_tokens", 0) or 0)
+
+
 class ClaudeClient:
     """A lazily created ``AsyncAnthropic`` with error mapping and result accumulation.
 
@@ -346,6 +354,7 @@ def _result_from_snapshot(snapshot: Any) -> StreamResult:
             output_tokens=usage.output_tokens or 0,
             cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
             cache_read_input_tokens=usage.cache_read_input_tokens or 0,
+            cache_creation_1h_input_tokens=hour_writes(usage),
         ),
         stop_reason=snapshot.stop_reason,
         model=snapshot.model,

@@ -35,6 +35,8 @@ FALLBACK_MAX_OUTPUT = 8_192
 
 CACHE_WRITE_MULTIPLIER = 1.25
 """Price of a (5-minute) cache write relative to the input price."""
+CACHE_WRITE_1H_MULTIPLIER = 2.0
+"""Price of a 1-hour cache write relative to the input price."""
 
 CACHE_READ_MULTIPLIER = 0.1
 """Price of a cache read relative to the input price."""
@@ -215,9 +217,9 @@ def _non_negative_float(key: str, value: Any) -> float:
 def cost_usd(info: ModelInfo, usage: Usage) -> float:
     """Price one response.
 
-    Cache writes are billed at 1.25x the input price (5-minute TTL) and cache reads at
-    0.1x. ``Usage`` does not say which TTL a write used, so 1-hour writes (2x) are
-    under-priced.
+    Cache writes are billed at 1.25x the input price (5-minute TTL) or 2x (1-hour TTL, the
+    part ``Usage.cache_creation_1h_input_tokens`` names), cache reads at 0.1x (Claude's
+    prompt-caching page, "Pricing").
 
     Args:
         info: The model's figures (see :func:`model_info`).
@@ -226,9 +228,11 @@ def cost_usd(info: ModelInfo, usage: Usage) -> float:
     Returns:
         The cost in USD.
     """
+    hour = min(usage.cache_creation_1h_input_tokens, usage.cache_creation_input_tokens)
     input_cost = info.input_price * (
         usage.input_tokens
-        + usage.cache_creation_input_tokens * CACHE_WRITE_MULTIPLIER
+        + (usage.cache_creation_input_tokens - hour) * CACHE_WRITE_MULTIPLIER
+        + hour * CACHE_WRITE_1H_MULTIPLIER
         + usage.cache_read_input_tokens * CACHE_READ_MULTIPLIER
     )
     output_cost = info.output_price * usage.output_tokens

@@ -37,6 +37,7 @@ from typing import Any
 
 from tui_chat.core import ledger
 from tui_chat.core.attachments import is_ref
+from tui_chat.core.cache_ttl import CacheTtl, choose_ttl
 from tui_chat.core.payback import break_even
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget, within_budget
@@ -373,6 +374,16 @@ def _trigger_tokens(policy: Policy, usable: int, sections: Mapping[str, int]) ->
     return None
 
 
+def _ttl(builder: _Builder, candidate: Candidate) -> CacheTtl:
+    """The lifetime the breakpoints ask for: the policy's, or chosen by the pauses."""
+    asked = builder.policy.cache_ttl
+    if asked in ("5m", "1h"):
+        return "1h" if asked == "1h" else "5m"
+    sections = candidate.sections
+    turn = sections["recent"] // max(1, builder.turn_count) + sections["new_message"]
+    return choose_ttl(builder.inputs.pauses, candidate.total, turn)
+
+
 def build_request(inputs: ContextInputs) -> BuiltRequest:
     """Build the exact next request and its token breakdown.
 
@@ -396,14 +407,19 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
     marked = len(messages) - (2 if candidate.recall_in_last else 1)
     # A compaction block is sent back exactly as received: no breakpoint is put on it.
     opens_with_block = bool(messages) and messages[0]["content"][0].get("type") == "compaction"
+    ttl = _ttl(builder, candidate)
+    mark = EPHEMERAL if ttl == "5m" else {**EPHEMERAL, "ttl": "1h"}
     if marked >= 0 and not (marked == 0 and opens_with_block):
         last = messages[marked]
         content = list(last["content"])
-        content[-1] = {**content[-1], "cache_control": EPHEMERAL}
+        content[-1] = {**content[-1], "cache_control": mark}
         messages[marked] = {"role": last["role"], "content": content}
     request: dict[str, Any] = {"model": inputs.model}
     if candidate.system:
-        request["system"] = candidate.system
+        request["system"] = [
+            {**block, "cache_control": mark} if "cache_control" in block else block
+            for block in candidate.system
+        ]
     request["messages"] = messages
     request["max_tokens"] = inputs.max_output
     total = candidate.total
@@ -421,6 +437,7 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
         budgets=budgets(inputs.policy, builder.usable),
         elastic=max(0, candidate.sections["recall"] - inputs.policy.recall_budget_tokens),
         budget=builder.usable if builder.usable < builder.limit else None,
+        cache_ttl=ttl,
     )
     dropped = builder.timeline.ids[: builder.timeline.turn_start(shed.turns)]
     return BuiltRequest(

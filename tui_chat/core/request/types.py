@@ -60,6 +60,9 @@ class ContextInputs:
     """Real / estimated input ratio for the model (see ``tokens.update_calibration``)."""
     ledger: Sequence[LedgerEntry] = ()
     """The active version's identifier ledger (sent within the ledger budget)."""
+    pauses: tuple[float, ...] = ()
+    """Seconds between each recent reply and the prompt after it (the cache lifetime is
+    chosen from them, :mod:`~tui_chat.core.cache_ttl`)."""
     timeline: Timeline | None = None
     """The conversation's :class:`~.timeline.Timeline` kept between builds: what was prepared
     for the same messages is reused (``None``: everything is prepared for this build)."""
@@ -94,6 +97,8 @@ class Breakdown:
     elastic: int = 0
     """Recall tokens beyond the recall budget: room the other parts left, filled
     (``recall_fill``); they give way first, so the warning level leaves them out."""
+    cache_ttl: str = "5m"
+    """The prompt-cache lifetime the request's breakpoints ask for (``5m`` or ``1h``)."""
     budget: int | None = None
     """The working budget when it is smaller than the model's usable window (``usable`` is
     then the budget itself); ``None`` when the request may use the whole window."""
@@ -120,6 +125,7 @@ class Breakdown:
             "budgets": dict(self.budgets),
             "elastic": self.elastic,
             "budget": self.budget,
+            "cache_ttl": self.cache_ttl,
             "warnings": list(self.warnings),
         }
 

@@ -25,6 +25,8 @@ def _add_usage(total: Usage | None, more: Usage | None) -> Usage | None:
         cache_creation_input_tokens=total.cache_creation_input_tokens
         + more.cache_creation_input_tokens,
         cache_read_input_tokens=total.cache_read_input_tokens + more.cache_read_input_tokens,
+        cache_creation_1h_input_tokens=total.cache_creation_1h_input_tokens
+        + more.cache_creation_1h_input_tokens,
     )
 
 

@@ -1,0 +1,95 @@
+"""Which prompt-cache lifetime a request asks for: 5 minutes, or 1 hour when the pauses pay.
+
+Claude's prompt cache keeps a prefix for 5 minutes by default, refreshed by every read; a
+breakpoint may ask for 1 hour instead (``"ttl": "1h"``). A 1-hour write costs 2x the input
+price instead of 1.25x, a read 0.1x either way (Claude's prompt-caching page, "Pricing" and
+"1-hour cache duration"). In a chat the prefix is the whole history sent again, so the choice
+turns on the conversation's own pauses:
+
+- a pause of more than 5 minutes (but less than an hour) finds a 5-minute cache cold: the
+  whole prefix is written again at 1.25x, where a 1-hour cache reads it at 0.1x;
+- every turn writes its new tokens, at 2x under the 1-hour TTL instead of 1.25x, and a pause
+  of more than an hour finds either cache cold (the 1-hour one rewrites at 2x).
+
+:func:`choose_ttl` prices one turn both ways from the pauses seen so far (the gaps between a
+reply and the next prompt, newest :data:`GAPS` of them) and picks the cheaper; with fewer than
+:data:`MIN_GAPS` pauses to go by it keeps the default 5 minutes. A chat typed without pauses
+never pays the 1-hour premium; one read between meetings does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Literal
+
+CacheTtl = Literal["5m", "1h"]
+"""A breakpoint's lifetime."""
+
+FIVE_MINUTES = 300.0
+ONE_HOUR = 3_600.0
+WRITE_5M = 1.25
+WRITE_1H = 2.0
+READ = 0.1
+GAPS = 20
+"""The newest pauses the choice looks at."""
+MIN_GAPS = 3
+"""Fewer pauses than this say nothing yet: the default 5 minutes."""
+
+
+def turn_price(ttl: CacheTtl, gaps: Sequence[float], prefix: int, new: int) -> float:
+    """Expected input price of one turn (in uncached-token equivalents) under ``ttl``.
+
+    Args:
+        ttl: The lifetime asked for.
+        gaps: Seconds between each reply and the next prompt.
+        prefix: Tokens of the cached prefix a turn sends again.
+        new: Tokens a turn adds to the prefix (written every turn).
+    """
+    if not gaps:
+        return 0.0
+    life, write = (FIVE_MINUTES, WRITE_5M) if ttl == "5m" else (ONE_HOUR, WRITE_1H)
+    cold = sum(1 for gap in gaps if gap > life) / len(gaps)
+    return new * write + prefix * (cold * write + (1 - cold) * READ)
+
+
+def choose_ttl(gaps: Sequence[float], prefix: int, new: int) -> CacheTtl:
+    """The cheaper lifetime for a conversation with these pauses.
+
+    Args:
+        gaps: Seconds between each reply and the next prompt, oldest first (the newest
+            :data:`GAPS` are used).
+        prefix: Tokens of the request's cached prefix.
+        new: Tokens a turn adds (the newest turn's size is a fair guess).
+
+    Returns:
+        ``"1h"`` when it is cheaper over the pauses seen, else ``"5m"``.
+    """
+    recent = list(gaps)[-GAPS:]
+    if len(recent) < MIN_GAPS:
+        return "5m"
+    hour = turn_price("1h", recent, prefix, new)
+    return "1h" if hour < turn_price("5m", recent, prefix, new) else "5m"
+
+
+def pauses(times: Sequence[tuple[str, str]]) -> list[float]:
+    """Seconds between each reply and the prompt after it.
+
+    Args:
+        times: ``(role, created_at ISO time)`` of messages in order.
+
+    Returns:
+        One gap per prompt that follows a reply; unreadable times are skipped.
+    """
+    gaps: list[float] = []
+    previous: tuple[str, datetime] | None = None
+    for role, stamp in times:
+        try:
+            moment = datetime.fromisoformat(stamp)
+        except ValueError:
+            previous = None
+            continue
+        if previous is not None and role == "user" and previous[0] == "assistant":
+            gaps.append(max(0.0, (moment - previous[1]).total_seconds()))
+        previous = (role, moment)
+    return gaps
