@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fake_anthropic import FakeAnthropic, RecordedRequest
+from tests.test_cli import run
 from tui_chat.engine.events import CompactionFinished, EngineEvent
 from tui_chat.engine.service import ChatService
 
@@ -127,10 +131,16 @@ async def test_server_block_is_sent_back_unchanged_and_gone_after_rollback(
     assert regenerated.text.startswith("Focus: keep every LIMIT")
 
 
+@pytest.mark.parametrize("endpoint", ["refuses", "ignores"])
 async def test_server_falls_back_to_claude_once_and_remembers(
-    make_service: Make, fake_anthropic: FakeAnthropic
+    make_service: Make, fake_anthropic: FakeAnthropic, endpoint: str
 ) -> None:
-    fake_anthropic.compaction_endpoint = False
+    # An endpoint that refuses the parameter (400), or a gateway that drops it and answers
+    # with a plain reply (200, stop_reason end_turn, no compaction block): both fall back.
+    if endpoint == "refuses":
+        fake_anthropic.compaction_endpoint = False
+    else:
+        fake_anthropic.compaction_ignored = True
     service, cid = await open_chat(
         make_service, preset="window", summarizer="server", keep_recent="2"
     )
@@ -139,7 +149,8 @@ async def test_server_falls_back_to_claude_once_and_remembers(
     await talk(service, cid, range(1, 5))
     first = await service.compact(cid)
 
-    assert [r.status for r in fake_anthropic.message_requests if r.is_compaction] == [400]
+    status = 400 if endpoint == "refuses" else 200
+    assert [r.status for r in fake_anthropic.message_requests if r.is_compaction] == [status]
     assert first.compaction_block is None and not first.summarizer.startswith("server")
     notices = [e.notice for e in events if isinstance(e, CompactionFinished) and e.notice]
     assert len(notices) == 1 and "not available" in notices[0]
@@ -191,3 +202,25 @@ async def test_a_pin_inside_a_server_version_stays_verbatim(
     sent = chats(fake_anthropic)[-1].body
     assert sent["messages"][0]["content"][0] == version.compaction_block
     assert pinned.text[:40] in dumped(sent["system"])
+
+
+def test_cli_compact_through_a_gateway_that_ignores_compaction(
+    isolated_env: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.compaction_ignored = True
+    assert run(isolated_env, "send", "--new", "--model", MODEL, turn_text(1), fake=fake_anthropic)
+    for key, value in (("preset", "window"), ("summarizer", "server"), ("keep_recent", "2")):
+        assert run(isolated_env, "set", "last", key, value).returncode == 0
+    for i in range(2, 5):
+        sent = run(isolated_env, "send", turn_text(i), fake=fake_anthropic)
+        assert sent.returncode == 0, sent.stderr
+    first = run(isolated_env, "compact", "last", "--json", fake=fake_anthropic)
+    assert first.returncode == 0, first.stderr
+    assert "compaction is not available" in first.stderr and "plain reply" in first.stderr
+    assert not json.loads(first.stdout)["summarizer"].startswith("server")
+    for i in range(5, 8):
+        assert run(isolated_env, "send", turn_text(i), fake=fake_anthropic).returncode == 0
+    second = run(isolated_env, "compact", "last", "--json", fake=fake_anthropic)
+    assert second.returncode == 0, second.stderr
+    assert "not available" not in second.stderr  # said once, then remembered
+    assert len([r for r in fake_anthropic.message_requests if r.is_compaction]) == 1

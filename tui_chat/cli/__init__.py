@@ -38,6 +38,7 @@ async def _run(command: str, args: Args, config: Config) -> int:
         try:
             service = await ChatService.open(config, path)
             access = service.access
+            service.subscribe(_say_notice)  # e.g. compaction fell back to another summarizer
             try:
                 return await HANDLERS[command](service, args)
             finally:
@@ -59,6 +60,13 @@ async def _run(command: str, args: Args, config: Config) -> int:
             if line is None:
                 raise
             raise CliError(line) from None
+
+
+def _say_notice(event: object) -> None:
+    """A notice of an engine event (said once by the engine), on stderr."""
+    notice = getattr(event, "notice", None)
+    if isinstance(notice, str) and notice:
+        print(f"tui-chat: note: {notice}", file=sys.stderr, flush=True)
 
 
 def _fail(reason: str) -> int:

@@ -12,7 +12,8 @@ stored with the version and sent back unchanged while the version is active; its
 the timeline, the inspector, diffs and search show. Regenerate instructions are passed as the
 request's ``instructions``, which the API documents as replacing its summarization prompt.
 
-A model or endpoint without the feature (:class:`ChatError` ``unsupported``) is remembered per
+A model or endpoint without the feature (:class:`ChatError` ``unsupported``: it refused the
+parameter, or it ignored it and answered with a plain reply) is remembered per
 model, announced once, and the ``claude`` summarizer writes this version instead; later
 versions for that model go straight to ``claude``.
 """

@@ -9,7 +9,8 @@ first in ``messages``, with the same beta header (:func:`compaction_headers`).
 
 The call is made without streaming and the block is taken from the raw JSON body, so what
 is stored is byte-for-byte what the API sent, including fields this SDK version does not
-model. A model or endpoint without the feature is reported as a :class:`ChatError` of kind
+model. A model or endpoint without the feature — one that refuses the parameter, or a gateway
+that drops it and answers with a plain reply — is reported as a :class:`ChatError` of kind
 ``unsupported`` so the caller can fall back to its own summarizer.
 """
 
@@ -100,13 +101,28 @@ def parse_compaction(body: Any) -> CompactionResult:
     """Read a compaction response body (the decoded JSON).
 
     Raises:
-        ChatError: ``bad_request`` when the response holds no compaction block with text
-            (the documented "missing summary" case: keep the history as it is).
+        ChatError: ``unsupported`` when the response is a plain reply (text, no compaction
+            block, a stop reason other than ``compaction``: an endpoint that ignored the
+            parameter); ``incomplete`` when it holds no compaction block with text (the
+            documented "missing summary" case: keep the history as it is).
     """
     if not isinstance(body, dict):
         raise ChatError("stream_error", "the compaction response was not a JSON object")
     blocks = [b for b in body.get("content") or [] if isinstance(b, dict)]
     found = [b for b in blocks if b.get("type") == "compaction"]
+    if (
+        not found
+        and body.get("stop_reason") != "compaction"
+        and any(b.get("type") == "text" and str(b.get("text") or "").strip() for b in blocks)
+    ):
+        # A gateway that drops the unknown parameter answers the conversation instead.
+        raise ChatError(
+            "unsupported",
+            "on-demand compaction is not available here: the endpoint ignored the "
+            f"compaction parameter and answered with a plain reply "
+            f"(stop_reason {body.get('stop_reason')!r})",
+            "tui-chat falls back to the `claude` summarizer for this model",
+        )
     if not found or not isinstance(found[0].get("content"), str) or not found[0]["content"]:
         raise ChatError(
             "incomplete",
