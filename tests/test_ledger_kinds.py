@@ -120,3 +120,9 @@ def test_retention_counts_the_new_kinds() -> None:
     data = kept.to_json()
     assert data["by_kind"]["ticket"]["kept"] == 1 and data["by_kind"]["ticket"]["total"] == 4
     assert data["by_kind"]["line"]["kept"] == 2 and data["by_kind"]["line"]["total"] == 6
+
+
+def test_an_l_number_is_a_line_not_an_error_code() -> None:
+    found = ledger.extract("The assertion fires at L2069, error E1190 and ABC1234.")
+    assert ("line", "L2069") in found
+    assert ("error", "E1190") in found and ("error", "ABC1234") in found

@@ -7,10 +7,11 @@ from pathlib import Path
 from textual.widgets import Static
 
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import ready
+from tests.tui.helpers import ready, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.screens.inspector import InspectorScreen
+from tui_chat.tui.widgets.summary_timeline import SummaryCard
 
 
 async def test_inspector_lists_retention_per_kind_and_the_identifiers_lost(
@@ -33,3 +34,28 @@ async def test_inspector_lists_retention_per_kind_and_the_identifiers_lost(
             assert f"{kind:<8} {cell['kept']:>5} / {cell['total']:<5}" in text
         for item in expected["not_kept"]:
             assert item["value"] in text
+
+
+async def test_timeline_card_inspector_figures_and_identifiers_tab_show_one_figure(
+    service: ChatService, tmp_path: Path
+) -> None:
+    """Issue 18: the timeline said ``0/124 (0%)`` while the Identifiers tab said ``175/175``."""
+    conversation = await seed_demo(service, tmp_path)
+    summaries = {s.version: s for s in await service.summaries(conversation.id)}
+    kept = (await service.retention(conversation.id, summaries[2])).to_json()
+    figure = f"{kept['kept']}/{kept['total']} ({kept['kept'] / kept['total']:.0%})"
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: len(app.screen.query(SummaryCard)) == len(summaries))
+        card = next(c for c in app.screen.query(SummaryCard) if c.summary.version == 2)
+        assert f"ids {figure}" in str(card.query_one(Static).visual)
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        inspector = app.screen
+        assert isinstance(inspector, InspectorScreen) and inspector.summary.version == 2
+        figures = str(inspector.query_one("#inspector-figures", Static).visual)
+        assert f"Identifiers kept {figure}" in " ".join(figures.split())
+        tab = str(inspector.query_one("#summary-identifiers", Static).visual)
+        assert f"{kept['kept']} of {kept['total']} identifiers kept" in tab

@@ -234,7 +234,9 @@ async def _unarchive(service: ChatService, args: Args) -> int:
 async def _summary_view(
     service: ChatService, conversation_id: str, summary: Summary, as_json: bool
 ) -> int:
-    """Print one version, fresh from the engine (its parent and whether it is in force)."""
+    """Print one version, fresh from the engine (its parent, whether it is in force, and its
+    one retention figure)."""
+    summary = await service.summary(conversation_id, summary.version)
     conversation = await service.conversation(conversation_id)
     active = summary.id == conversation.active_summary_id
     if as_json:
@@ -319,7 +321,8 @@ def _import_progress(done: int) -> None:
 async def _import(service: ChatService, args: Args) -> int:
     shown = sys.stderr.isatty()
     try:
-        conversation = await service.import_file(args.file, _import_progress if shown else None)
+        progress = _import_progress if shown else None
+        conversation = await service.import_file(args.file, progress, force=args.force)
     finally:
         if shown:
             print(file=sys.stderr, flush=True)

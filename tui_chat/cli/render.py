@@ -232,7 +232,8 @@ def print_summary(summary: Summary, active: bool) -> None:
         f"version {summary.version}{mark}: {summary.status}, {summary.strategy}, "
         f"covers to message #{summary.covers_to_message_id}, "
         f"{summary.source_tokens} -> {summary.summary_tokens} tokens, "
-        f"identifiers {summary.identifiers_kept}/{summary.identifiers_total}, "
+        f"identifiers kept {summary.identifiers_kept}/{summary.identifiers_total} "
+        "(summary + ledger as sent), "
         f"by {summary.summarizer or '-'}"
     )
     if summary.call:

@@ -58,7 +58,7 @@ LEDGER_HEADER = (
 
 _HASH = re.compile(r"(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\w-])")
 _ERROR = re.compile(
-    r"(?<![\w.])(?:[A-Z][A-Za-z]*(?:Error|Exception|Warning)|E[A-Z]{3,}|[A-Z]{1,4}\d{3,5}"
+    r"(?<![\w.])(?:[A-Z][A-Za-z]*(?:Error|Exception|Warning)|E[A-Z]{3,}|(?!L\d)[A-Z]{1,4}\d{3,5}"
     r"|(?:ERR|ERROR)_[A-Z0-9_]+|HTTP \d{3}|errno \d+)(?![\w])"
 )
 _PERSON = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})?)(?![\w])")

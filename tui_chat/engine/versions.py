@@ -6,14 +6,16 @@ these actions and provides the store, the worker, the counter and the policy the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tui_chat.core import ledger
 from tui_chat.core.ledger import Retention
 from tui_chat.core.models import Conversation, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import ledger_budget
+from tui_chat.core.sent_memory import memory_retention
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
@@ -23,6 +25,9 @@ from tui_chat.store.repository import Store
 
 __all__ = ["SummaryVersions"]
 
+_MEMO_SIZE = 256
+"""Retention figures kept per service (a version's figure changes only with the settings)."""
+
 
 class SummaryVersions:
     """Compact now, list, show, roll back and regenerate summary versions."""
@@ -30,6 +35,7 @@ class SummaryVersions:
     store: Store
     worker: CompactionWorker
     counter: TokenCounter
+    _retention_kept: dict[tuple[object, ...], Retention]
 
     if TYPE_CHECKING:  # provided by ChatService
 
@@ -79,8 +85,10 @@ class SummaryVersions:
     async def retention(self, conversation_id: str, summary: Summary) -> Retention:
         """Which identifiers of the messages a version covers its memory keeps, per kind.
 
-        The memory is the version's summary text plus its identifier ledger as the request
-        sends it (within the ledger budget at the conversation's window).
+        The one retention figure of a version (:func:`~tui_chat.core.sent_memory.
+        memory_retention`): its summary section and its identifier ledger as the request sends
+        them at the conversation's settings now (window or working budget, pins). The
+        versions :meth:`summaries` and :meth:`summary` return carry the same figure.
 
         Args:
             conversation_id: The conversation.
@@ -89,47 +97,75 @@ class SummaryVersions:
         Returns:
             Kept and total identifiers per kind, and those not kept.
         """
+        versions = await self.store.summaries.versions(conversation_id)
+        return await self._retention(conversation_id, summary, versions)
+
+    async def _retention(
+        self, conversation_id: str, summary: Summary, versions: Sequence[Summary]
+    ) -> Retention:
         conversation = await self.store.conversations.get(conversation_id)
         policy = self.policy_for(conversation)
         usable = window_for(self.info_for(conversation.model), policy).usable
-        entries = ledger.from_json(summary.ledger)
-        budget = ledger_budget(policy, usable)
-        sent, _ = ledger.render(entries, budget, self.counter, already=summary.text)
-        kept_text = f"{summary.text}\n{sent}"
-        if await self._ledger_complete(conversation_id, summary):
-            return ledger.ledger_retention(entries, kept_text)
-        covered = await self.store.messages.texts(
-            conversation_id, up_to_id=summary.covers_to_message_id
+        pinned = tuple(sorted(await self.store.anchors.pinned_ids(conversation_id)))
+        key = (
+            summary.id,
+            summary.status,
+            policy.summary_max_tokens,
+            ledger_budget(policy, usable),
+            pinned,
         )
-        return ledger.retention(covered, kept_text)
+        memo = self._retention_memo()
+        found = memo.get(key)
+        if found is not None:
+            return found
+        sources: list[str] | None = None
+        if not _ledger_complete(summary, versions):
+            sources = await self.store.messages.texts(
+                conversation_id, up_to_id=summary.covers_to_message_id
+            )
+        found = await asyncio.to_thread(
+            memory_retention, summary, policy, usable, self.counter, pinned, sources
+        )
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[key] = found
+        return found
 
-    async def _ledger_complete(self, conversation_id: str, summary: Summary) -> bool:
-        """Whether a version's ledger holds every identifier of the messages it covers.
+    def _retention_memo(self) -> dict[tuple[object, ...], Retention]:
+        memo: dict[tuple[object, ...], Retention] | None = getattr(self, "_retention_kept", None)
+        if memo is None:
+            memo = {}
+            self._retention_kept = memo
+        return memo
 
-        Every version's ledger is its parent's plus its own span (:func:`ledger.build`), so it
-        is complete unless a version of its chain has none: one made before ledgers existed
-        (or one whose messages hold no identifier at all, which the caller then reads whole).
-        """
-        versions = {s.id: s for s in await self.store.summaries.versions(conversation_id)}
-        node = summary
-        seen: set[int] = set()
-        while node.ledger and node.id not in seen:
-            seen.add(node.id)
-            if node.parent_id is None:
-                return True
-            parent = versions.get(node.parent_id)
-            if parent is None:
-                return False
-            node = parent
-        return False
+    async def _with_retention(
+        self, conversation_id: str, summaries: Sequence[Summary], versions: Sequence[Summary]
+    ) -> list[Summary]:
+        """``summaries`` with ``identifiers_kept``/``identifiers_total`` set to their one
+        retention figure (:meth:`retention`; ``versions``: all of the conversation's); versions
+        not completed are left as stored."""
+        out: list[Summary] = []
+        for summary in summaries:
+            if summary.status != "completed":
+                out.append(summary)
+                continue
+            kept = await self._retention(conversation_id, summary, versions)
+            total = sum(kept.total.values())
+            out.append(
+                replace(summary, identifiers_kept=sum(kept.kept.values()), identifiers_total=total)
+            )
+        return out
 
     async def summaries(self, conversation_id: str) -> list[Summary]:
-        """Every version, newest first."""
-        return await self.store.summaries.versions(conversation_id)
+        """Every version, newest first, each with its retention figure (:meth:`retention`)."""
+        versions = await self.store.summaries.versions(conversation_id)
+        return await self._with_retention(conversation_id, versions, versions)
 
     async def summary(self, conversation_id: str, version: int) -> Summary:
-        """One version."""
-        return await self.store.summaries.get_version(conversation_id, version)
+        """One version, with its retention figure (:meth:`retention`)."""
+        wanted = await self.store.summaries.get_version(conversation_id, version)
+        versions = await self.store.summaries.versions(conversation_id)
+        return (await self._with_retention(conversation_id, [wanted], versions))[0]
 
     async def activate(self, conversation_id: str, version: int) -> Summary | None:
         """Roll back or forward to a completed version (0 = send no summary at all)."""
@@ -167,3 +203,24 @@ class SummaryVersions:
     async def finish_background(self) -> None:
         """Let due compactions finish (a one-shot CLI send calls this before exiting)."""
         await self.worker.wait()
+
+
+def _ledger_complete(summary: Summary, versions: Sequence[Summary]) -> bool:
+    """Whether a version's ledger holds every identifier of the messages it covers.
+
+    Every version's ledger is its parent's plus its own span (:func:`ledger.build`), so it is
+    complete unless a version of its chain has none: one made before ledgers existed (or one
+    whose messages hold no identifier at all, which the caller then reads whole).
+    """
+    by_id = {s.id: s for s in versions}
+    node = summary
+    seen: set[int] = set()
+    while node.ledger and node.id not in seen:
+        seen.add(node.id)
+        if node.parent_id is None:
+            return True
+        parent = by_id.get(node.parent_id)
+        if parent is None:
+            return False
+        node = parent
+    return False
