@@ -2,7 +2,9 @@
 
 The session is deterministic (one seed): a developer and an assistant work through a
 Python service — files, functions and classes, commits, error codes and exceptions, package
-versions, URLs, timings and sizes, colleagues' names and quoted messages. Each turn brings a
+versions, URLs, timings and sizes, colleagues' names and quoted messages, and what the
+developer types about them: ticket keys (``OPS-214``) and line references (``line 1234``,
+``lines 10-20``, ``L42``, ``src/app/db.py:120``). Each turn brings a
 few new identifiers and mentions some earlier ones again, as a real session does; replies
 carry about a thousand tokens of explanation (English-like filler from
 :class:`benchmarks.datagen.TextMaker`), so the whole session is larger than a 200k window.
@@ -74,6 +76,35 @@ def _identifier(rng: random.Random, kind: str, n: int) -> str:
 
 
 _KINDS = ("path", "func", "class", "hash", "error", "version", "url", "number", "quote", "person")
+_PROJECTS = ("OPS", "BILL", "PLAT", "API", "SEC")
+_TYPED = (
+    "This is {ticket}; the traceback ends at {line}.",
+    "{ticket} tracks it. The assertion fires at {line}.",
+    "Same as {ticket}? Look at {line} first.",
+    "I opened {ticket} for this, the bad branch is {line}.",
+)
+
+
+def _ticket(rng: random.Random, tickets: list[str]) -> str:
+    """A ticket key: a new one, or one the developer named before (as people come back)."""
+    if tickets and rng.random() < 0.55:
+        return rng.choice(tickets)
+    key = f"{rng.choice(_PROJECTS)}-{rng.randint(20, 4_999)}"
+    tickets.append(key)
+    return key
+
+
+def _line(rng: random.Random, paths: list[str]) -> str:
+    """A line reference as people write one."""
+    number = rng.randint(10, 2_400)
+    form = rng.randrange(4)
+    if form == 0 and paths:
+        return f"{rng.choice(paths)}:{number}"
+    if form == 1:
+        return f"line {number}" + (f" of {rng.choice(paths)}" if paths else "")
+    if form == 2:
+        return f"lines {number}-{number + rng.randint(3, 40)}"
+    return f"L{number}"
 
 
 def generate(turns: int = TURNS, seed: int = SEED) -> Session:
@@ -90,6 +121,8 @@ def generate(turns: int = TURNS, seed: int = SEED) -> Session:
 
     rng = random.Random(seed)
     prose = TextMaker(random.Random(seed + 1))
+    typed = random.Random(seed + 2)  # its own stream: the other identifiers stay as they were
+    tickets: list[str] = []
     seen: list[str] = []
     start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     messages: list[tuple[str, str, str]] = []
@@ -97,10 +130,14 @@ def generate(turns: int = TURNS, seed: int = SEED) -> Session:
         new = [_identifier(rng, rng.choice(_KINDS), turn * 10 + i) for i in range(3)]
         old = rng.sample(seen, min(len(seen), 2))
         seen.extend(new)
+        paths = [x for x in seen if x.endswith(".py")]
         user = (
             f"Next step: {new[0]} is involved. When I run the tests I see {new[1]} — "
             f"we touched {old[0] if old else 'nothing'} earlier. "
-            "Can you look at the failing case and say what to change?"
+            + typed.choice(_TYPED).format(
+                ticket=_ticket(typed, tickets), line=_line(typed, paths[-12:])
+            )
+            + " Can you look at the failing case and say what to change?"
         )
         reply = (
             f"Looking at it: the problem sits in {new[0]}, which calls into "

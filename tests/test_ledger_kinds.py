@@ -126,3 +126,14 @@ def test_an_l_number_is_a_line_not_an_error_code() -> None:
     found = ledger.extract("The assertion fires at L2069, error E1190 and ABC1234.")
     assert ("line", "L2069") in found
     assert ("error", "E1190") in found and ("error", "ABC1234") in found
+
+
+def test_the_generated_coding_session_has_typed_tickets_and_line_references() -> None:
+    from benchmarks import coding
+
+    typed = [text for role, text, _ in coding.generate(turns=30).messages if role == "user"]
+    kinds = [{kind for kind, _ in ledger.extract(text)} for text in typed]
+    assert all("ticket" in k for k in kinds)
+    assert sum("line" in k for k in kinds) == len(typed)
+    tickets = [v for text in typed for k, v in ledger.extract(text) if k == "ticket"]
+    assert len(set(tickets)) < len(tickets)  # people come back to a ticket
