@@ -58,15 +58,69 @@ def probe(path: Path) -> Access:
     return Access(read_only=False)
 
 
+FULL_BYTES = 1024 * 1024
+"""Below this much free space a disk that refused a write is said to be full."""
+
+
+def disk_full(folder: Path) -> bool:
+    """Whether the disk holding ``folder`` has (almost) no space left."""
+    try:
+        stats = os.statvfs(folder)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < FULL_BYTES
+
+
+def unwritable(path: Path, exc: BaseException) -> Access:
+    """The access of a database that could not be opened for writing (``exc``): a full disk
+    or a failing one. Reading it is still possible."""
+    folder = path.parent
+    if disk_full(folder):
+        return Access(
+            read_only=True,
+            reason=f"the disk holding {folder} is full",
+            fix="free some space on it and try again",
+        )
+    return Access(
+        read_only=True,
+        reason=f"{folder} cannot be written ({exc})",
+        fix="check that disk (space, permissions, errors) and try again",
+    )
+
+
+SHM_BYTES = 32 * 1024
+"""The smallest shared-memory file SQLite makes (a shorter one was cut off by a full disk)."""
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def no_shared_memory(path: Path) -> bool:
+    """Whether SQLite cannot create the WAL's shared-memory file beside ``path`` (a read-only
+    folder or a full disk) and no whole one is there."""
+    if _size(Path(f"{path}-shm")) >= SHM_BYTES:
+        return False
+    return not os.access(path.parent, os.W_OK) or disk_full(path.parent)
+
+
+def wal_pending(path: Path) -> bool:
+    """Whether ``path`` has a WAL holding transactions (an empty one holds none)."""
+    return _size(Path(f"{path}-wal")) > 0
+
+
 def read_only_uri(path: Path) -> str:
     """An SQLite URI opening ``path`` for reading only.
 
-    In a read-only folder SQLite cannot create the WAL's shared-memory file, so the file is
-    opened ``immutable`` (nobody can write it there either) unless a WAL file is present.
+    Where SQLite cannot create the WAL's shared-memory file (a read-only folder, a full disk)
+    and no WAL is present, the file is opened ``immutable``: nobody can write it there either.
+    (With a WAL present, :mod:`tui_chat.store.snapshot` reads a private copy instead.)
     """
     uri = f"{path.resolve().as_uri()}?mode=ro"
-    wal = Path(f"{path}-wal")
-    if not os.access(path.parent, os.W_OK) and not wal.exists():
+    if no_shared_memory(path) and not wal_pending(path):
         uri += "&immutable=1"
     return uri
 
@@ -89,7 +143,7 @@ def explain(exc: BaseException, path: Path | str, access: Access | None = None) 
         reason = known.reason or f"{path} is read-only"
         fix = known.fix or f"make {path} and its folder writable"
         return f"cannot save to {path}: {reason}; reading still works. To save changes, {fix}"
-    if name == "SQLITE_FULL":
+    if name == "SQLITE_FULL" or (name.startswith("SQLITE_IOERR") and disk_full(Path(path).parent)):
         return (
             f"cannot save to {path}: the disk is full; this change was not saved and what was "
             "saved before is intact. Free some space and try again"

@@ -39,6 +39,10 @@ def _tighten(path: Path) -> None:
                     candidate.chmod(mode & 0o700)
 
 
+NOT_DAMAGE = ("SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_FULL", "SQLITE_READONLY")
+"""Errors at open that say the disk or the folder refused, not that the file is damaged."""
+
+
 async def read_schema_version(db: aiosqlite.Connection, path: Path) -> int:
     """Read ``user_version``; a file that is not SQLite gives a clear :class:`StoreError`."""
     try:
@@ -48,6 +52,8 @@ async def read_schema_version(db: aiosqlite.Connection, path: Path) -> int:
         async with db.execute("SELECT count(*) FROM sqlite_master") as cursor:
             await cursor.fetchone()
     except sqlite3.DatabaseError as exc:
+        if str(getattr(exc, "sqlite_errorname", "")).startswith(NOT_DAMAGE):
+            raise  # the disk or the folder refused (Store.open reads it another way)
         raise StoreError(
             f"{path} is not a usable tui-chat database ({exc}); it was left untouched. "
             "Move it aside or restore a backup (tui-chat backup makes one)."

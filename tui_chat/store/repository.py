@@ -22,11 +22,12 @@ from tui_chat.store.anchors import Anchors
 from tui_chat.store.attachments import Attachments
 from tui_chat.store.compaction_support import CompactionSupport
 from tui_chat.store.conversations import Conversations
-from tui_chat.store.database import connect
 from tui_chat.store.drafts import Drafts
 from tui_chat.store.errors import StoreError
 from tui_chat.store.forks import Forks
+from tui_chat.store.imports import Imports
 from tui_chat.store.messages import Messages
+from tui_chat.store.opening import Snapshot, open_database
 from tui_chat.store.search import Search
 from tui_chat.store.send_leases import SendLeases
 from tui_chat.store.sql import Sql
@@ -56,6 +57,8 @@ class Store:
     """Forks and where they came from."""
     drafts: Drafts
     """The unsent draft of each conversation."""
+    imports: Imports
+    """Which file each import came from; what an import restores beyond messages."""
     access: Access
     """Whether the file is writable (and if not, why and what to do)."""
 
@@ -73,7 +76,9 @@ class Store:
         self.attachments = Attachments(self._sql)
         self.forks = Forks(self._sql)
         self.drafts = Drafts(self._sql)
+        self.imports = Imports(self._sql)
         self.access = Access(read_only=False)
+        self._snapshot: Snapshot | None = None  # the private copy read (store/opening.py)
 
     @classmethod
     async def open(cls, path: Path | str) -> Store:
@@ -84,8 +89,10 @@ class Store:
         ``incomplete``, and a dropped search index stops blocking message writes.
         """
         access = Access(read_only=False) if str(path) == ":memory:" else probe(Path(path))
-        store = cls(await connect(path, access), path)
+        db, access, snapshot = await open_database(path, access)
+        store = cls(db, path)
         store.access = access
+        store._snapshot = snapshot
         if not access.read_only:
             try:
                 await store._tidy()
@@ -96,19 +103,22 @@ class Store:
 
     async def _tidy(self) -> None:
         """Best-effort repairs at open; damage they run into is reported by the commands
-        that need those pages (and by ``doctor``), not here."""
+        that need those pages (and by ``doctor``), not here, and a disk that refuses the
+        write (full, failing) leaves them for a later open: reading needs none of them."""
         try:
             await search_index.bypass_if_missing(self._sql)
             await self.send_leases.settle_orphans()
         except sqlite3.DatabaseError as exc:
             if not str(getattr(exc, "sqlite_errorname", "")).startswith(
-                ("SQLITE_CORRUPT", "SQLITE_BUSY")
+                ("SQLITE_CORRUPT", "SQLITE_BUSY", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY")
             ):
                 raise
 
     async def close(self) -> None:
         """Close the connection (checkpointing the WAL)."""
         await self._sql.connection.close()
+        if self._snapshot is not None:
+            self._snapshot.close()
 
     @property
     def connection(self) -> aiosqlite.Connection:

@@ -325,6 +325,7 @@ ACTIONS: Final[dict[str, Action]] = {
     "preview.copy": Action("copy", "Copy JSON"),
     "preview.readable": Action("show_tab('readable')", "Readable"),
     "preview.json": Action("show_tab('json')", "JSON"),
+    "preview.cache": Action("show_tab('cache')", "Cache"),
     "settings.save": Action("save", "Save", priority=True),
     "confirm.yes": Action("answer(True)", "Yes"),
     "confirm.no": Action("answer(False)", "No"),
@@ -405,6 +406,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("c", "preview.copy"),
         Key("r", "preview.readable"),
         Key("j", "preview.json"),
+        Key("k", "preview.cache"),
     ),
     "settings": (
         Key("escape", "cancel"),

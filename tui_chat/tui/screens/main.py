@@ -404,7 +404,8 @@ class MainScreen(ConversationActions):
         built = await self.app.service.context(
             self.conversation.id, self.composer.text or None, self.attached_files()
         )
-        await self.app.push_screen(ContextPreviewScreen(built))
+        recent = await self.app.service.messages(self.conversation.id, limit=40)
+        await self.app.push_screen(ContextPreviewScreen(built, recent))
 
     async def action_settings(self) -> None:
         """Open the conversation's settings."""
