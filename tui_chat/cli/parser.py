@@ -50,7 +50,8 @@ class Args(argparse.Namespace):
     """``fork --at``: the last message the fork holds."""
     title: str | None
     force: bool
-    """``export -o``/``backup --force``: replace an existing file (never following a link)."""
+    """``export -o``/``backup --force``: replace an existing file (never following a link);
+    ``import --force``: import a file imported before again."""
     repair: bool
     """``doctor --repair``: rebuild the search index from the messages."""
 
@@ -180,6 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="import our JSON or an Anthropic Messages list")
     p.add_argument("file", type=Path, metavar="FILE")
+    p.add_argument(
+        "--force", action="store_true", help="import a file imported before again (a copy)"
+    )
     _json_flag(p)
 
     p = sub.add_parser("doctor", help="check paths, key, tokenizer, database and search index")

@@ -427,7 +427,8 @@ class ChatService(SummaryVersions):
         if fmt == "json":
             summaries = await self.store.summaries.versions(conversation_id)
             files = await export_attachments(self.store, messages)
-            return export_json(conversation, messages, summaries, pinned, files)
+            fork = await self.store.forks.get(conversation_id)
+            return export_json(conversation, messages, summaries, pinned, files, fork)
         if fmt == "md":
             return export_markdown(conversation, messages, pinned)
         raise SettingError(f"unknown export format {fmt!r}; use json or md")
@@ -453,12 +454,13 @@ class ChatService(SummaryVersions):
         write_file(path, text, force=force)
 
     async def import_file(
-        self, path: Path, progress: Callable[[int], None] | None = None
+        self, path: Path, progress: Callable[[int], None] | None = None, *, force: bool = False
     ) -> Conversation:
-        """Import our JSON or an Anthropic Messages list (``progress``: messages written)."""
+        """Import our JSON or an Anthropic Messages list (``progress``: messages written;
+        ``force``: import a file imported before again)."""
         model, counter = self.config.model, self.counter
         return await import_conversation(
-            self.store, path, default_model=model, counter=counter, progress=progress
+            self.store, path, default_model=model, counter=counter, progress=progress, force=force
         )
 
     # -- diagnostics ---------------------------------------------------------------------

@@ -1,13 +1,16 @@
 """Export and import of conversations.
 
-Export: this project's JSON (everything: messages with content blocks, anchors, summary
-versions) or Markdown. Import: our JSON, or a plain Anthropic Messages list
+Export: this project's JSON (everything: messages with content blocks, pins, summary versions
+with the active one, where a fork came from; :mod:`tui_chat.engine.restore`) or Markdown.
+Import: our JSON, or a plain Anthropic Messages list
 ``{"title"?, "system"?, "messages": [{"role", "content"}]}``. An import is validated whole
-before anything is written and then written in one transaction: nothing is half-imported.
+before anything is written, and a failure while writing removes what was written: nothing is
+half-imported. A file imported before (the same bytes) is refused unless forced.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_chat.core.blocks import content_text
-from tui_chat.core.models import Conversation, Message, Summary, utc_now
+from tui_chat.core.models import Conversation, Fork, Message, Summary, Usage, utc_now
 from tui_chat.core.settings_check import settings_problems
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.attachment_transfer import (
@@ -23,6 +26,14 @@ from tui_chat.engine.attachment_transfer import (
     check_refs,
     import_attachments,
     parse_attachments,
+)
+from tui_chat.engine.restore import (
+    RestoreError,
+    fork_export,
+    parse_fork,
+    parse_summaries,
+    restore,
+    summary_export,
 )
 from tui_chat.store.repository import Store
 
@@ -49,6 +60,17 @@ class ImportError_(ValueError):
     """A file that cannot be imported; the message says where and why."""
 
 
+class AlreadyImported(ImportError_):
+    """The same file (the same bytes) was imported before and its conversation is here."""
+
+    def __init__(self, path: Path, earlier: Conversation, when: str) -> None:
+        super().__init__(
+            f"{path} was already imported on {when[:16].replace('T', ' ')} UTC as conversation "
+            f"{earlier.id} “{earlier.title}”; nothing was imported (--force imports another copy)"
+        )
+        self.conversation = earlier
+
+
 @dataclass(frozen=True, slots=True)
 class ImportedMessage:
     """One validated message ready to store."""
@@ -59,6 +81,11 @@ class ImportedMessage:
     created_at: str | None
     status: str
     pinned_note: str | None
+    source_id: int | None = None
+    model: str | None = None
+    usage: Usage | None = None
+    stop_reason: str | None = None
+    error: str | None = None
 
 
 def export_json(
@@ -67,6 +94,7 @@ def export_json(
     summaries: list[Summary],
     pinned: dict[int, str],
     attachments: list[dict[str, Any]] | None = None,
+    fork: Fork | None = None,
 ) -> str:
     """The conversation as this project's JSON export (attached files once each, base64)."""
     data = {
@@ -101,21 +129,8 @@ def export_json(
             }
             for m in messages
         ],
-        "summaries": [
-            {
-                "version": s.version,
-                "status": s.status,
-                "strategy": s.strategy,
-                "text": s.text,
-                "covers_to_message_id": s.covers_to_message_id,
-                "source_tokens": s.source_tokens,
-                "summary_tokens": s.summary_tokens,
-                "summarizer": s.summarizer,
-                "active": s.id == conversation.active_summary_id,
-                "created_at": s.created_at,
-            }
-            for s in summaries
-        ],
+        "summaries": [summary_export(s, conversation.active_summary_id) for s in summaries],
+        "fork": fork_export(fork),
         "attachments": attachments or [],
     }
     return json.dumps(data, ensure_ascii=False, indent=2)
@@ -180,6 +195,31 @@ def _blocks(raw: Any, where: str) -> list[dict[str, Any]]:
             raise _fail(f"{where}[{index}]", "a tool_result block needs a string 'tool_use_id'")
         blocks.append(block)
     return blocks
+
+
+def file_hash(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read a megabyte at a time."""
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        while chunk := file.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _exported(item: dict[str, Any], where: str) -> dict[str, Any]:
+    """What our export keeps of a message beyond its content (id, model, usage, end)."""
+    out: dict[str, Any] = {}
+    for key in ("model", "stop_reason", "error"):
+        if isinstance(item.get(key), str):
+            out[key] = item[key]
+    if isinstance(item.get("id"), int) and not isinstance(item["id"], bool):
+        out["source_id"] = item["id"]
+    if isinstance(item.get("usage"), dict):
+        try:
+            out["usage"] = Usage.from_dict(item["usage"])
+        except (TypeError, ValueError):
+            raise _fail(where, "usage must hold token counts") from None
+    return out
 
 
 def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
@@ -267,10 +307,17 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
                 created_at=created,
                 status=status,
                 pinned_note=(note or "") if ours and item.get("pinned") else None,
+                **(_exported(item, where) if ours else {}),
             )
         )
     fields: dict[str, Any] = {"title": title, "system": system, "attachments": files}
     if ours:
+        try:
+            ids = [m.source_id for m in messages]
+            fields["summaries"] = parse_summaries(data.get("summaries"), ids, str(path))
+            fields["fork"] = parse_fork(data.get("fork"), str(path))
+        except RestoreError as exc:
+            raise ImportError_(f"{exc}; nothing was imported") from None
         if isinstance(conv.get("model"), str):
             fields["model"] = conv["model"]
         if "settings" in conv:
@@ -293,6 +340,7 @@ async def import_conversation(
     default_model: str,
     counter: TokenCounter,
     progress: Callable[[int], None] | None = None,
+    force: bool = False,
 ) -> Conversation:
     """Validate and import a file as a new conversation (all or nothing).
 
@@ -302,7 +350,21 @@ async def import_conversation(
         default_model: The model when the file names none.
         counter: Counts each message as it is written.
         progress: Called with the number of messages written so far (a batch at a time).
+        force: Import a file that was imported before (another copy).
+
+    Raises:
+        ImportError_: the file cannot be imported (nothing was written).
+        AlreadyImported: the same file made a conversation that is still here.
     """
+    try:
+        digest: str | None = file_hash(path)
+    except OSError:
+        digest = None  # parse_import says what is wrong with it
+    if digest is not None and not force:
+        found = await store.imports.find(digest)
+        if found is not None:
+            earlier = await store.conversations.get(found[0])
+            raise AlreadyImported(path, earlier, found[1])
     fields, messages = parse_import(path)
     conversation = await store.conversations.create(
         title=fields["title"],
@@ -325,6 +387,10 @@ async def import_conversation(
                 "token_count": counter.count_message(m.role, m.content),  # type: ignore[arg-type]
                 "status": m.status,
                 "created_at": m.created_at,
+                "model": m.model,
+                "usage": m.usage,
+                "stop_reason": m.stop_reason,
+                "error": m.error,
             }
             for m in messages
         )
@@ -334,6 +400,9 @@ async def import_conversation(
             ids = await store.messages.ids(conversation.id)
             for at, note in pins:
                 await store.anchors.pin(ids[at], note)
+        await restore(store, conversation.id, fields.get("summaries", []), fields.get("fork"))
+        if digest is not None:
+            await store.imports.record(conversation.id, digest)
     except BaseException:
         await store.conversations.delete(conversation.id)
         raise
