@@ -3,6 +3,13 @@
 Writes that read-then-write run inside ``BEGIN IMMEDIATE`` so two processes on one database
 serialise on SQLite's write lock (with ``busy_timeout``) instead of failing with
 ``database is locked``; an asyncio lock keeps this process's own transactions from nesting.
+
+One case ``busy_timeout`` does not cover: the connection is shared by this process's tasks, and
+while one of them is between the steps of a read (its statement holds a read snapshot), SQLite
+refuses another task's ``BEGIN IMMEDIATE`` at once (``SQLITE_BUSY_SNAPSHOT``, "database is
+locked") if a second process committed since that snapshot — the busy handler is never called,
+as waiting could deadlock. The read ends at its next step, so the ``BEGIN`` is tried again a
+few milliseconds later, for up to :data:`BUSY_RETRY_SECONDS`.
 """
 
 from __future__ import annotations
@@ -14,6 +21,17 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import aiosqlite
+
+BUSY_RETRY_SECONDS = 30.0
+"""How long a ``BEGIN`` refused as busy is tried again (as long as ``busy_timeout`` waits)."""
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether SQLite refused for a lock another connection or statement holds."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    return isinstance(exc, sqlite3.OperationalError) and (
+        name.startswith("SQLITE_BUSY") or "database is locked" in str(exc)
+    )
 
 
 class Sql:
@@ -29,7 +47,7 @@ class Sql:
         """A write transaction holding SQLite's write lock from the start."""
         async with self._lock:
             try:
-                await self.connection.execute("BEGIN IMMEDIATE")
+                await self._begin()
             except asyncio.CancelledError:
                 # BEGIN was queued to the connection's thread and runs all the same: left
                 # open, every later transaction would fail ("within a transaction").
@@ -42,6 +60,21 @@ class Sql:
                 raise
             else:
                 await self.connection.execute("COMMIT")
+
+    async def _begin(self) -> None:
+        """``BEGIN IMMEDIATE``, tried again while SQLite refuses it as busy (bounded)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BUSY_RETRY_SECONDS
+        pause = 0.002
+        while True:
+            try:
+                await self.connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc) or loop.time() >= deadline:
+                    raise
+            await asyncio.sleep(pause)  # the reads under way take their next step
+            pause = min(pause * 2, 0.05)
 
     async def _undo_begin(self) -> None:
         """Roll back a BEGIN whose caller was cancelled (the thread runs calls in order)."""
