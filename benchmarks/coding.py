@@ -187,12 +187,15 @@ def memory_text(request: dict[str, Any]) -> str:
     return "\n".join(str(block.get("text", "")) for block in system)
 
 
-async def measure(preset: str | None, context_window: int | None, work: Path) -> Any:
+async def measure(
+    preset: str | None, context_window: int | None, work: Path, budget: int | None = None
+) -> Any:
     """Import, compact everything due, build the next request and measure retention.
 
     Args:
         preset: Preset to set (``None``: the default).
         context_window: Window override (``None``: the model's own).
+        budget: Working budget override (``None``: the preset's).
         work: Scratch directory.
 
     Returns:
@@ -202,7 +205,7 @@ async def measure(preset: str | None, context_window: int | None, work: Path) ->
     from tui_chat.core import ledger
     from tui_chat.engine.service import ChatService, CompactionError
 
-    db = work / f"coding-{preset}-{context_window}.db"
+    db = work / f"coding-{preset}-{context_window}-{budget}.db"
     service = await ChatService.open(Config(db_path=db, api_key=None), db)
     try:
         conversation = await service.import_file(export_file(generate(), work / "coding.json"))
@@ -212,6 +215,8 @@ async def measure(preset: str | None, context_window: int | None, work: Path) ->
         await service.set_setting(cid, "summarizer", "extractive")
         if context_window is not None:
             await service.set_setting(cid, "context_window", str(context_window))
+        if budget is not None:
+            await service.set_setting(cid, "budget", str(budget))
         with contextlib.suppress(CompactionError):  # nothing due: retention of nothing
             await service.compact(cid)
         built = await service.context(cid, "What should we do next?")
@@ -224,7 +229,7 @@ async def measure(preset: str | None, context_window: int | None, work: Path) ->
         await service.close()
 
 
-def run_measure(preset: str | None, context_window: int | None) -> Any:
+def run_measure(preset: str | None, context_window: int | None, budget: int | None = None) -> Any:
     """:func:`measure` in a fresh event loop and scratch directory."""
     with tempfile.TemporaryDirectory() as tmp:
-        return asyncio.run(measure(preset, context_window, Path(tmp)))
+        return asyncio.run(measure(preset, context_window, Path(tmp), budget))

@@ -137,3 +137,28 @@ def test_the_generated_coding_session_has_typed_tickets_and_line_references() ->
     assert sum("line" in k for k in kinds) == len(typed)
     tickets = [v for text in typed for k, v in ledger.extract(text) if k == "ticket"]
     assert len(set(tickets)) < len(tickets)  # people come back to a ticket
+
+
+def test_a_short_summary_leaves_its_room_to_the_ledger() -> None:
+    """The memory block's two parts share their budgets: a summary far under its cap lets the
+    ledger carry more identifiers, never more than the two budgets together."""
+    from dataclasses import replace
+
+    from tests.test_context import inputs, summary
+    from tui_chat.core.presets import PRESETS
+    from tui_chat.core.request import build_request
+    from tui_chat.core.request.budget import for_window, ledger_budget
+
+    texts = [f"Ticket OPS-{i} fails at src/app/mod_{i}.py:{100 + i}" for i in range(1, 400)]
+    entries = ledger.build([msg(i, t) for i, t in enumerate(texts, start=1)])
+    usable = 20_000
+    policy = for_window(replace(PRESETS["adaptive"], budget=None), usable)
+    short = summary(400, body="We fixed the import tickets.")
+    built = build_request(
+        replace(inputs(policy=policy, window=usable + 8_000, summary_=short), ledger=entries)
+    )
+    own = ledger_budget(policy, usable)
+    sections = built.breakdown.sections
+    assert sections["ledger"] > own  # more than its own share: the summary's room
+    assert sections["ledger"] + sections["summary"] <= own + policy.summary_max_tokens + 40
+    assert built.breakdown.budgets["ledger"] >= sections["ledger"]

@@ -14,7 +14,7 @@ from tui_chat.core.sent_memory import sent_memory
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.service import ChatService
 
-WINDOW = "16000"
+WINDOW = "8000"
 """Small enough that the ledger cannot carry every identifier: the figure is not all-or-none."""
 
 

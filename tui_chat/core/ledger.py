@@ -278,6 +278,22 @@ def _entry_text(entry: Entry, rich: bool) -> str:
     return f"{entry.value} ({about})" if about else entry.value
 
 
+def room(ledger_budget: int, summary_cap: int, summary_tokens: int) -> int:
+    """The ledger's budget in a memory block: its own share plus what the summary section
+    leaves of its cap (the two travel together; a short summary leaves the room to the exact
+    identifiers instead of to nothing).
+
+    Args:
+        ledger_budget: The ledger's own budget (its share of the usable window).
+        summary_cap: The summary section's budget.
+        summary_tokens: The summary section as sent.
+
+    Returns:
+        Tokens the ledger may take.
+    """
+    return ledger_budget + max(0, summary_cap - summary_tokens)
+
+
 def render(
     entries: Sequence[Entry],
     budget: int,

@@ -2,7 +2,8 @@
 
 A version stands in for the messages it covers through two texts in the memory block: its
 summary section (capped at the summary budget, as the request builder caps it) and its
-identifier ledger, rendered within the ledger budget without what the summary already says.
+identifier ledger, rendered within the ledger budget (and what the summary leaves of its own,
+:func:`~tui_chat.core.ledger.room`) without what the summary already says.
 :func:`sent_memory` lays those out exactly as :class:`~tui_chat.core.request.builder` does
 for a request; :func:`memory_retention` counts the covered identifiers found in them. The
 timeline, the inspector and ``tui-chat summary``/``summaries`` all show this figure
@@ -50,9 +51,10 @@ def sent_memory(
     cap = policy.summary_max_tokens + counter.count(summary_section_header(summary))
     if section and counter.count(section) > cap:
         section = fit_text(section, cap, counter)
+    own = ledger_budget(policy, usable)
     sent, _ = ledger.render(
         ledger.from_json(summary.ledger),
-        ledger_budget(policy, usable),
+        ledger.room(own, cap, counter.count(section)) if section else own,
         counter,
         pinned,
         already=section,

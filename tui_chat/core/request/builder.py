@@ -136,9 +136,13 @@ class _Builder:
             self.summary_text = fit_text(self.summary_text, cap, self.counter)
             self.summary_cut = True
         pinned_ids = [message.id for _, message in inputs.anchors]
+        self.ledger_budget = ledger_budget(self.policy, self.usable)
+        if self.summary_text:  # the ledger may take what the summary leaves of its budget
+            summary_tokens = self.counter.count(self.summary_text)
+            self.ledger_budget = ledger.room(self.ledger_budget, cap, summary_tokens)
         self.ledger_text, self.ledger_sent = ledger.render(
             inputs.ledger,
-            ledger_budget(self.policy, self.usable),
+            self.ledger_budget,
             self.counter,
             pinned_ids,
             already=self.summary_text,
@@ -434,7 +438,7 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
         warn_tokens=int(inputs.policy.warn_ratio * builder.usable),
         warnings=tuple(_warnings(builder, candidate, shed, fits)),
         calibration=inputs.calibration,
-        budgets=budgets(inputs.policy, builder.usable),
+        budgets={**budgets(inputs.policy, builder.usable), "ledger": builder.ledger_budget},
         elastic=max(0, candidate.sections["recall"] - inputs.policy.recall_budget_tokens),
         budget=builder.usable if builder.usable < builder.limit else None,
         cache_ttl=ttl,
