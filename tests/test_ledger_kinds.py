@@ -162,3 +162,17 @@ def test_a_short_summary_leaves_its_room_to_the_ledger() -> None:
     assert sections["ledger"] > own  # more than its own share: the summary's room
     assert sections["ledger"] + sections["summary"] <= own + policy.summary_max_tokens + 40
     assert built.breakdown.budgets["ledger"] >= sections["ledger"]
+
+
+def test_what_the_user_typed_ranks_before_what_only_replies_said() -> None:
+    """msg() makes odd ids the user's: at a budget for a few entries, theirs go first, even
+    when a reply's identifiers are newer."""
+    messages = [msg(i, f"see OPS-{i} in src/app/mod_{i}.py") for i in range(1, 21)]
+    entries = ledger.build(messages)
+    assert {e.value for e in entries if e.typed} == {
+        v for i in range(1, 21, 2) for v in (f"OPS-{i}", f"src/app/mod_{i}.py")
+    }
+    _, sent = ledger.render(entries, 90, COUNTER)
+    assert sent and all(e.typed for e in sent)
+    assert sent[0].value in ("OPS-19", "src/app/mod_19.py")  # then the newest first
+    assert ledger.from_json(ledger.to_json(entries)) == entries

@@ -4,8 +4,9 @@ A prose summary cannot keep every path, hash and error code of two hundred turns
 length cap, and a model that gets ``src/app/db.py`` wrong is worse than one that says nothing.
 So each summary version carries a ledger beside its text: the identifiers of the messages it
 covers (its parent's ledger plus the new span), each with its kind and the ids of the messages
-where it occurs. The ledger is sent in the memory block within a budget of its own, ranked
-pinned first, then most recent, then most frequent.
+where it occurs. The ledger is sent in the memory block within a budget of its own (and what
+the summary leaves of its budget), ranked pinned first, then what the user typed, then most
+recent, then most frequent.
 
 Kinds: ``ticket`` (``PROJ-432``, ``issue #88``), ``line`` (``line 1234``, ``db.py:120``,
 ``L42``), ``path``, ``url``, ``hash`` (commit hashes), ``error`` (error codes and exception
@@ -146,6 +147,8 @@ class Entry:
     """Occurrences over the span (messages holding it)."""
     context: str = ""
     """Words around its first occurrence, itself written ``~`` (``""``: none)."""
+    typed: bool = False
+    """The user wrote it in a message of their own (it ranks before what only replies say)."""
 
     def to_json(self) -> dict[str, Any]:
         """Serialise for the summary row."""
@@ -157,6 +160,8 @@ class Entry:
         }
         if self.context:
             data["ctx"] = self.context
+        if self.typed:
+            data["u"] = 1
         return data
 
     @classmethod
@@ -168,6 +173,7 @@ class Entry:
             tuple(data["ids"]),
             int(data["n"]),
             str(data.get("ctx", "")),
+            bool(data.get("u", 0)),
         )
 
     @property
@@ -241,29 +247,32 @@ def build(
         (e.kind, e.value): (list(e.message_ids), e.count) for e in parent
     }
     contexts = {(e.kind, e.value): e.context for e in parent}
+    typed = {(e.kind, e.value) for e in parent if e.typed}
     for message in messages:
         for key in extract(message.text, scan):
             ids, count = table.get(key, ([], 0))
             if not ids:
                 contexts[key] = phrase(message.text, key[1])
+            if message.role == "user":
+                typed.add(key)
             ids.append(message.id)
             if len(ids) > MAX_IDS:
                 del ids[1]  # keep the first and the newest
             table[key] = (ids, count + 1)
     return [
-        Entry(kind, value, tuple(ids), n, contexts.get((kind, value), ""))
+        Entry(kind, value, tuple(ids), n, contexts.get((kind, value), ""), (kind, value) in typed)
         for (kind, value), (ids, n) in table.items()
     ]
 
 
 def ranked(entries: Iterable[Entry], pinned: Iterable[int] = ()) -> list[Entry]:
-    """Entries most worth sending first: in a pinned message, then most recent, then most
-    frequent."""
+    """Entries most worth sending first: in a pinned message, then typed by the user, then
+    most recent, then most frequent."""
     pins = set(pinned)
 
-    def key(entry: Entry) -> tuple[int, int, int]:
+    def key(entry: Entry) -> tuple[int, int, int, int]:
         in_pin = any(i in pins for i in entry.message_ids)
-        return (0 if in_pin else 1, -entry.last_id, -entry.count)
+        return (0 if in_pin else 1, 0 if entry.typed else 1, -entry.last_id, -entry.count)
 
     return sorted(entries, key=key)
 
