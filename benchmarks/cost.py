@@ -164,6 +164,9 @@ def _price(request: Any) -> float:
             output_tokens=int(usage.get("output_tokens", 0)),
             cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens", 0)),
             cache_read_input_tokens=int(usage.get("cache_read_input_tokens", 0)),
+            cache_creation_1h_input_tokens=int(
+                (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens", 0)
+            ),
         ),
     )
 

@@ -105,6 +105,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "keep_recent",
     "compression_rate",
     "budget",
+    "budget_keep",
     "cache_ttl",
     "strategy",
     "summarizer",

@@ -19,6 +19,9 @@ from tui_chat.tui.text import inert, inert_content, tokens
 from tui_chat.tui.widgets.token_gauge import SECTIONS
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from tui_chat.core.models import Message
     from tui_chat.core.request import Breakdown, BuiltRequest
 
 
@@ -27,7 +30,8 @@ def breakdown_table(breakdown: Breakdown) -> Content:
     rows: list[tuple[str, str, str]] = [
         ("window", tokens(breakdown.window), ""),
         ("max output", tokens(breakdown.max_output), ""),
-        ("usable", tokens(breakdown.usable), ""),
+        ("budget" if breakdown.budget is not None else "usable", tokens(breakdown.usable), ""),
+        ("cache lifetime", breakdown.cache_ttl, ""),
     ]
     for key, label, style in SECTIONS:
         rows.append((label, f"{int(breakdown.sections.get(key, 0)):,}", style))
@@ -84,6 +88,31 @@ def readable(request: dict[str, Any]) -> Content:
     return Content("\n").join(parts)
 
 
+def cache_table(replies: Sequence[Message]) -> Content:
+    """What the prompt cache did on each recent turn: read, written, sent uncached.
+
+    A turn that read nothing from the cache is a miss (its whole prefix written again).
+    """
+    lines = [Content.styled("turn    read   written  uncached", "bold")]
+    for reply in replies:
+        usage = reply.usage
+        if usage is None or reply.role != "assistant":
+            continue
+        hour = " (1h)" if usage.cache_creation_1h_input_tokens else ""
+        miss = "  miss" if usage.cache_read_input_tokens == 0 else ""
+        lines.append(
+            Content.assemble(
+                f"#{reply.id:<5}{tokens(usage.cache_read_input_tokens):>6} "
+                f"{tokens(usage.cache_creation_input_tokens):>8}{hour}"
+                f" {tokens(usage.input_tokens):>8}",
+                (miss, "$text-warning"),
+            )
+        )
+    if len(lines) == 1:
+        lines.append(Content.styled("no reply with usage yet", "$text-muted"))
+    return Content("\n").join(lines)
+
+
 SHOWN_DATA_CHARS = 64
 """Base64 characters of an attached file shown on screen (the copied JSON has them all)."""
 
@@ -107,6 +136,8 @@ class ContextPreviewScreen(Screen[None]):
 
     Args:
         built: The request as built by the engine for the current draft.
+        recent: The newest messages, oldest first: the Cache tab shows their replies' reads,
+            writes and misses.
     """
 
     DEFAULT_CSS = """
@@ -122,9 +153,10 @@ class ContextPreviewScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("preview")
 
-    def __init__(self, built: BuiltRequest) -> None:
+    def __init__(self, built: BuiltRequest, recent: Sequence[Message] = ()) -> None:
         super().__init__()
         self.built = built
+        self.recent = list(recent)
         self.request_json = inert(json.dumps(built.request, ensure_ascii=False, indent=2))
 
     def compose(self) -> ComposeResult:
@@ -148,6 +180,8 @@ class ContextPreviewScreen(Screen[None]):
                         ),
                         id="request-json",
                     )
+                with TabPane("Cache", id="cache"), VerticalScroll():
+                    yield Static(cache_table(self.recent), id="request-cache")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -21,6 +21,7 @@ from tui_chat.engine.catalog import ModelChoices, ModelLister, known_models, mod
 from tui_chat.tui.actions import bindings
 
 NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (
+    ("budget", "Working budget, tokens (blank: the whole window)", Integer(minimum=1000)),
     ("threshold_tokens", "Token threshold (tokens trigger)", Integer(minimum=100)),
     ("every_turns", "Every N turns (turns trigger)", Integer(minimum=1, maximum=1000)),
     ("ratio", "Window ratio (ratio trigger, 0.1–1.0)", Number(minimum=0.1, maximum=1.0)),
@@ -134,7 +135,7 @@ class SettingsScreen(ModalScreen[list[str]]):
                 with Horizontal(classes="row"):
                     yield Label("Trigger")
                     yield Select(
-                        [(t, t) for t in ("tokens", "turns", "ratio", "cost")],
+                        [(t, t) for t in ("budget", "tokens", "turns", "ratio", "cost")],
                         value=policy.trigger,
                         allow_blank=False,
                         id="trigger",
@@ -142,7 +143,12 @@ class SettingsScreen(ModalScreen[list[str]]):
                 for key, label, validator in NUMBER_FIELDS:
                     with Horizontal(classes="row"):
                         yield Label(label)
-                        yield Input(_text(getattr(policy, key)), id=key, validators=[validator])
+                        yield Input(
+                            _text(getattr(policy, key)),
+                            id=key,
+                            validators=[validator],
+                            valid_empty=key == "budget",
+                        )
                 with Horizontal(classes="row"):
                     yield Label("Strategy")
                     yield Select(
@@ -239,7 +245,8 @@ class SettingsScreen(ModalScreen[list[str]]):
         for key, value in self._values().items():
             current = getattr(base, key)
             shown = "on" if current is True else "off" if current is False else _text(current)
-            if value != shown and not (key == "context_window" and not value and current is None):
+            unset = key in ("context_window", "budget") and not value and current is None
+            if value != shown and not unset:
                 out.append((key, value))
         return out
 

@@ -26,11 +26,14 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
 
 
 class TokenGauge(Widget):
-    """A segmented bar system / anchors / summary / recall / recent / draft over the usable window.
+    """A segmented bar system / anchors / summary / recall / recent / draft over the working
+    budget (or the usable window when no budget is set).
 
-    The trigger point of the active preset is marked on the bar, the total turns to the warning
-    colour at the preset's warning level and to the error colour past the window, and the
-    calibrated estimate and the conversation's cost are shown beside it.
+    One figure: the next request's size (calibrated to what the API counts) against the point
+    where it is compacted, as tokens and a percentage. The compaction point is marked on the
+    bar (under the budget trigger it is the budget itself, the bar's end: it never moves); the
+    total turns to the warning colour at the preset's warning level and to the error colour
+    past the budget. The conversation's cost so far follows, labelled.
     """
 
     DEFAULT_CSS = """
@@ -65,15 +68,18 @@ class TokenGauge(Widget):
 
     def _bar(self, breakdown: Breakdown, width: int) -> Content:
         usable = max(1, breakdown.usable)
-        # Sections are local counts; scaled so the bar ends at the calibrated total.
+        # Sections are local counts; scaled so the bar ends at the calibrated total. Cells
+        # follow the running total (no minimum per part), so an empty request is an empty bar.
         scale = self._used(breakdown) / max(1, breakdown.input_tokens)
         cells: list[tuple[str, str]] = []
+        running = 0.0
         for key, _, style in SECTIONS:
             value = int(breakdown.sections.get(key, 0))
             if value <= 0:
                 continue
-            count = max(1, round(value * scale / usable * width))
-            cells.extend((self.BAR_FULL, style) for _ in range(count))
+            running += value * scale
+            end = min(width, round(running / usable * width))
+            cells.extend((self.BAR_FULL, style) for _ in range(end - len(cells)))
         cells = cells[:width]
         cells.extend((self.BAR_EMPTY, "$foreground 30%") for _ in range(width - len(cells)))
         if breakdown.trigger_tokens:
@@ -87,10 +93,14 @@ class TokenGauge(Widget):
         if breakdown is None:
             return Content.styled("tokens: counting…", "$text-muted")
         used = self._used(breakdown)
-        percent = used / max(1, breakdown.usable) * 100
+        # One figure: the request against the point where it is compacted (the working
+        # budget under the budget trigger, the trigger's point otherwise).
+        point = breakdown.trigger_tokens or breakdown.usable
+        percent = used / max(1, point) * 100
+        kind = "budget" if breakdown.budget is not None else "window"
         label = Content.assemble(
             (f" {tokens(used)}", f"bold {self._level(breakdown)}"),
-            f" / {tokens(breakdown.usable)} ",
+            f" / {tokens(breakdown.usable)} {kind} ",
             (f"{percent:.0f}%", self._level(breakdown)),
         )
         width = max(10, self.size.width - label.cell_length)
@@ -103,8 +113,8 @@ class TokenGauge(Widget):
             legend.append(f"{name} {tokens(int(breakdown.sections.get(key, 0)))}{limit} ")
         if breakdown.trigger_tokens:
             legend.append(("┃", "bold $text-error"))
-            legend.append(f"compact {tokens(breakdown.trigger_tokens)} ")
-        legend.append(f"≈{tokens(breakdown.calibrated_tokens)} cal ")
+            legend.append(f"compacts at {tokens(breakdown.trigger_tokens)} ")
+        legend.append("spent ")
         legend.append((usd(self.cost), "bold"))
         if self.paused:
             legend.append(("  auto-compaction paused", "bold $text-error"))
