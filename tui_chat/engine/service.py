@@ -35,6 +35,7 @@ from tui_chat.engine.transfer import (
     import_conversation,
 )
 from tui_chat.engine.versions import SummaryVersions
+from tui_chat.engine.watch import OutsideWrites
 from tui_chat.files import check_target, write_file
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo, base_model_id, cost_usd, model_info
@@ -85,8 +86,8 @@ class ChatService(SummaryVersions):
         )
         self.branches = Branches(store, self.worker, self._invalidate)
         """Forks, edited prompts and compacting up to a message."""
-        self.drafts = Drafts(store)
-        """The unsent draft of each conversation: its text and its files."""
+        self.drafts = Drafts(store)  # each conversation's unsent text and files
+        self.outside = OutsideWrites(store)  # did another process write? (data_version)
         self.access = store.access
         """How the database file was opened (read-only, and why)."""
 

@@ -118,6 +118,12 @@ class Store:
             ):
                 raise
 
+    async def data_version(self) -> int:
+        """SQLite's ``data_version``: it changes when another connection commits to the file
+        (never for this connection's own commits)."""
+        row = await self._sql.one("PRAGMA data_version")
+        return int(row[0]) if row else 0
+
     async def close(self) -> None:
         """Close the connection (checkpointing the WAL)."""
         await self._sql.connection.close()

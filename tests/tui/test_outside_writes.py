@@ -1,0 +1,47 @@
+"""Pilot test of issue 22 item 7: what another process writes shows up in a running TUI — a new
+conversation and its count in the list, new messages in the open conversation — and nothing it
+does reaches the user as an error."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.fake_anthropic import FakeAnthropic
+from tests.test_cli import run
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import notifications, ready, until
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.widgets.conversation_list import ConversationList
+
+
+async def test_the_list_and_the_open_conversation_show_another_process_writes(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, isolated_env: Path
+) -> None:
+    conversation = await keyed_service.new_conversation("open here")
+    app = make_app(keyed_service, conversation.id)
+    db = str(keyed_service.db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("ctrl+b")  # the conversation list
+        listed = app.query_one(ConversationList)
+
+        def titles() -> dict[str, int]:
+            return {i.conversation.title: i.message_count for i in listed.conversations}
+
+        await until(pilot, lambda: "open here" in titles())
+        # Another process sends to the open conversation and starts a new one.
+        for args in (
+            ("send", "-c", conversation.id, "hello from a script"),
+            ("send", "--new", "a conversation from elsewhere"),
+        ):
+            done = await asyncio.to_thread(
+                run, isolated_env, "--db", db, *args, fake=fake_anthropic
+            )
+            assert done.returncode == 0, done.stderr
+        await until(pilot, lambda: "a conversation from elsewhere" in titles(), rounds=3000)
+        await until(pilot, lambda: titles()["open here"] == 2, rounds=3000)
+        await until(pilot, lambda: len(screen.chat.views) == 2, rounds=3000)
+        texts = [v.message.text for v in screen.chat.views]
+        assert texts == ["hello from a script", "Reply to: hello from a script"]
+        assert not any("locked" in n or "failed" in n for n in notifications(app))

@@ -1,0 +1,65 @@
+"""What another process writes shows up here: the conversation list (new conversations, counts)
+and the open conversation (new messages, a reply another process finished).
+
+An interval timer asks the engine whether the database changed under another connection
+(``PRAGMA data_version``, one cheap read); only then is anything reloaded.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui_chat.tui.screens.chat_view import ChatView
+
+WATCH_SECONDS = 1.0
+"""How often the database is asked whether another process wrote to it."""
+
+
+class OutsideWatch:
+    """Polls for writes of other processes and refreshes a chat screen after one.
+
+    Args:
+        screen: The chat screen to refresh.
+    """
+
+    def __init__(self, screen: ChatView) -> None:
+        self._screen = screen
+        self._busy = False
+
+    def start(self) -> None:
+        """Start polling (the timer stops with the screen)."""
+        self._screen.set_interval(WATCH_SECONDS, self._tick, name="outside-writes")
+
+    def _tick(self) -> None:
+        if not self._busy:
+            self._busy = True
+            self._screen.run_worker(self._check(), group="outside", exit_on_error=False)
+
+    async def _check(self) -> None:
+        try:
+            if await self._screen.app.service.outside.changed():
+                await self.refresh()
+        finally:
+            self._busy = False
+
+    async def refresh(self) -> None:
+        """Reload the panels, and the open conversation when its newest message changed (a
+        reply streaming here is left alone: it is this process's own)."""
+        screen = self._screen
+        screen.refresh_panels_later()  # the list, its counts, the gauge, the timeline
+        conversation_id = screen.conversation_id
+        if conversation_id is None or screen.app.replying:
+            return
+        chat = screen.chat
+        newest = await screen.app.service.messages(conversation_id, limit=1)
+        views = chat.views
+        shown = views[-1].message if views and not chat.has_newer else None
+        latest = newest[-1] if newest else None
+        if latest is None or (
+            shown is not None
+            and (shown.id, shown.status, shown.text) == (latest.id, latest.status, latest.text)
+        ):
+            return
+        if conversation_id == screen.conversation_id and not screen.app.replying:
+            await chat.show(conversation_id, chat.selected)
