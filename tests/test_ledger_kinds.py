@@ -82,6 +82,7 @@ def test_each_entry_keeps_the_words_around_its_first_occurrence() -> None:
     by_value = {e.value: e for e in later}
     assert by_value["PROJ-432"].context == "~ is the flaky login test"
     assert "src/app/auth/session.py" in by_value["line 1234"].context
+    assert by_value["src/app/auth/session.py"].context == ""  # a path says what it is
     assert by_value["PROJ-432"].message_ids == (1, 3)  # the context is the first one's
     assert all(len(e.context) <= MAX_CHARS for e in later)
     assert ledger.from_json(ledger.to_json(later)) == later

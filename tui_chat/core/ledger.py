@@ -13,8 +13,10 @@ Kinds: ``ticket`` (``PROJ-432``, ``issue #88``), ``line`` (``line 1234``, ``db.p
 names), ``code`` (function and class names, backticked code), ``version``, ``number``
 (numbers with units, dates), ``person`` (people's names) and ``quote`` (quoted strings).
 Extraction reuses :mod:`tui_chat.core.identifiers` and adds hashes, error codes and names.
-Each entry keeps a short phrase from where it first occurs (:mod:`tui_chat.core.ledger_context`),
-sent when the budget has room after every identifier it can carry.
+An entry of a kind whose value says little (:data:`ABOUT_KINDS`: tickets, line references,
+numbers, hashes) keeps a short phrase from where it first occurs
+(:mod:`tui_chat.core.ledger_context`), sent when the budget has room after every identifier it
+can carry.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ KINDS: tuple[str, ...] = (
     "quote",
 )
 """Ledger kinds, in the order the memory block lists them."""
+
+ABOUT_KINDS = frozenset(("ticket", "line", "number", "hash"))
+"""Kinds whose value alone says little (``PROJ-432``, ``line 1234``, ``250 ms``, a hash): their
+entries keep the words around them. A path, a URL or a function name says what it is."""
 
 LEDGER_HEADER = (
     "## Identifier ledger\nExact identifiers of the summarized messages, by kind, some with "
@@ -251,7 +257,7 @@ def build(
     for message in messages:
         for key in extract(message.text, scan):
             ids, count = table.get(key, ([], 0))
-            if not ids:
+            if not ids and key[0] in ABOUT_KINDS:
                 contexts[key] = phrase(message.text, key[1])
             if message.role == "user":
                 typed.add(key)
