@@ -191,3 +191,42 @@ class TestCacheLifetime:
         )
         assert cost_usd(info, five) == pytest.approx(1.25 * info.input_price)
         assert cost_usd(info, hour) == pytest.approx(2.0 * info.input_price)
+
+
+class TestRecallEarnsItsPlace:
+    async def _folded(self, service: ChatService, **settings: str) -> str:
+        conv = await service.new_conversation()
+        for key, value in {"summarizer": "extractive", **settings}.items():
+            await service.set_setting(conv.id, key, value)
+        for i in range(24):
+            for role in ("user", "assistant"):
+                text = f"{role} note {i}: the crate number {1000 + i} went to dock {i % 7}. " * 4
+                await service.store.messages.add(
+                    conv.id,
+                    role=role,  # type: ignore[arg-type]
+                    content=[{"type": "text", "text": text}],
+                    text=text,
+                    token_count=service.counter.count(text),
+                )
+        await service.compact(conv.id)
+        return conv.id
+
+    async def test_recall_never_costs_more_than_carrying_what_it_stands_for(
+        self, make_service: Make
+    ) -> None:
+        service = await make_service()
+        cid = await self._folded(service, budget="20000")
+        active = next(s for s in await service.summaries(cid) if s.status == "completed")
+        built = await service.context(cid, "where did crate number 1003 go, and crate 1011?")
+        assert built.recalled_ids, "nothing recalled"
+        recalled = built.breakdown.sections["recall"]
+        assert 0 < recalled <= 0.1 * active.source_tokens + 1
+
+    async def test_a_small_window_where_the_history_cannot_be_carried_recalls_more(
+        self, make_service: Make
+    ) -> None:
+        service = await make_service()
+        cid = await self._folded(service, context_window="3000")
+        active = next(s for s in await service.summaries(cid) if s.status == "completed")
+        built = await service.context(cid, "where did crate number 1003 go, and crate 1011?")
+        assert built.breakdown.sections["recall"] > 0.1 * active.source_tokens

@@ -6,8 +6,9 @@ pieces (:mod:`.pieces`), what the API accepts (:mod:`.wellformed`), choosing pin
 (:mod:`.selection`), the layouts (:mod:`.compose`) and fitting the window (:mod:`.builder`).
 """
 
-from tui_chat.core.request.builder import build_request, draft_breakdown
+from tui_chat.core.request.builder import build_request
 from tui_chat.core.request.clip import CUT_NOTE
+from tui_chat.core.request.draft import draft_breakdown
 from tui_chat.core.request.render import (
     CONTINUED_TEXT,
     MEMORY_PREAMBLE,

@@ -38,7 +38,7 @@ from typing import Any
 from tui_chat.core import ledger
 from tui_chat.core.attachments import is_ref
 from tui_chat.core.cache_ttl import CacheTtl, choose_ttl
-from tui_chat.core.payback import break_even
+from tui_chat.core.payback import CACHE_READ, break_even
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget, within_budget
 from tui_chat.core.request.clip import fit_text
@@ -55,7 +55,7 @@ from tui_chat.core.request.runs import Composed, Unit, chain, compose_run, indep
 from tui_chat.core.request.selection import Selector, recall_text
 from tui_chat.core.request.timeline import Timeline
 from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs, Piece
-from tui_chat.core.tokens import MESSAGE_OVERHEAD_TOKENS, calibrate
+from tui_chat.core.tokens import calibrate
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,9 @@ class _Builder:
         leave of the usable window (up to ``recall_max_tokens``), whichever is larger."""
         policy = self.policy
         limit = max(0, policy.recall_budget_tokens)
+        cap = self._recall_cap()
+        if cap is not None:
+            limit = min(limit, cap)
         if not policy.recall_fill:
             return limit
         count = self._count
@@ -169,7 +172,22 @@ class _Builder:
         others += self.timeline.span_tokens(start, len(self.timeline))
         others += self.composer.new_piece.tokens if self.composer.new_piece is not None else 0
         room = int(self.usable / max(1.0, self.inputs.calibration)) - others - FILL_RESERVE
-        return max(limit, min(policy.recall_max_tokens, room))
+        filled = max(limit, min(policy.recall_max_tokens, room))
+        return filled if cap is None else min(filled, cap)
+
+    def _recall_cap(self) -> int | None:
+        """Recall never makes a turn dearer than carrying the history it stands for: recalled
+        text is sent uncached (1x) where the folded history would be read from the prompt
+        cache (:data:`~tui_chat.core.payback.CACHE_READ`, 0.1x). ``None`` (no cap) when that
+        history could not be carried anyway: it and the budget do not fit the model's window
+        (a small window, where recall is what keeps the past at all)."""
+        summary = self.inputs.summary
+        if summary is None:
+            return None
+        folded = max(summary.source_tokens, 0)
+        if folded + self.usable > self.limit:
+            return None
+        return int(CACHE_READ * folded)
 
     def compose(self, shed: _Shed) -> Candidate:
         """The request with what ``shed`` says left out."""
@@ -453,44 +471,4 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
         dropped_message_ids=tuple(dropped),
         fits=fits,
         attachments=builder.holds_refs(shed),
-    )
-
-
-def draft_breakdown(base: BuiltRequest, draft_tokens: int) -> Breakdown:
-    """The gauge's fast path: ``base``'s breakdown with a draft counted as the new message.
-
-    ``base`` is built once per conversation change (usually with ``new_message=None``); per
-    keystroke only the draft is counted (``TokenCounter.count``, sub-millisecond for a
-    2,000-character draft) and this recomputes the totals.
-
-    Args:
-        base: The request built without the draft.
-        draft_tokens: ``TokenCounter.count`` of the draft text (0 for no draft); the
-            per-message overhead is added here.
-
-    Returns:
-        The breakdown with ``sections["new_message"]`` replaced by the draft.
-    """
-    old = base.breakdown
-    sections = dict(old.sections)
-    sections["new_message"] = draft_tokens + MESSAGE_OVERHEAD_TOKENS if draft_tokens > 0 else 0
-    # Recall that filled the room left yields to the draft first, as the real build does.
-    grown = sections["new_message"] - old.sections.get("new_message", 0)
-    yielded = min(old.elastic, max(0, grown))
-    sections["recall"] -= yielded
-    total = sum(sections.values())
-    calibrated = calibrate(total, old.calibration)
-    warnings = [w for w in old.warnings if not w.startswith("the draft ")]
-    if max(total, calibrated) > old.usable:
-        warnings.append(
-            f"the draft brings the request to {calibrated} of {old.usable} usable tokens: "
-            "older turns will be compacted or left out before sending"
-        )
-    return replace(
-        old,
-        sections=sections,
-        input_tokens=total,
-        calibrated_tokens=calibrated,
-        warnings=tuple(warnings),
-        elastic=old.elastic - yielded,
     )
