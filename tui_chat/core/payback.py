@@ -10,12 +10,13 @@ The rule, in input-token equivalents of the chat model (output tokens weigh ``ou
 5 for every current Claude model)::
 
     per-turn price of a carried token   m = 0.1 + (1.25 - 0.1) x cold_share
-    saving per later turn               folded x m
+    saving per later turn               folded x m - recall
     one-off cost                        summary_call + (1.25 - m) x new_prefix
     compact when                        horizon x folded x m >= one-off cost
 
-``folded`` is what the compaction takes out of every later request (the span it covers plus
-the summary it replaces, minus the summary it writes). ``cold_share`` is the share of turns that
+``recall`` is what the first fold adds to every later turn uncached (excerpts of the folded
+history, at most 0.1x of it). ``folded`` is what the compaction takes out of every later
+request (the span it covers plus the summary it replaces, minus the summary it writes). ``cold_share`` is the share of turns that
 arrive after the cache expired (a pause longer than 5 minutes): a conversation's pauses decide
 whether carried tokens are read at 0.1x or written again at 1.25x. ``summary_call`` is the price
 of the call that writes the summary: a continuation of the cached conversation reads the prefix
@@ -78,6 +79,9 @@ class CompactionCost:
     horizon: int = 4
     cold_share: float = 0.25
     output_ratio: float = 5.0
+    recall: int = 0
+    """Uncached tokens recall will add to every later turn because of this fold (the first
+    fold starts recall; a later one only moves it)."""
 
 
 def carried_token_price(cold_share: float) -> float:
@@ -94,8 +98,10 @@ def one_off(cost: CompactionCost) -> float:
 
 
 def savings(cost: CompactionCost) -> float:
-    """What not carrying ``folded`` tokens saves over ``horizon`` turns."""
-    return cost.horizon * max(0, cost.folded) * carried_token_price(cost.cold_share)
+    """What not carrying ``folded`` tokens saves over ``horizon`` turns, less the uncached
+    recall the fold brings into each of them."""
+    per_turn = max(0, cost.folded) * carried_token_price(cost.cold_share) - max(0, cost.recall)
+    return cost.horizon * per_turn
 
 
 def pays(cost: CompactionCost) -> bool:
@@ -129,7 +135,13 @@ def estimate(policy: Policy, *, foldable: int, summary: int, projected: int) -> 
         prefix, uncached, output = 0, source, written
     else:
         prefix, uncached, output = projected, INSTRUCTION_TOKENS, written
+    # The first fold starts recall: its excerpts travel uncached with every later turn, at
+    # most what carrying the folded history would cost (the request builder's cap).
+    recall = 0
+    if policy.recall and summary == 0:
+        recall = min(policy.recall_budget_tokens, int(CACHE_READ * source))
     return CompactionCost(
+        recall=recall,
         folded=folded,
         prefix=prefix,
         uncached=uncached,
