@@ -12,17 +12,17 @@ The rule, in input-token equivalents of the chat model (output tokens weigh ``ou
     per-turn price of a carried token   m = 0.1 + (1.25 - 0.1) x cold_share
     saving per later turn               folded x m - recall
     one-off cost                        summary_call + (1.25 - m) x new_prefix
-    compact when                        horizon x folded x m >= one-off cost
+    compact when                        horizon x (folded x m - recall) >= one-off cost
 
 ``recall`` is what the first fold adds to every later turn uncached (excerpts of the folded
 history, at most 0.1x of it). ``folded`` is what the compaction takes out of every later
-request (the span it covers plus the summary it replaces, minus the summary it writes). ``cold_share`` is the share of turns that
-arrive after the cache expired (a pause longer than 5 minutes): a conversation's pauses decide
-whether carried tokens are read at 0.1x or written again at 1.25x. ``summary_call`` is the price
-of the call that writes the summary: a continuation of the cached conversation reads the prefix
-at 0.1x, adds its instruction uncached, and pays its output; the offline summarizer costs
-nothing. A compaction pays for itself when the tokens it removes save, within ``horizon`` turns,
-more than it costs.
+request (the span it covers plus the summary it replaces, minus the summary it writes).
+``cold_share`` is the share of turns that arrive after the cache expired (a pause longer than
+5 minutes): a conversation's pauses decide whether carried tokens are read at 0.1x or written
+again at 1.25x. ``summary_call`` is the price of the call that writes the summary: a
+continuation of the cached conversation reads the prefix at 0.1x, adds its instruction
+uncached, and pays its output; the offline summarizer costs nothing. A compaction pays for
+itself when the tokens it removes save, within ``horizon`` turns, more than it costs.
 """
 
 from __future__ import annotations
