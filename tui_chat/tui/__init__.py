@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 import threading
 import time
@@ -30,11 +31,20 @@ def run_app(
     Returns:
         The process exit code (1 when the conversation or the database cannot be opened).
     """
+    from tui_chat.tui.terminal_watch import TerminalWatch, terminal_fds
+
+    watch = TerminalWatch(terminal_fds())  # a lost terminal ends the process (issue 23)
+    watch.start()
     from tui_chat.tui.app import ChatApp
 
     app = ChatApp(config, db_path, conversation_ref)
-    app.run()
-    code = app.return_code or 0
+    try:
+        app.run()
+    except OSError:  # the last words written to a terminal that is gone
+        if not watch.lost():
+            raise
+    watch.stop()
+    code = 128 + signal.SIGHUP if watch.lost() else app.return_code or 0
     leave_if_stuck(code)
     return code
 

@@ -3,7 +3,9 @@
 Python's default for both signals ends the process at once: the reply being streamed lost
 what arrived since the last flush (up to half a second) and stayed ``streaming``. Here the
 signal cancels the reply as ``escape`` does — the engine stores every character that arrived
-and marks the reply ``incomplete`` — then the app exits with ``128 + signal``.
+and marks the reply ``incomplete`` — then the app exits with ``128 + signal``. Should that
+shutdown hang, the process ends all the same a few seconds later
+(:func:`~tui_chat.tui.terminal_watch.hard_deadline`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import contextlib
 import signal
 
 from textual.app import App
+
+from tui_chat.tui.terminal_watch import hard_deadline
 
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """The signals that end the TUI cleanly."""
@@ -31,6 +35,7 @@ def install(app: App[None]) -> None:
 
 
 def _start_stop(app: App[None], signum: int) -> None:
+    hard_deadline(128 + signum)
     task = asyncio.ensure_future(stop(app, signum))
     _stopping.add(task)
     task.add_done_callback(_stopping.discard)
