@@ -224,3 +224,46 @@ def test_cli_compact_through_a_gateway_that_ignores_compaction(
     assert second.returncode == 0, second.stderr
     assert "not available" not in second.stderr  # said once, then remembered
     assert len([r for r in fake_anthropic.message_requests if r.is_compaction]) == 1
+
+
+async def test_a_fresh_process_rebuilds_the_last_request_and_continues_it_while_warm(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.cache_min_tokens = 0
+    service, cid = await open_chat(
+        make_service, preset="window", summarizer="claude", keep_recent="2"
+    )
+    await talk(service, cid, range(1, 6))
+    assert not [r for r in fake_anthropic.message_requests if r.is_summary]
+    chat = chats(fake_anthropic)[-1]
+    await service.close()
+    # Another process (a CLI ``compact``): it never saw the request, it rebuilds it.
+    fresh = await make_service(model=MODEL)
+    await fresh.compact(cid)
+    summary = [r for r in fake_anthropic.message_requests if r.is_summary][-1]
+    sent = chat.body["messages"]
+    assert summary.body["model"] == MODEL
+    assert dumped(summary.body["messages"][: len(sent)]) == dumped(sent)
+    assert (summary.usage or {})["cache_read_input_tokens"] > 0
+    version = next(s for s in await fresh.summaries(cid) if s.status == "completed")
+    assert version.call is not None and version.call.model == MODEL
+
+
+async def test_a_fresh_process_writes_a_standalone_summary_once_the_cache_is_cold(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service, cid = await open_chat(
+        make_service, preset="window", summarizer="claude", keep_recent="2"
+    )
+    await talk(service, cid, range(1, 6))
+    last = (await service.store.messages.history(cid))[-1]
+    async with service.store.transaction() as db:
+        await db.execute(
+            "UPDATE messages SET created_at = ? WHERE id = ?",
+            ("2020-01-01T00:00:00+00:00", last.id),
+        )
+    await service.close()
+    fresh = await make_service(model=MODEL)
+    await fresh.compact(cid)
+    summary = [r for r in fake_anthropic.message_requests if r.is_summary][-1]
+    assert summary.body["model"] != MODEL  # the standalone prompt, on the summary model

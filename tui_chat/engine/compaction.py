@@ -18,10 +18,11 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger
 from tui_chat.core.policy import Policy
+from tui_chat.core.request import BuiltRequest
 from tui_chat.core.summarize import SummaryError, SummaryInput
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
@@ -37,7 +38,7 @@ from tui_chat.engine.events import (
 from tui_chat.engine.fold import FoldRequest, chunk_turns, fold
 from tui_chat.engine.gate import gate_summary
 from tui_chat.engine.server_summary import ServerSummarizer, compaction_request
-from tui_chat.engine.summarizers import SentTurns, Summarizer, choose
+from tui_chat.engine.summarizers import SentTurn, SentTurns, Summarizer, choose, rebuilt_turn
 from tui_chat.engine.version_result import version_result
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo, model_info
@@ -68,6 +69,7 @@ class CompactionWorker:
         emit: Callable[[EngineEvent], None],
         policy_for: Callable[[Conversation], Policy],
         projected_tokens: Callable[[Conversation], Awaitable[tuple[int, int]]] | None = None,
+        rebuild: Callable[[Conversation], Awaitable[BuiltRequest]] | None = None,
         lease_seconds: float = LEASE_SECONDS,
     ) -> None:
         """Create a worker.
@@ -80,6 +82,8 @@ class CompactionWorker:
             policy_for: Resolves a conversation's policy.
             projected_tokens: Coroutine giving ``(request tokens, usable window)`` for a
                 conversation (the ``ratio`` trigger needs it).
+            rebuild: Coroutine building a conversation's request with no draft: a process that
+                did not send the last chat request rebuilds it for a continuation summary.
             lease_seconds: Lease length; renewed every third of it while working.
         """
         self.store = store
@@ -93,6 +97,7 @@ class CompactionWorker:
         self._tasks: dict[str, asyncio.Task[Summary | None]] = {}
         self.sent = SentTurns()
         """The last chat request of each conversation, for continuation summaries."""
+        self.rebuild = rebuild
         self.info_for: Callable[[str], ModelInfo] = model_info
         """A model's figures and prices (the service sets its configured overrides)."""
         self._notices: dict[str, str] = {}
@@ -335,8 +340,11 @@ class CompactionWorker:
                 used_ratio = projected / usable if usable else 0.0
             chunks = chunk_turns(messages)
             later, _ = await self.store.messages.stats(conversation.id, after_id=messages[-1].id)
+            sent = self.sent.get(conversation.id)
+            if sent is None and len(chunks) == 1:
+                sent = await self._rebuilt(conversation)  # a process that did not send it
             output = await fold(
-                self.summarizer_for(conversation, policy, chunks, later),
+                self.summarizer_for(conversation, policy, chunks, later, sent),
                 FoldRequest(conversation.id, policy, parent, row.instructions, pinned, used_ratio),
                 chunks,
             )
@@ -373,14 +381,24 @@ class CompactionWorker:
             ):
                 return
 
+    async def _rebuilt(self, conversation: Conversation) -> SentTurn | None:
+        """The last chat request rebuilt from the stored history, while its cache is warm."""
+        last = await self.store.messages.last(conversation.id)
+        if self.rebuild is None or last is None or last.role != "assistant":
+            return None
+        age = (datetime.now(UTC) - datetime.fromisoformat(last.created_at)).total_seconds()
+        return rebuilt_turn(await self.rebuild(conversation), last, age)
+
     def summarizer_for(
         self,
         conversation: Conversation,
         policy: Policy,
         chunks: Sequence[Sequence[Message]],
         after: int = 0,
+        sent: SentTurn | None = None,
     ) -> Summarizer:
-        """The summarizer for one compaction (:mod:`tui_chat.engine.summarizers`)."""
+        """The summarizer for one compaction (:mod:`tui_chat.engine.summarizers`); ``sent`` is
+        the conversation's last chat request, when known (else the one this process sent)."""
 
         def server(fallback: Summarizer) -> Summarizer:
             async def render(request: SummaryInput) -> dict[str, object]:
@@ -405,5 +423,5 @@ class CompactionWorker:
                 policy.summarizer_timeout,
             )
 
-        sent = self.sent.get(conversation.id)
+        sent = sent or self.sent.get(conversation.id)
         return choose(self.client, conversation, policy, chunks, sent, server, after)

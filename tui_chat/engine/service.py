@@ -1,7 +1,5 @@
-"""ChatService: the one façade the CLI and the TUI drive.
-
-It owns the store, the Claude client, the token counter, the chat session and the compaction
-worker, and exposes every user action as one coroutine.
+"""ChatService: the one façade the CLI and the TUI drive. It owns the store, the Claude client,
+the token counter, the chat session and the compaction worker; every action is one coroutine.
 """
 
 from __future__ import annotations
@@ -72,6 +70,7 @@ class ChatService(SummaryVersions):
             emit=self._emit,
             policy_for=self.policy_for,
             projected_tokens=self._projected,
+            rebuild=self.base_request,
         )
         self.worker.info_for = self.info_for
         self.session = ChatSession(

@@ -4,8 +4,10 @@
 - ``claude`` (and ``auto`` with a key): a continuation of the conversation's cached prefix —
   the preceding chat request repeated byte for byte, its reply, then the instruction — on the
   conversation's own model, whenever that request carried every message of the span and its
-  reply is the turn that just finished. Otherwise (a CLI ``compact`` in a fresh process, a span
-  longer than one call, a span the last request did not carry) a standalone prompt to
+  reply is the turn that just finished. A fresh process (a CLI ``compact``) rebuilds that
+  request from the stored history — the build is deterministic — while the last reply is young
+  enough for its cache to be warm (:func:`rebuilt_turn`). Otherwise (a span longer than one
+  call, a span the last request did not carry, a cold cache) a standalone prompt to
   ``summarizer_model``. A model id as the setting asks that model standalone, as before.
 - ``server``: Claude's on-demand compaction (:mod:`tui_chat.engine.server_summary`), falling
   back to ``claude`` when the model or endpoint does not support it.
@@ -27,7 +29,7 @@ from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo
 from tui_chat.llm.summarizer import claude_complete, continuation_complete
 
-__all__ = ["SentTurn", "SentTurns", "Summarizer", "call_cost", "choose"]
+__all__ = ["SentTurn", "SentTurns", "Summarizer", "call_cost", "choose", "rebuilt_turn"]
 
 CLAUDE_NAMES = frozenset({"auto", "claude"})
 """Settings that mean "Claude writes the summary" (continuation when possible)."""
@@ -73,6 +75,49 @@ class SentTurns:
     def get(self, conversation_id: str) -> SentTurn | None:
         """The remembered turn, if any."""
         return self._turns.get(conversation_id)
+
+
+CACHE_LIFETIMES = {"5m": 300.0, "1h": 3_600.0}
+"""Seconds a prompt-cache entry lives, by the lifetime its breakpoints asked for."""
+WARM_MARGIN = 0.8
+"""A rebuilt request is continued only within this share of the cache's lifetime."""
+
+
+def rebuilt_turn(built: BuiltRequest, reply: Message, age_seconds: float) -> SentTurn | None:
+    """The chat request that got ``reply``, rebuilt: ``built`` is the conversation's request
+    with no draft (the history ending with ``reply``), so without its last message it is the
+    request that was sent, its breakpoint back on the prompt.
+
+    Args:
+        built: The request built now, with no new message.
+        reply: The conversation's last message: a complete reply that calls no tool.
+        age_seconds: How long ago the reply was made.
+
+    Returns:
+        The turn to continue, or ``None`` when the cache has likely expired or the request
+        does not end with the reply.
+    """
+    messages = built.request.get("messages") or []
+    if reply.status != "complete" or reply.has_tool_use or len(messages) < 2:
+        return None
+    if age_seconds > WARM_MARGIN * CACHE_LIFETIMES.get(built.breakdown.cache_ttl, 300.0):
+        return None
+    if messages[-1]["role"] != "assistant" or not built.sent_message_ids:
+        return None
+    if built.sent_message_ids[-1] != reply.id:
+        return None
+    mark: dict[str, Any] = {"type": "ephemeral"}
+    if built.breakdown.cache_ttl == "1h":
+        mark["ttl"] = "1h"
+    head = [dict(m) for m in messages[:-1]]
+    content = [dict(b) for b in head[-1]["content"]]
+    content[-1]["cache_control"] = mark
+    head[-1]["content"] = content
+    return SentTurn(
+        request={**built.request, "messages": head},
+        sent_ids=frozenset(built.sent_message_ids[:-1]),
+        reply=reply,
+    )
 
 
 def _continuable(
