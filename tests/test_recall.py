@@ -101,3 +101,44 @@ def test_recall_stems_are_snowball_stems_kept_to_a_prefix_of_the_word() -> None:
     assert stem_prefix("promotions") == "promot"
     assert stem_prefix("art") is None  # short words are matched exactly
     assert recall_phrase("visiting") == '"visit"*'
+
+
+def test_relevance_is_the_share_of_the_querys_information_a_passage_holds() -> None:
+    from tui_chat.core.request.recall import idf, relevance
+
+    weights = {"figurin": idf(1, 600), "melani": idf(300, 600)}
+    assert relevance("These figurines I bought for Melanie", weights) == 1.0
+    rare_only = relevance("These figurines I bought yesterday", weights)
+    common_only = relevance("Melanie, how are you?", weights)
+    assert 0.8 < rare_only < 1.0
+    assert common_only < 0.2
+    assert relevance("nothing in common", weights) == 0.0
+    assert relevance("anything", {}) == 0.0
+
+
+def test_a_passage_borrows_half_a_neighbours_relevance() -> None:
+    from tui_chat.core.request.recall import idf
+
+    question, answer, other = msg(1, "Did you adopt a pet?"), msg(2, "Yes, Max."), msg(9, "pet")
+    weights = {"adopt": idf(1, 100), "pet": idf(50, 100)}
+    passages = rank_passages(
+        [question, answer, other],
+        {1: 3.0, 2: 1.5, 9: 0.5},
+        list(weights),
+        COUNTER,
+        lambda m: m.text,
+        weights,
+        {1: (None, 2), 9: (8, None)},
+    )
+    by_id = {p.message.id: p.relevance for p in passages}
+    assert by_id[1] == 1.0
+    assert by_id[2] == NEIGHBOUR_WEIGHT * by_id[1]
+    assert 0.0 < by_id[9] < 0.5
+
+
+def test_chit_chat_searches_for_nothing() -> None:
+    from tui_chat.store.fts import recall_terms
+
+    for text in ("haha nice", "ok thanks", "see you tomorrow", "Thanks!", "nice one", "wow"):
+        assert recall_terms(text) == [], text
+    assert recall_terms("thanks! when did we adopt the beagle?") == ["adopt", "beagle"]

@@ -25,6 +25,7 @@ from tui_chat.core.request.recall import (
     Passage,
     combine,
     expansion_terms,
+    idf,
     rank_passages,
 )
 from tui_chat.core.request.render import message_text
@@ -203,15 +204,16 @@ async def recall(
         Passages to offer, best first (the builder takes what fits its budget).
     """
     words = fts.recall_terms(query)
-    first = await store.search.recall_hits(conversation_id, words, coverage)
+    counts, total = await store.search.recall_counts(words)
+    first = await store.search.recall_hits(conversation_id, words, coverage, counts)
     if not first:
         return []
     sources = await store.messages.get_many([h.message_id for h in first[:SECOND_HOP_SOURCES]])
     texts = [message_text(m) for m in sources]
     asked = set(words)
     candidates = [w for w in fts.recall_terms(" ".join(texts), limit=64) if w not in asked]
-    counts = await store.search.word_counts(candidates)
-    extra = expansion_terms(texts, words, counts)
+    found = await store.search.word_counts(candidates)
+    extra = expansion_terms(texts, words, found)
     second = await store.search.recall_hits(conversation_id, extra, coverage) if extra else []
     hit_ids = list(dict.fromkeys(h.message_id for h in [*first, *second]))
     neighbours = await store.search.neighbours(conversation_id, hit_ids, coverage)
@@ -219,7 +221,10 @@ async def recall(
     best = sorted(sorted(scores, key=lambda i: -scores[i])[:RECALL_MESSAGES])
     messages = await store.messages.get_many(best)
     stems = [fts.stem_prefix(w) or w for w in words]
-    return rank_passages(messages, scores, stems, counter, message_text)
+    weights: dict[str, float] = {}
+    for stem, count in zip(stems, counts, strict=True):
+        weights[stem] = max(weights.get(stem, 0.0), idf(count, total))
+    return rank_passages(messages, scores, stems, counter, message_text, weights, neighbours)
 
 
 async def assemble(

@@ -163,9 +163,73 @@ def recall_phrase(word: str) -> str:
     return f'"{stem}"*' if stem else f'"{word}"'
 
 
+FILLERS = frozenset(
+    [
+        "thanks",
+        "thank",
+        "thx",
+        "ty",
+        "ok",
+        "okay",
+        "kk",
+        "haha",
+        "hahaha",
+        "hah",
+        "heh",
+        "lol",
+        "lmao",
+        "nice",
+        "cool",
+        "great",
+        "awesome",
+        "wow",
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "sure",
+        "hi",
+        "hey",
+        "hello",
+        "bye",
+        "goodbye",
+        "night",
+        "morning",
+        "amazing",
+        "sounds",
+        "tomorrow",
+        "soon",
+        "talk",
+        "later",
+        "makes",
+        "sense",
+        "hear",
+        "doing",
+        "much",
+        "glad",
+        "oh",
+        "ah",
+        "hmm",
+        "alright",
+        "gotcha",
+        "agreed",
+        "totally",
+        "definitely",
+        "absolutely",
+        "indeed",
+        "good",
+        "see",
+        "please",
+        "one",
+    ]
+)
+"""Acknowledgements, greetings and reactions: a message of only these ("haha nice", "ok
+thanks", "see you tomorrow") asks nothing of the past, so recall does not search for them."""
+
+
 def recall_terms(text: str, limit: int = 24) -> list[str]:
-    """The distinctive words of ``text`` used for recall: no stopwords or one-letter words,
-    each once, at most ``limit``.
+    """The distinctive words of ``text`` used for recall: no stopwords, fillers
+    (:data:`FILLERS`) or one-letter words, each once, at most ``limit``.
 
     Args:
         text: The new user message.
@@ -176,7 +240,7 @@ def recall_terms(text: str, limit: int = 24) -> list[str]:
     """
     seen: dict[str, None] = {}
     for w in words(text):
-        if len(w) < 2 or w in STOPWORDS:
+        if len(w) < 2 or w in STOPWORDS or w in FILLERS:
             continue
         seen.setdefault(w, None)
         if len(seen) >= limit:

@@ -98,8 +98,28 @@ class Search:
             for r in rows
         ]
 
+    async def recall_counts(self, words: Sequence[str]) -> tuple[list[int], int]:
+        """How many messages each word's recall phrase matches (capped at
+        :data:`COMMON_DOCS`), and about how many messages there are (the highest id: one index
+        lookup), for each word's idf (:func:`~tui_chat.core.request.recall.idf`).
+
+        Args:
+            words: Lower-cased words (see :func:`fts.recall_terms`).
+
+        Returns:
+            The counts in the order of ``words``, and the message total.
+        """
+        counts = await self._doc_counts([fts.recall_phrase(w) for w in words]) if words else []
+        row = await self._sql.one("SELECT max(id) FROM messages")
+        total = int(row[0]) if row is not None and row[0] is not None else 0
+        return counts, total
+
     async def recall_hits(
-        self, conversation_id: str, words: Sequence[str], coverage: int
+        self,
+        conversation_id: str,
+        words: Sequence[str],
+        coverage: int,
+        counts: Sequence[int] | None = None,
     ) -> list[Hit]:
         """BM25 hits for ``words`` in the compacted prefix (ids up to ``coverage``), best first.
 
@@ -115,6 +135,7 @@ class Search:
             conversation_id: The conversation.
             words: Lower-cased words (see :func:`fts.recall_terms`).
             coverage: The active summary's ``covers_to_message_id``.
+            counts: The words' counts from :meth:`recall_counts`, when already read.
 
         Returns:
             Hits with their relevance (higher is better).
@@ -122,7 +143,8 @@ class Search:
         phrases = [fts.recall_phrase(w) for w in words]
         if not phrases:
             return []
-        counts = await self._doc_counts(phrases)
+        if counts is None:
+            counts = await self._doc_counts(phrases)
         ranked = sorted((n, i) for i, n in enumerate(counts) if n > 0)
         if not ranked:
             return []

@@ -21,6 +21,7 @@ with neighbours 83.0 %, with the second hop 83.2 %. The weights are round values
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -62,6 +63,10 @@ class Passage:
     """How many passages the message has (1 for a whole message)."""
     text: str
     score: float
+    relevance: float = 1.0
+    """How well the passage answers the query, in [0, 1] (:func:`relevance`): 1 when it holds
+    every searched word of the query, by informativeness; a floor on it keeps out passages that
+    share only common words with the new message."""
 
     @property
     def key(self) -> tuple[int, int]:
@@ -185,12 +190,45 @@ def expansion_terms(
     return [w for _, w in sorted(useful)[:limit]]
 
 
+def idf(count: int, total: int) -> float:
+    """The inverse document frequency of a word held by ``count`` of ``total`` messages (the
+    BM25 form, never negative): rare words weigh most."""
+    total = max(total, count, 1)
+    return math.log(1 + (total - count + 0.5) / (count + 0.5))
+
+
+def relevance(text: str, weights: Mapping[str, float]) -> float:
+    """The share of the query's information ``text`` holds, in [0, 1].
+
+    Each searched word of the query weighs its idf (:func:`idf`); the relevance is the weight
+    of the words whose stem starts a word of ``text`` over the weight of all of them. A
+    passage with every word of the query is 1; one sharing only a common word ("Jon", "dance")
+    of a specific question is near 0. It does not depend on the history's size or on the
+    passage's length, so one floor holds for any conversation.
+
+    Args:
+        text: The passage.
+        weights: Stem (lower-cased word prefix, see :func:`matches`) -> idf.
+
+    Returns:
+        The share; 0 when the query has no weighted word.
+    """
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    pattern = _stems_pattern(tuple(weights))
+    found = {m.group(1).lower() for m in pattern.finditer(text)}
+    return min(1.0, sum(weights.get(stem, 0.0) for stem in found) / total)
+
+
 def rank_passages(
     messages: Iterable[Message],
     scores: Mapping[int, float],
     stems: Sequence[str],
     counter: TokenCounter,
     text_of: Callable[[Message], str],
+    weights: Mapping[str, float] | None = None,
+    neighbours: Mapping[int, tuple[int | None, int | None]] | None = None,
 ) -> list[Passage]:
     """Passages of the scored messages, best first.
 
@@ -198,30 +236,49 @@ def rank_passages(
     (:func:`split_passages`); its passages holding query words share its score in proportion to
     the words they hold (a passage with none is offered last, at a tenth of the score).
 
+    Each passage's :attr:`Passage.relevance` is its own :func:`relevance`, or
+    :data:`NEIGHBOUR_WEIGHT` times its direct neighbour message's when that is higher (the
+    answer that follows a matching question). Without ``weights`` every passage has
+    relevance 1.
+
     Args:
         messages: The scored messages (hits and neighbours).
         scores: Message id -> score from :func:`combine`.
         stems: The query's word prefixes.
         counter: The token counter.
         text_of: Renders a message's content as plain text.
+        weights: The query's stems -> idf, for :attr:`Passage.relevance`.
+        neighbours: Message id -> ``(previous id, next id)`` as given to :func:`combine`.
 
     Returns:
         Passages ordered by score, ties by message id.
     """
+    listed = [m for m in messages if scores.get(m.id, 0.0) > 0]
+    texts = {m.id: text_of(m) for m in listed}
+    own = {i: relevance(t, weights) for i, t in texts.items()} if weights is not None else {}
+    near: dict[int, set[int]] = {}
+    for hit, pair in (neighbours or {}).items():
+        for other in pair:
+            if other is not None:
+                near.setdefault(hit, set()).add(other)
+                near.setdefault(other, set()).add(hit)
     out: list[Passage] = []
-    for message in messages:
-        score = scores.get(message.id, 0.0)
-        if score <= 0:
-            continue
-        pieces = split_passages(text_of(message), counter, known=message.token_count)
+    for message in listed:
+        score = scores[message.id]
+        borrowed = max(
+            (NEIGHBOUR_WEIGHT * own.get(i, 0.0) for i in near.get(message.id, ())), default=0.0
+        )
+        pieces = split_passages(texts[message.id], counter, known=message.token_count)
         if len(pieces) == 1:
-            out.append(Passage(message, 0, 1, pieces[0], score))
+            rel = max(own[message.id], borrowed) if weights is not None else 1.0
+            out.append(Passage(message, 0, 1, pieces[0], score, rel))
             continue
         found = [matches(piece, stems) for piece in pieces]
         total = sum(found) or 1
         for index, piece in enumerate(pieces):
             share = found[index] / total if found[index] else 0.1 / len(pieces)
-            out.append(Passage(message, index, len(pieces), piece, score * share))
+            rel = max(relevance(piece, weights), borrowed) if weights is not None else 1.0
+            out.append(Passage(message, index, len(pieces), piece, score * share, rel))
     out.sort(key=lambda p: (-p.score, p.message.id, p.part))
     return out
 
