@@ -139,7 +139,7 @@ def estimate(policy: Policy, *, foldable: int, summary: int, projected: int) -> 
     # most what carrying the folded history would cost (the request builder's cap).
     recall = 0
     if policy.recall and summary == 0:
-        recall = min(policy.recall_budget_tokens, int(CACHE_READ * source))
+        recall = min(policy.recall_budget_tokens, int(0.5 * CACHE_READ * source))
     return CompactionCost(
         recall=recall,
         folded=folded,

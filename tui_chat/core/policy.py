@@ -34,7 +34,7 @@ class Policy:
     cache_ttl: str = "auto"
     """Prompt-cache lifetime of the request's breakpoints: ``5m``, ``1h``, or ``auto`` (1 hour
     when the conversation's own pauses make it cheaper, :mod:`tui_chat.core.cache_ttl`)."""
-    budget_keep: float = 0.5
+    budget_keep: float = 0.25
     """``budget`` trigger: share of the budget the raw turns keep verbatim after a fold."""
     threshold_tokens: int = 8_000
     """``tokens`` trigger: compact when unsummarised tokens exceed this (seed 000)."""

@@ -100,6 +100,10 @@ class _Kept:
 WIDE = 16
 """Grid cells per wide run (see :meth:`_Builder._units`)."""
 
+RECALL_COST_SHARE = 0.5
+"""Recall may cost at most this share of what carrying the folded history would: a fold must
+still save the rest (measured: at the full share recall ate a coding session's savings)."""
+
 FILL_RESERVE = 16
 """Tokens a filling recall leaves free: joins and message overheads it does not count."""
 
@@ -178,7 +182,8 @@ class _Builder:
     def _recall_cap(self) -> int | None:
         """Recall never makes a turn dearer than carrying the history it stands for: recalled
         text is sent uncached (1x) where the folded history would be read from the prompt
-        cache (:data:`~tui_chat.core.payback.CACHE_READ`, 0.1x). ``None`` (no cap) when that
+        cache (:data:`~tui_chat.core.payback.CACHE_READ`, 0.1x); it may take
+        :data:`RECALL_COST_SHARE` of that. ``None`` (no cap) when that
         history could not be carried anyway: it and the budget do not fit the model's window
         (a small window, where recall is what keeps the past at all)."""
         summary = self.inputs.summary
@@ -187,7 +192,7 @@ class _Builder:
         folded = max(summary.source_tokens, 0)
         if folded + self.usable > self.limit:
             return None
-        return int(CACHE_READ * folded)
+        return int(RECALL_COST_SHARE * CACHE_READ * folded)
 
     def compose(self, shed: _Shed) -> Candidate:
         """The request with what ``shed`` says left out."""
