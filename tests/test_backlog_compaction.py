@@ -15,7 +15,7 @@ import pytest
 
 from tui_chat.config import Config
 from tui_chat.core.models import Summary
-from tui_chat.engine import compaction, due
+from tui_chat.engine import compaction, due, versions
 from tui_chat.engine.service import ChatService
 
 STEP = 40
@@ -145,10 +145,12 @@ async def test_retention_of_the_last_version_reads_its_ledger_not_the_backlog(
         return found
 
     monkeypatch.setattr(service.store.messages, "texts", spied)
+    service._retention_memo().clear()
     fast = await service.retention(cid, last)
     assert read == []  # the chain's ledgers are complete: no message text is read
     assert fast.total["path"] == last.covered_messages  # one module_N.py per message
-    monkeypatch.setattr(service, "_ledger_complete", _never)
+    monkeypatch.setattr(versions, "_ledger_complete", _never)
+    service._retention_memo().clear()  # figures are kept per version and settings
     assert await service.retention(cid, last) == fast  # reading every covered text agrees
     assert read == [last.covered_messages]
 
@@ -158,14 +160,14 @@ async def test_a_version_without_a_ledger_in_the_chain_makes_retention_read_the_
 ) -> None:
     cid = await _backlog(service)
     last = await _fold(service, cid)
-    assert await service._ledger_complete(cid, last)
+    assert versions._ledger_complete(last, await _versions(service, cid))
     first = (await _versions(service, cid))[0]
     # A version made before ledgers existed (schema 8) reads back with an empty one.
     await service.store.connection.execute(
         "UPDATE summaries SET ledger = '[]' WHERE id = ?", (first.id,)
     )
-    assert not await service._ledger_complete(cid, last)
+    assert not versions._ledger_complete(last, await _versions(service, cid))
 
 
-async def _never(*_args: Any) -> bool:
+def _never(*_args: Any) -> bool:
     return False

@@ -98,15 +98,25 @@ class SummaryVersions:
             Kept and total identifiers per kind, and those not kept.
         """
         versions = await self.store.summaries.versions(conversation_id)
-        return await self._retention(conversation_id, summary, versions)
+        settings = await self._memory_settings(conversation_id)
+        return await self._retention(conversation_id, summary, versions, settings)
 
-    async def _retention(
-        self, conversation_id: str, summary: Summary, versions: Sequence[Summary]
-    ) -> Retention:
+    async def _memory_settings(self, conversation_id: str) -> tuple[Policy, int, tuple[int, ...]]:
+        """What the memory block is laid out with: the policy, the usable tokens, the pins."""
         conversation = await self.store.conversations.get(conversation_id)
         policy = self.policy_for(conversation)
         usable = window_for(self.info_for(conversation.model), policy).usable
         pinned = tuple(sorted(await self.store.anchors.pinned_ids(conversation_id)))
+        return policy, usable, pinned
+
+    async def _retention(
+        self,
+        conversation_id: str,
+        summary: Summary,
+        versions: Sequence[Summary],
+        settings: tuple[Policy, int, tuple[int, ...]],
+    ) -> Retention:
+        policy, usable, pinned = settings
         key = (
             summary.id,
             summary.status,
@@ -145,11 +155,13 @@ class SummaryVersions:
         retention figure (:meth:`retention`; ``versions``: all of the conversation's); versions
         not completed are left as stored."""
         out: list[Summary] = []
+        settings = None
         for summary in summaries:
             if summary.status != "completed":
                 out.append(summary)
                 continue
-            kept = await self._retention(conversation_id, summary, versions)
+            settings = settings or await self._memory_settings(conversation_id)
+            kept = await self._retention(conversation_id, summary, versions, settings)
             total = sum(kept.total.values())
             out.append(
                 replace(summary, identifiers_kept=sum(kept.kept.values()), identifiers_total=total)
