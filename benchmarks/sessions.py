@@ -20,8 +20,8 @@ prices, 1-hour writes at 2x), once per pattern and configuration:
   identifiers of the whole session found in the final request.
 
 The stored times follow the replay's clock (``created_at`` of each message), so the cache
-lifetime is chosen from the pauses the conversation really had. ``--quick``: the first 100
-turns of one LoCoMo chat and 60 scripted turns, warm and paused, sending everything against
+lifetime is chosen from the pauses the conversation really had. ``--quick``: the first 60
+turns of one LoCoMo chat and 40 scripted turns, warm and paused, sending everything against
 the default.
 """
 
@@ -42,7 +42,7 @@ from benchmarks.cost import CHAT_MODEL, ONE_DELTA, Bill, VirtualClock, _kind, _p
 
 GROUP = "sessions"
 LOCOMO = ("conv-26", "conv-30", "conv-41")
-QUICK_TURNS = (100, 60)
+QUICK_TURNS = (60, 40)
 """Turns of the LoCoMo chat and of the scripted session in a quick run."""
 WARM_GAP = 5.0
 """Seconds before each prompt in the warm pattern."""

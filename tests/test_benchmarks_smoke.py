@@ -10,6 +10,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmarks import cost, quality, tokens
 from benchmarks.common import Row, percentile, row
 from benchmarks.datagen import ScaleSpec, generate_scale_db
@@ -157,3 +159,29 @@ def test_cost_pauses_are_seeded_and_sometimes_outlive_the_cache() -> None:
     pauses = cost.script(turns=200).pauses
     assert pauses == cost.script(turns=200).pauses
     assert 20 < sum(p > 300 for p in pauses) < 100
+
+
+async def test_sessions_replay_bills_every_request_and_keeps_the_replay_clock(
+    tmp_path: Path,
+) -> None:
+    from benchmarks import sessions
+
+    session = sessions.scripted_session(4)
+    base = await sessions.replay(sessions.BASELINE, session, "paused", tmp_path)
+    default = await sessions.replay({"summarizer": "claude"}, session, "paused", tmp_path)
+    assert base.bills["chat"].requests == default.bills["chat"].requests == 4
+    assert base.dollars > 0 and default.dollars > 0
+    assert base.identifiers == 100.0 and base.versions == default.versions == 0
+
+
+def test_a_locomo_chat_becomes_prompts_and_replies_with_its_session_gaps() -> None:
+    from benchmarks import sessions
+    from benchmarks.common import LOCOMO_DIR
+
+    path = LOCOMO_DIR / "conv-26.json"
+    if not path.exists():
+        pytest.skip("../shared not found")
+    session = sessions.locomo_session(path)
+    assert len(session.user) == len(session.replies) == len(session.gaps) > 100
+    assert max(session.gaps) > 86_400  # days between sessions
+    assert all(q.after < len(session.user) for q in session.questions)
