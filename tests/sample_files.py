@@ -1,4 +1,5 @@
-"""Small, valid files of every kind tui-chat attaches, made in memory (no image library)."""
+"""Small, valid files of every kind tui-chat attaches, made in memory (PDFs written by pypdf or
+by hand with object streams)."""
 
 from __future__ import annotations
 
@@ -45,15 +46,58 @@ def webp(width: int = 300, height: int = 200) -> bytes:
     return b"RIFF" + struct.pack("<I", len(body)) + body
 
 
-def pdf(pages: int = 2) -> bytes:
-    """A small PDF with ``pages`` page objects."""
-    kids = " ".join(f"{3 + i} 0 R" for i in range(pages))
-    objects = [
-        "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
-        f"2 0 obj << /Type /Pages /Kids [{kids}] /Count {pages} >> endobj",
-        *(
-            f"{3 + i} 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >> endobj"
-            for i in range(pages)
-        ),
+def pdf(pages: int = 2, *, password: str | None = None) -> bytes:
+    """A real PDF of ``pages`` blank pages written by pypdf (encrypted with ``password``)."""
+    import io
+
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(612, 792)
+    if password is not None:
+        writer.encrypt(password)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def pdf_object_streams(pages: int) -> bytes:
+    """A PDF 1.5 whose catalog, page tree and pages all sit in one compressed object stream,
+    found through a cross-reference stream (no ``/Type /Page`` in the file's plain bytes)."""
+    inner = [
+        "<< /Type /Catalog /Pages 3 0 R >>",
+        "<< /Type /Pages /Kids ["
+        + " ".join(f"{4 + i} 0 R" for i in range(pages))
+        + f"] /Count {pages} >>",
+        *("<< /Type /Page /Parent 3 0 R /MediaBox [0 0 612 792] >>" for _ in range(pages)),
     ]
-    return ("%PDF-1.4\n" + "\n".join(objects) + "\ntrailer << /Root 1 0 R >>\n%%EOF\n").encode()
+    numbers = list(range(2, 2 + len(inner)))
+    bodies = [body.encode() for body in inner]
+    offsets, at = [], 0
+    for body in bodies:
+        offsets.append(at)
+        at += len(body) + 1
+    header = " ".join(f"{n} {o}" for n, o in zip(numbers, offsets, strict=True)).encode() + b" "
+    raw = header + b"\n".join(bodies) + b"\n"
+    packed = zlib.compress(raw)
+    out = bytearray(b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
+    stream_at = len(out)
+    out += (
+        f"1 0 obj << /Type /ObjStm /N {len(inner)} /First {len(header)} "
+        f"/Filter /FlateDecode /Length {len(packed)} >> stream\n"
+    ).encode()
+    out += packed + b"\nendstream endobj\n"
+    xref_number = 2 + len(inner)
+    xref_at = len(out)
+    rows = [struct.pack(">BIH", 0, 0, 0xFFFF), struct.pack(">BIH", 1, stream_at, 0)]
+    rows += [struct.pack(">BIH", 2, 1, index) for index in range(len(inner))]
+    rows.append(struct.pack(">BIH", 1, xref_at, 0))
+    table = zlib.compress(b"".join(rows))
+    out += (
+        f"{xref_number} 0 obj << /Type /XRef /Size {xref_number + 1} /W [1 4 2] /Root 2 0 R "
+        f"/Filter /FlateDecode /Length {len(table)} >> stream\n"
+    ).encode()
+    out += table + b"\nendstream endobj\n"
+    out += f"startxref\n{xref_at}\n%%EOF\n".encode()
+    return bytes(out)

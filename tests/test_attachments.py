@@ -58,7 +58,7 @@ def test_pdf_pages_and_text_files() -> None:
         ("long.pdf", sample_files.pdf(101), "at most 100 per request"),
         (
             "secret.pdf",
-            sample_files.pdf(1).replace(b"trailer <<", b"trailer << /Encrypt 9 0 R"),
+            sample_files.pdf(1, password="s3cret"),
             "encrypted",
         ),
         ("blob.bin", b"\x00\x01\x02binary", "not an image"),

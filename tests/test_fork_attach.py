@@ -205,7 +205,7 @@ async def test_an_oversized_or_missing_file_is_refused_before_anything_is_stored
     conv = await service.new_conversation()
     big = tmp_path / "huge.png"
     big.write_bytes(sample_files.png(10, 10, filler=6 * 1024 * 1024))
-    with pytest.raises(AttachmentError, match=r"huge\.png is 6\.0 MB; Claude accepts images"):
+    with pytest.raises(AttachmentError, match=r"huge\.png is 6\.0 MB, 8\.0 MB once encoded"):
         read_attachment(big)
     with pytest.raises(AttachmentError, match="does not exist"):
         read_attachment(tmp_path / "nope.png")

@@ -12,9 +12,11 @@ block (base64), a ``document`` block (PDF, base64) or a ``text`` block with the 
 
 Limits and costs, from Claude's documentation (vision and PDF support pages, 2026):
 
-- images: JPEG, PNG, GIF or WebP; at most 5 MB each and 8000×8000 px (2000×2000 px when a
+- images: JPEG, PNG, GIF or WebP; at most 5 MB each *as base64*, which is how the API counts
+  (a file of about 3.75 MB), at least 1×1 and at most 8000×8000 px (2000×2000 px when a
   request holds more than 20 images); at most 100 images per request;
-- PDFs: at most 100 pages per request, no password or encryption;
+- PDFs: at most 100 pages per request (counted by a real parser, pypdf), no password or
+  encryption, readable;
 - a whole request: at most 32 MB;
 - an image costs about ``width × height / 750`` tokens once scaled to fit 1568 px on its long
   edge (and ~1,600 tokens at most); a PDF page costs 1,500–3,000 tokens of text plus the page as
@@ -32,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tui_chat.core.filetypes import image_type, pdf_pages, utf8_text
+from tui_chat.core.filetypes import PdfProblem, image_type, pdf_pages, utf8_text
 from tui_chat.core.models import ContentBlock, Message
 
 AttachmentKind = Literal["image", "document", "text"]
@@ -193,15 +195,26 @@ def describe(name: str, data: bytes) -> Attachment:
     return Attachment(name, "text", TEXT_MEDIA_TYPE, data, text=text)
 
 
+def encoded_size(size: int) -> int:
+    """Bytes of ``size`` bytes once base64-encoded, as the API receives and counts them."""
+    return math.ceil(size / 3) * 4
+
+
 def _image(name: str, media_type: str, data: bytes, size: tuple[int, int] | None) -> Attachment:
-    if len(data) > MAX_IMAGE_BYTES:
+    # The API's 5 MB is counted on the base64 it receives, a third more than the file.
+    if encoded_size(len(data)) > MAX_IMAGE_BYTES:
         raise AttachmentError(
-            f"{name} is {human_size(len(data))}; Claude accepts images of at most "
-            f"{human_size(MAX_IMAGE_BYTES)}"
+            f"{name} is {human_size(len(data))}, {human_size(encoded_size(len(data)))} once "
+            f"encoded for the API; Claude accepts images of at most "
+            f"{human_size(MAX_IMAGE_BYTES)} encoded (a file of about "
+            f"{human_size(MAX_IMAGE_BYTES * 3 // 4)})"
         )
+    kind = media_type.split("/")[1].upper()
     if size is None:
-        raise AttachmentError(f"{name}: a damaged {media_type.split('/')[1].upper()} image")
+        raise AttachmentError(f"{name}: a damaged {kind} image")
     width, height = size
+    if width <= 0 or height <= 0:
+        raise AttachmentError(f"{name}: a {kind} image of {width}×{height} px has no pixels")
     if max(width, height) > MAX_IMAGE_SIDE:
         raise AttachmentError(
             f"{name} is {width}×{height} px; Claude accepts at most "
@@ -216,9 +229,10 @@ def _pdf(name: str, data: bytes) -> Attachment:
             f"{name} is {human_size(len(data))}; a request can be at most "
             f"{human_size(MAX_REQUEST_BYTES)}"
         )
-    if b"/Encrypt" in data:
-        raise AttachmentError(f"{name} is encrypted; Claude reads PDFs without a password only")
-    pages = pdf_pages(data)
+    try:
+        pages = pdf_pages(data)
+    except PdfProblem as exc:
+        raise AttachmentError(f"{name}: {exc}") from None
     if pages > MAX_PDF_PAGES:
         raise AttachmentError(
             f"{name} has {pages} pages; Claude reads at most {MAX_PDF_PAGES} per request"
@@ -256,7 +270,7 @@ def check_request(attachments: Iterable[Mapping[str, Any]]) -> None:
             f"{pages} PDF pages; Claude reads at most {MAX_PDF_PAGES} per request"
         )
     # base64 makes binary data a third larger.
-    total = sum(math.ceil(int(r.get("size") or 0) / 3) * 4 for r in refs if r.get("kind") != "text")
+    total = sum(encoded_size(int(r.get("size") or 0)) for r in refs if r.get("kind") != "text")
     if total > MAX_REQUEST_BYTES:
         raise AttachmentError(
             f"the attachments make a {human_size(total)} request; Claude accepts at most "

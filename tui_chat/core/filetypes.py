@@ -1,13 +1,13 @@
 """What a file is, told from its bytes (never its extension): the image formats Claude reads
 with their size in pixels, PDFs with their page count, and UTF-8 text.
 
-Only the headers are read (no image library): PNG's IHDR, GIF's screen descriptor, JPEG's
-start-of-frame segment, WebP's VP8/VP8L/VP8X chunk, and a PDF's page objects.
+Images: only the headers are read (no image library): PNG's IHDR, GIF's screen descriptor,
+JPEG's start-of-frame segment, WebP's VP8/VP8L/VP8X chunk. PDFs are parsed with pypdf (imported
+when a PDF is first attached), which reads compressed object streams and refuses junk.
 """
 
 from __future__ import annotations
 
-import re
 import struct
 from collections.abc import Callable
 
@@ -71,24 +71,43 @@ _IMAGE_SIGNATURES: tuple[
     (lambda d: d[:4] == b"RIFF" and d[8:12] == b"WEBP", "image/webp", _webp_size),
 )
 
-_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
-_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b")
+
+class PdfProblem(ValueError):
+    """A file that starts like a PDF but cannot be read as one (the reason is the message)."""
 
 
 def pdf_pages(data: bytes) -> int:
-    """The page count of a PDF, read from its page objects (0 when it cannot be told).
+    """The page count of a PDF, read with a real PDF parser (pypdf), as the API reads it:
+    page trees in compressed object streams count too.
 
     Args:
         data: The PDF's bytes.
 
     Returns:
-        The number of pages; 0 when they sit in compressed object streams.
+        The number of pages (at least 1).
+
+    Raises:
+        PdfProblem: the file is not a readable PDF, is encrypted, or has no pages.
     """
-    pages = len(_PAGE.findall(data))
-    if pages:
-        return pages
-    counts = [int(a or b) for a, b in _COUNT.findall(data)]
-    return max(counts) if counts else 0
+    import io
+    import logging
+
+    from pypdf import PdfReader
+    from pypdf.errors import PyPdfError
+
+    logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # its repair notes are not ours
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            raise PdfProblem("it is encrypted; Claude reads PDFs without a password only")
+        pages = len(reader.pages)
+    except PdfProblem:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        raise PdfProblem(f"not a readable PDF ({type(exc).__name__}: {exc})") from None
+    if pages < 1:
+        raise PdfProblem("a PDF with no pages")
+    return pages
 
 
 def image_type(data: bytes) -> tuple[str, tuple[int, int] | None] | None:

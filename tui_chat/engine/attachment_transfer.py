@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from tui_chat.core.attachments import Attachment, AttachmentError, describe, is_ref, refs
@@ -71,8 +73,17 @@ def parse_attachments(raw: Any, where: str) -> dict[str, bytes]:
     return found
 
 
+@functools.lru_cache(maxsize=32)
+def _measured(data: bytes) -> Attachment:
+    """The file measured once per import however many messages name it (``AttachmentError``
+    is not cached: it is raised again)."""
+    return describe("file", data)
+
+
 def check_refs(content: list[dict[str, Any]], files: Mapping[str, bytes], where: str) -> None:
-    """Refuse reference blocks naming a file the import does not carry, or a changed kind.
+    """Refuse reference blocks naming a file the import does not carry, or a changed kind;
+    replace every other claim of a block with what the file measures (size, pixels, pages,
+    tokens, a text file's text): an import is trusted with nothing that can be measured.
 
     Raises:
         AttachmentImportError: with the place and the reason.
@@ -85,12 +96,18 @@ def check_refs(content: list[dict[str, Any]], files: Mapping[str, bytes], where:
             raise AttachmentImportError(
                 f"{where}[{index}]: the file {block.get('name')!r} is not in the export"
             )
+        name = str(block.get("name") or "file")
         try:
-            found = describe(str(block.get("name") or "file"), data)
-        except AttachmentError as exc:
-            raise AttachmentImportError(f"{where}[{index}]: {exc}") from None
+            found = replace(_measured(data), name=name)
+        except AttachmentError:
+            try:
+                describe(name, data)  # the reason, naming the file
+            except AttachmentError as exc:
+                raise AttachmentImportError(f"{where}[{index}]: {exc}") from None
+            raise
         if found.kind != block.get("kind"):
             raise AttachmentImportError(f"{where}[{index}]: {found.name} is not a {block['kind']}")
+        content[index] = dict(found.ref())
 
 
 async def import_attachments(store: Store, files: Mapping[str, bytes]) -> None:
