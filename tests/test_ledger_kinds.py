@@ -50,6 +50,8 @@ def test_ticket_keys_and_line_references_are_their_own_kinds(value: str, kind: s
         ("decode it as UTF-8 first", "UTF-8"),
         ("hash with SHA-256", "SHA-256"),
         ("dates are ISO-8601", "ISO-8601"),
+        ("compare it with GPT-4 output", "GPT-4"),
+        ("encrypted with AES-256", "AES-256"),
     ],
 )
 def test_well_known_names_with_digits_are_not_tickets(text: str, value: str) -> None:

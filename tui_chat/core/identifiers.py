@@ -46,10 +46,13 @@ _PATH = re.compile(
     re.IGNORECASE,
 )
 _NOT_TICKETS = frozenset(
-    ("COVID", "SARS", "MERS", "UTF", "UCS", "SHA", "MD", "ISO", "IEC", "CP", "WIN", "TLS", "SSL")
+    (
+        *("COVID", "SARS", "MERS", "UTF", "UCS", "SHA", "MD", "ISO", "IEC", "CP", "WIN", "TLS"),
+        *("SSL", "AES", "RSA", "GPT", "HTTP", "USB", "DDR", "MPEG", "IPV", "BASE"),
+    )
 )
 """Prefixes of well-known ``NAME-12`` words that are not ticket keys (``COVID-19``, ``UTF-8``,
-``SHA-256``, ``ISO-8601``): the name pass keeps them as names."""
+``SHA-256``, ``ISO-8601``, ``GPT-4``, ``AES-256``): they are kept whole, as names."""
 _TICKET = re.compile(
     r"(?<![\w.#/-])([A-Z][A-Z0-9_]{1,9}-[1-9]\d{0,6})(?![\w-])"  # PROJ-432, ABC-12
     r"|(?<![\w/.-])([\w.-]+/[\w.-]+#\d+)(?![\w-])"  # owner/repo#12
