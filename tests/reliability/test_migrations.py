@@ -28,7 +28,10 @@ from tui_chat.store.send_leases import ORPHAN_ERROR
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCRIPT = FIXTURES / "make_schema_fixture.py"
-FIXTURE_FILES = sorted(FIXTURES.glob("schema_v*.db"))
+FIXTURE_FILES = sorted(
+    FIXTURES.glob("schema_v*.db"), key=lambda p: int(p.stem.removeprefix("schema_v"))
+)
+"""Oldest first by version number (schema_v10 after schema_v9)."""
 
 RENAMED: dict[int, dict[tuple[str, str], str]] = {}
 """Per fixture version, ``(table, old column) -> new column`` for columns a later migration
