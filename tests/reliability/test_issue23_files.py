@@ -157,3 +157,22 @@ def test_an_import_carrying_a_file_the_api_would_refuse_is_refused(
     done = run_main(capsys, "import", str(source))
     assert done.code == 1
     assert "150 pages" in done.err
+
+
+async def test_a_file_the_api_still_refuses_is_named_with_the_reason(
+    make_service: Any, fake_anthropic: Any
+) -> None:
+    service = await make_service()
+    conversation = await service.new_conversation()
+    image = att.describe("wiring.png", sample_files.png(40, 30))
+    fake_anthropic.push(
+        kind="error",
+        status=400,
+        message="messages.0.content.0.image.source.base64: image exceeds 5 MB maximum",
+    )
+    outcome = await service.send(conversation.id, "what is this?", attachments=[image])
+    assert outcome.error is not None
+    assert "wiring.png" in outcome.error.message
+    assert "image exceeds 5 MB maximum" in outcome.error.message
+    assert "probably a bug" not in outcome.error.hint
+    assert "wiring.png" in str(outcome.reply.error)  # stored with the reply, as shown later

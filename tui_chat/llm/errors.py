@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal, get_args
 
-__all__ = ["KINDS", "ChatError", "ErrorKind", "map_error", "scrub"]
+__all__ = ["KINDS", "ChatError", "ErrorKind", "map_error", "name_refused_file", "scrub"]
 
 ErrorKind = Literal[
     "no_key",
@@ -411,3 +411,41 @@ def _host(request: Any) -> str:
         return str(request.url.host) or "the configured endpoint"
     except Exception:
         return "the configured endpoint"
+
+
+_BLOCK_PATH = re.compile(r"messages\.(\d+)\.content\.(\d+)[\w.]*:?\s*(.*)")
+
+
+def name_refused_file(error: ChatError, request: Mapping[str, Any]) -> ChatError:
+    """A request the API refused at an attached file says which file, and why.
+
+    The API names the refused block by its path (``messages.3.content.0…: image exceeds 5 MB
+    maximum``); ``request`` is the built request, whose blocks at those places are still
+    the attachment references, with their names.
+
+    Args:
+        error: The mapped error (:func:`map_error`).
+        request: The request before its attachments were expanded.
+
+    Returns:
+        ``error`` itself unless it is a refused attachment; then the file's name, the API's
+        reason and what to do.
+    """
+    match = _BLOCK_PATH.search(error.message)
+    if error.kind != "bad_request" or match is None:
+        return error
+    try:
+        block = request["messages"][int(match.group(1))]["content"][int(match.group(2))]
+    except (KeyError, IndexError, TypeError):
+        return error
+    if not isinstance(block, Mapping) or block.get("type") != "attachment":
+        return error
+    name = str(block.get("name") or "a file")
+    reason = match.group(3) or error.message
+    return ChatError(
+        "bad_request",
+        f"the API refused the attached file {name} ({error.status}): {reason}",
+        f"{name} is sent again with every request of this conversation: edit the prompt "
+        "that attached it (a fork without the file) or fork before it",
+        status=error.status,
+    )
