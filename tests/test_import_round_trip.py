@@ -113,7 +113,7 @@ async def test_a_json_export_imported_back_is_the_same_conversation(
         return run(isolated_env, "--db", str(isolated_env / "engine.db"), *args)
 
     exported = tmp_path / "fork.json"
-    done = cli("export", fork.id, "--format", "json", "-o", str(exported))
+    done = cli("export", fork.id, "-o", str(exported))  # .json: the JSON export
     assert done.returncode == 0, done.stderr
     imported = cli("import", str(exported), "--json")
     assert imported.returncode == 0, imported.stderr

@@ -308,8 +308,9 @@ async def _export(service: ChatService, args: Args) -> int:
         await service.export_to(conversation.id, args.output, args.fmt, force=args.force)
         print(f"exported {conversation.id} to {args.output}", file=sys.stderr)
         return 0
-    text = await service.export(conversation.id, args.fmt)
-    render.out(text.translate(render.C1_ESCAPES) if args.fmt == "json" else inert(text))
+    fmt = args.fmt or "md"
+    text = await service.export(conversation.id, fmt)
+    render.out(text.translate(render.C1_ESCAPES) if fmt == "json" else inert(text))
     return 0
 
 

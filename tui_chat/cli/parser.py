@@ -39,7 +39,7 @@ class Args(argparse.Namespace):
     version: int
     message_id: int
     note: str
-    fmt: str
+    fmt: str | None
     output: Path | None
     file: Path
     attach: list[Path]
@@ -175,7 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="export a conversation")
     p.add_argument("conv", metavar="CONV")
-    p.add_argument("--format", dest="fmt", choices=("json", "md"), default="md")
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        choices=("json", "md"),
+        help="default: json for an -o file ending .json, else md",
+    )
     p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     _force_flag(p)
 
