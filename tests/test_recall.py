@@ -142,3 +142,22 @@ def test_chit_chat_searches_for_nothing() -> None:
     for text in ("haha nice", "ok thanks", "see you tomorrow", "Thanks!", "nice one", "wow"):
         assert recall_terms(text) == [], text
     assert recall_terms("thanks! when did we adopt the beagle?") == ["adopt", "beagle"]
+
+
+def test_recalled_passages_are_sized_exactly_and_labelled_briefly() -> None:
+    from tui_chat.core.request.recall import as_passages
+    from tui_chat.core.request.render import RECALL_HEADER
+    from tui_chat.core.request.selection import Selector, recall_text
+
+    messages = [msg(i, f"we talked about topic number {i} at some length") for i in range(1, 41)]
+    selector = Selector(
+        Policy(recall_max_excerpts=100), COUNTER, [], as_passages(messages, lambda m: m.text)
+    )
+    whole = recall_text(selector.recall(set(), 100_000))
+    assert "#1 user: we talked about topic number 1" in whole
+    # A limit the whole section just fits takes every passage: none is left out on an estimate.
+    chosen = Selector(
+        Policy(recall_max_excerpts=100), COUNTER, [], as_passages(messages, lambda m: m.text)
+    ).recall(set(), COUNTER.count(whole))
+    assert len(chosen) >= 39  # a line break may merge with its neighbour in the count
+    assert COUNTER.count(RECALL_HEADER) < 40

@@ -49,10 +49,6 @@ class Entry:
     """Tokens of ``text``."""
 
 
-LABEL_TOKENS = 8
-"""About what ``[#id role hh:mm]`` and a line break add to a passage."""
-
-
 class Selector:
     """Picks pins and excerpts for one build; pin entries are rendered and counted once.
 
@@ -127,17 +123,16 @@ class Selector:
         if not text:
             return None
         entry = passage_entry(passage, text)
-        if passage.parts == 1 and passage.message.token_count > 0:
-            tokens = passage.message.token_count + LABEL_TOKENS + header
-        else:
-            tokens = self.counter.count(entry) + header
+        # Counted exactly (with its line break): a message's stored count carries message and
+        # block overheads a recalled line does not, and would leave room unused at 2k.
+        tokens = self.counter.count(entry) + 1 + header
         if tokens > budget:
             label = self.counter.count(passage_entry(passage, "")) + header
             short = fit_text(text, budget - label, self.counter)
             if not short:
                 return None
             entry = passage_entry(passage, short)
-            tokens = self.counter.count(entry) + header
+            tokens = self.counter.count(entry) + 1 + header
             if tokens > budget:
                 return None
         return Recalled(passage, entry, tokens)
