@@ -179,3 +179,11 @@ def test_what_the_user_typed_ranks_before_what_only_replies_said() -> None:
     assert sent and all(e.typed for e in sent)
     assert sent[0].value in ("OPS-19", "src/app/mod_19.py")  # then the newest first
     assert ledger.from_json(ledger.to_json(entries)) == entries
+
+
+def test_a_path_that_a_line_reference_spells_out_is_not_listed_again() -> None:
+    entries = ledger.build([msg(1, "it crashes at src/app/db.py:120"), msg(3, "src/app/db.py")])
+    assert {e.kind for e in entries} == {"line", "path"}
+    text, _ = ledger.render(entries, 500, COUNTER)
+    assert "src/app/db.py:120" in text and text.count("src/app/db.py") == 1
+    assert ledger.ledger_retention(entries, text).rate == 1.0  # the path is still there

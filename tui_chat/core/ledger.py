@@ -69,64 +69,16 @@ _ERROR = re.compile(
     r"|(?:ERR|ERROR)_[A-Z0-9_]+|HTTP \d{3}|errno \d+)(?![\w])"
 )
 _PERSON = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})?)(?![\w])")
-_NOT_PEOPLE = frozenset(
-    (
-        "I",
-        "I'm",
-        "I've",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-        "Python",
-        "JavaScript",
-        "TypeScript",
-        "Rust",
-        "Linux",
-        "Windows",
-        "Docker",
-        "Git",
-        "GitHub",
-        "SQL",
-        "SQLite",
-        "Postgres",
-        "The",
-        "This",
-        "That",
-        "It",
-        "We",
-        "You",
-        "They",
-        "He",
-        "She",
-        "OK",
-        "Yes",
-        "No",
-        "English",
-        "Korean",
-        "API",
-        "CLI",
-        "TUI",
-        "JSON",
-        "HTTP",
-        "URL",
-    )
-)
+_NOT_PEOPLE = frozenset((
+    "I", "I'm", "I've", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+    "Sunday", "January", "February", "March", "April", "May", "June", "July", "August",
+    "September", "October", "November", "December", "Python", "JavaScript", "TypeScript",
+    "Rust", "Linux", "Windows", "Docker", "Git", "GitHub", "SQL", "SQLite", "Postgres", "The",
+    "This", "That", "It", "We", "You", "They", "He", "She", "OK", "Yes", "No", "English",
+    "Korean", "API", "CLI", "TUI", "JSON", "HTTP", "URL",
+))  # fmt: skip
+"""Capitalised words after a small word that are not people's names."""
+
 _CODE_KIND: Mapping[str, str] = {
     "ticket": "ticket",
     "line": "line",
@@ -358,6 +310,18 @@ def _render(
             continue
         chosen.append(entry)
         spent += cost
+    carried = _carried_paths(chosen)
+    if carried:  # a path a chosen line reference spells out (db.py in db.py:120) goes
+        gone = {e for e in chosen if e.kind == "path" and e.value in carried}
+        chosen = [e for e in chosen if e not in gone]
+        spent -= sum(counter.count(e.value) + 1 for e in gone)
+        taken = set(chosen) | gone
+        for entry in order:  # and its room goes to the next that fit
+            cost = counter.count(entry.value) + 1
+            if entry in taken or spent + cost > budget:
+                continue
+            chosen.append(entry)
+            spent += cost
     rich: set[Entry] = set()
     for entry in chosen:  # then, best first, what each is about, while there is room
         extra = counter.count(_entry_text(entry, True)) - counter.count(entry.value)
@@ -372,6 +336,20 @@ def _render(
         chosen.pop()
         text = _section(chosen, rich)
     return (text if chosen else ""), tuple(chosen)
+
+
+_FILE_LINE = re.compile(r"(.+?)(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)")
+
+
+def _carried_paths(chosen: Sequence[Entry]) -> set[str]:
+    """Paths that the chosen line references (``src/app/db.py:120``) hold whole."""
+    paths: set[str] = set()
+    for entry in chosen:
+        if entry.kind == "line":
+            match = _FILE_LINE.fullmatch(entry.value)
+            if match:
+                paths.add(match.group(1))
+    return paths
 
 
 def _section(chosen: Sequence[Entry], rich: set[Entry]) -> str:
