@@ -429,39 +429,49 @@ def run(options: Options) -> list[Row]:
     dialogues = [load_dialogue(p) for p in paths]
     presets = list(PRESETS)
     windows = QUICK_WINDOWS if options.quick else WINDOWS
-    coding_windows = CODING_WINDOWS[:1] if options.quick else CODING_WINDOWS
+    coding_points = CODING_POINTS[:1] if options.quick else CODING_POINTS
     # One pool for both kinds of work; the coding session's (longer) ones go first.
     calls: list[tuple[Callable[[Any], Any], Any]] = [
-        (_coding_retention, window) for window in coding_windows
+        (_coding_retention, point) for point in coding_points
     ]
     calls += [(evaluate_task, task) for task in tasks_for(dialogues, presets, windows)]
     results = parallel_calls(calls, options.jobs)
-    tallies, stats = merged(results[len(coding_windows) :])
+    tallies, stats = merged(results[len(coding_points) :])
     asked = sum(len(d.questions) for d in dialogues)
     skipped = sum(d.skipped for d in dialogues)
     names = ", ".join(d.name for d in dialogues)
     note = f"{asked} questions ({names}; {skipped} without usable evidence left out)"
-    retention = results[: len(coding_windows)]
-    return rows_for(tallies, stats, presets, windows, note) + coding_rows(coding_windows, retention)
+    retention = results[: len(coding_points)]
+    return rows_for(tallies, stats, presets, windows, note) + coding_rows(coding_points, retention)
 
 
-CODING_WINDOWS: tuple[int | None, ...] = (None, 200_000, 8_000)
-"""Identifier retention: at the model's own window, at 200k and at 8k."""
+CODING_POINTS: tuple[tuple[int | None, int | None], ...] = (
+    (None, None),
+    (None, 64_000),
+    (None, 32_000),
+    (8_000, None),
+)
+"""Identifier retention at ``(context window, working budget)`` (``None``: the default): at the
+default budget, at 64k and 32k budgets, and at an 8k window."""
 TARGET_RETENTION = 95.0
 """Issue 18: identifier retention ≥ 95 % on the coding session at the default budget."""
 
 
 def coding_rows(
-    windows: Sequence[int | None], results: Sequence[tuple[float, dict[str, Any]]]
+    points: Sequence[tuple[int | None, int | None]],
+    results: Sequence[tuple[float, dict[str, Any]]],
 ) -> list[Row]:
     """Identifier retention per kind of the default preset on the generated coding session,
-    one row per window (``results`` from :func:`_coding_retention`)."""
+    one row per point of :data:`CODING_POINTS` (``results`` from :func:`_coding_retention`)."""
     from benchmarks import coding
     from tui_chat.core.presets import DEFAULT_PRESET
 
     rows: list[Row] = []
-    for window, (rate, data) in zip(windows, results, strict=True):
-        label = "the model's window" if window is None else f"a {window // 1000}k window"
+    for (window, budget), (rate, data) in zip(points, results, strict=True):
+        if window is not None:
+            label = f"a {window // 1000}k window"
+        else:
+            label = "the default budget" if budget is None else f"a {budget // 1000}k budget"
         kinds = ", ".join(
             f"{k} {100 * v['kept'] / v['total']:.0f}" for k, v in data["by_kind"].items()
         )
@@ -472,18 +482,18 @@ def coding_rows(
                 f"{label}",
                 100 * rate,
                 "%",
-                ge=TARGET_RETENTION if window is None else None,
+                ge=TARGET_RETENTION if window is None and budget is None else None,
                 note=f"{data['kept']} of {data['total']} (summary + ledger); per kind: {kinds}",
             )
         )
     return rows
 
 
-def _coding_retention(window: int | None) -> tuple[float, dict[str, Any]]:
-    """The coding session's retention at one window: its rate and its JSON form."""
+def _coding_retention(point: tuple[int | None, int | None]) -> tuple[float, dict[str, Any]]:
+    """The coding session's retention at one ``(window, budget)``: its rate and JSON form."""
     from benchmarks import coding
 
-    kept = coding.run_measure(None, window)
+    kept = coding.run_measure(None, *point)
     return kept.rate, kept.to_json()
 
 
