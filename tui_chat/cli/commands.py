@@ -359,6 +359,7 @@ async def _doctor(service: ChatService, args: Args) -> int:
         report["integrity"] == "ok"
         and str(report["search_index"]).startswith(("ok", "not checked"))
         and str(report["tokenizer"]).startswith("ok")
+        and str(report.get("summaries", "ok")) == "ok"
     )
     return 0 if healthy else 1
 

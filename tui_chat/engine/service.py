@@ -487,8 +487,8 @@ class ChatService(SummaryVersions):
         report["integrity"] = await self.store.integrity_check()
         report["search_index"] = await self.store.search_index()
         try:
-            conversations = await self.store.conversations.all(include_archived=True)
-            report["conversations"] = len(conversations)
+            report["summaries"] = await self.store.summaries.check_blocks()
+            report["conversations"] = len(await self.store.conversations.all(include_archived=True))
         except sqlite3.DatabaseError as exc:
             report["conversations"] = f"unreadable: {exc}"
         return report

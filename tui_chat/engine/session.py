@@ -34,10 +34,11 @@ from tui_chat.engine.events import (
     SendWaiting,
     UserMessageSaved,
 )
+from tui_chat.engine.failures import explain_refusal
 from tui_chat.engine.send_lock import SendLock
 from tui_chat.engine.tail import TailCache
 from tui_chat.llm.client import ClaudeClient, StreamResult
-from tui_chat.llm.errors import ChatError, name_refused_file
+from tui_chat.llm.errors import ChatError
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
 
@@ -275,8 +276,10 @@ class ChatSession:
                 result = StreamResult(content=[], text="", error=problem)
             else:
                 result = await self.client.stream(request, on_text)
-                if result.error is not None:  # a refused attached file is named
-                    result.error = name_refused_file(result.error, built.request)
+                if result.error is not None:  # a refused file or summary block is named
+                    result.error = await explain_refusal(
+                        self.store, conversation_id, result.error, built.request
+                    )
         except BaseException as exc:
             # Cancelled (escape, a signal) or broken: keep every character that arrived.
             partial = "".join(chunks)

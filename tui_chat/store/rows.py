@@ -131,9 +131,37 @@ def summary_from(row: sqlite3.Row) -> Summary:
         completed_at=row["completed_at"],
         fields=json.loads(row["fields"] or "{}"),
         call=call_from(row),
-        compaction_block=json.loads(row["compaction_block"]) if row["compaction_block"] else None,
+        compaction_block=compaction_block(row["compaction_block"]),
         ledger=json.loads(row["ledger"] or "[]"),
     )
+
+
+def block_problem(raw: str | None) -> str | None:
+    """What is wrong with a stored server-compaction block (``None``: nothing, or no block).
+
+    The block goes back to the API exactly as received; one that is not the JSON object of a
+    ``compaction`` block with its text would fail every send (or crash the reader).
+    """
+    if not raw:
+        return None
+    try:
+        block = json.loads(raw)
+    except (ValueError, RecursionError):
+        return "not valid JSON"
+    if not isinstance(block, dict) or block.get("type") != "compaction":
+        return "not a compaction block"
+    if not isinstance(block.get("content"), str) or not block["content"]:
+        return "a compaction block without its text"
+    return None
+
+
+def compaction_block(raw: str | None) -> dict[str, Any] | None:
+    """The stored block, or ``None`` when there is none or it is damaged (:func:`block_problem`):
+    the version is then sent as its text summary, and ``doctor`` reports the damage."""
+    if not raw or block_problem(raw) is not None:
+        return None
+    block: dict[str, Any] = json.loads(raw)
+    return block
 
 
 def call_from(row: sqlite3.Row) -> SummaryCall | None:

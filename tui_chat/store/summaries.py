@@ -25,6 +25,7 @@ from tui_chat.store.errors import Conflict, NotFound
 from tui_chat.store.owners import owner_is_dead
 from tui_chat.store.rows import (
     SUMMARY_COLUMNS,
+    block_problem,
     clean_text,
     clean_value,
     qualified,
@@ -112,6 +113,28 @@ class Summaries:
             (conversation_id,),
         )
         return [summary_from(r) for r in rows]
+
+    async def check_blocks(self) -> str:
+        """``ok``, or each version whose server-compaction block is damaged and what to do."""
+        rows = await self._sql.all(
+            "SELECT s.conversation_id, s.version, s.compaction_block, "
+            "c.active_summary_id = s.id FROM summaries s "
+            "JOIN conversations c ON c.id = s.conversation_id "
+            "WHERE s.compaction_block IS NOT NULL ORDER BY s.conversation_id, s.version"
+        )
+        found = [
+            f"{r[0]} version {r[1]}{' (in force)' if r[3] else ''}: {why}"
+            for r in rows
+            if (why := block_problem(r[2])) is not None
+        ]
+        if not found:
+            return "ok"
+        return (
+            f"{len(found)} damaged compaction block(s), sent as text summaries: "
+            + "; ".join(found)
+            + " — `tui-chat rollback CONV VERSION` puts another version in force, "
+            "`tui-chat regenerate CONV VERSION` makes a new one"
+        )
 
     async def active(self, conversation_id: str) -> Summary | None:
         """The version in force, if any."""
