@@ -81,11 +81,9 @@ class ImportedMessage:
     created_at: str | None
     status: str
     pinned_note: str | None
-    source_id: int | None = None
-    model: str | None = None
-    usage: Usage | None = None
-    stop_reason: str | None = None
-    error: str | None = None
+    exported: dict[str, Any] | None = None
+    """Our export's id, model, usage, stop reason and error of the message (one slot: a
+    100,000-message import holds one of these per message)."""
 
 
 def export_json(
@@ -213,7 +211,7 @@ def _exported(item: dict[str, Any], where: str) -> dict[str, Any]:
         if isinstance(item.get(key), str):
             out[key] = item[key]
     if isinstance(item.get("id"), int) and not isinstance(item["id"], bool):
-        out["source_id"] = item["id"]
+        out["id"] = item["id"]
     if isinstance(item.get("usage"), dict):
         try:
             out["usage"] = Usage.from_dict(item["usage"])
@@ -307,13 +305,13 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
                 created_at=created,
                 status=status,
                 pinned_note=(note or "") if ours and item.get("pinned") else None,
-                **(_exported(item, where) if ours else {}),
+                exported=_exported(item, where) if ours else None,
             )
         )
     fields: dict[str, Any] = {"title": title, "system": system, "attachments": files}
     if ours:
         try:
-            ids = [m.source_id for m in messages]
+            ids = [m.exported.get("id") if m.exported else None for m in messages]
             fields["summaries"] = parse_summaries(data.get("summaries"), ids, str(path))
             fields["fork"] = parse_fork(data.get("fork"), str(path))
         except RestoreError as exc:
@@ -371,6 +369,7 @@ async def import_conversation(
         model=fields.get("model", default_model),
         system_prompt=fields["system"],
         settings=fields.get("settings", {}),
+        importing=True,  # hidden until done; a killed import is removed at the next open
     )
     try:
         try:
@@ -387,10 +386,7 @@ async def import_conversation(
                 "token_count": counter.count_message(m.role, m.content),  # type: ignore[arg-type]
                 "status": m.status,
                 "created_at": m.created_at,
-                "model": m.model,
-                "usage": m.usage,
-                "stop_reason": m.stop_reason,
-                "error": m.error,
+                **{k: v for k, v in (m.exported or {}).items() if k != "id"},
             }
             for m in messages
         )
@@ -403,6 +399,7 @@ async def import_conversation(
         await restore(store, conversation.id, fields.get("summaries", []), fields.get("fork"))
         if digest is not None:
             await store.imports.record(conversation.id, digest)
+        await store.conversations.imported(conversation.id)
     except BaseException:
         await store.conversations.delete(conversation.id)
         raise
