@@ -108,3 +108,23 @@ async def test_files_stay_with_the_draft_and_backspace_removes_one(
         await settle(pilot)
         kept = await keyed_service.drafts.files(first.id)
         assert [a.name for a in kept] == ["plot.png"]
+
+
+async def test_an_edit_cancelled_brings_the_draft_files_back(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    image = tmp_path / "kept.png"
+    image.write_bytes(sample_files.png(40, 30))
+    conversation = await keyed_service.new_conversation()
+    await keyed_service.send(conversation.id, "first prompt")
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await _attach(pilot, screen, image)
+        await pilot.press("f5", "up")  # the prompt
+        await pilot.press("e")
+        await until(pilot, lambda: screen.composer.text == "first prompt")
+        await until(pilot, lambda: screen.pending == [])  # the prompt had no files
+        await pilot.press("escape")
+        await until(pilot, lambda: [a.name for a in screen.pending] == ["kept.png"])
+        assert "kept.png" in _chips(screen)

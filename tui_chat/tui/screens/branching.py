@@ -165,6 +165,13 @@ class BranchView(ChatView):
             self.notify("Edit cancelled.")
             event.stop()
             event.prevent_default()
+            self.run_worker(self._draft_files_back(), exit_on_error=False)
+
+    async def _draft_files_back(self) -> None:
+        """The draft's own files, shown again (an edit's files stood in for them)."""
+        if self.conversation is not None and self.editing is None:
+            self.pending = await self.app.service.drafts.files(self.conversation.id)
+            self._show_pending()
 
     def _selected(self) -> MessageView | None:
         view = self.chat.selected_view
