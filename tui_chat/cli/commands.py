@@ -340,8 +340,9 @@ async def _doctor(service: ChatService, args: Args) -> int:
 
     config_file = paths.config_path()
     if args.repair:
-        count = await service.repair_search_index()
+        count, removed = await service.repair()
         print(f"search index rebuilt from {count} messages", file=sys.stderr)
+        print(f"{removed} attached file(s) nothing refers to removed", file=sys.stderr)
     checks = await service.doctor()
     # The database first, then the config file (which the CLI, not the engine, reads).
     report: dict[str, str | int | bool] = {

@@ -465,13 +465,11 @@ class ChatService(SummaryVersions):
 
     # -- diagnostics ---------------------------------------------------------------------
 
-    async def repair_search_index(self) -> int:
-        """Rebuild the full-text index from the messages (which are not changed).
-
-        Returns:
-            How many messages the rebuilt index holds.
-        """
-        return await self.store.rebuild_search_index()
+    async def repair(self) -> tuple[int, int]:
+        """Rebuild the search index from the messages (not changed) and remove the attached
+        files nothing refers to; returns (messages indexed, files removed)."""
+        indexed = await self.store.rebuild_search_index()
+        return indexed, await self.store.attachments.remove_unreferenced()
 
     async def doctor(self) -> dict[str, str | int]:
         """Database path, key presence (never the key), endpoint, tokenizer, integrity."""

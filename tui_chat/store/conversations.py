@@ -7,6 +7,7 @@ from typing import Any
 
 from tui_chat.core.models import Conversation, ConversationInfo, utc_now
 from tui_chat.store.errors import NotFound
+from tui_chat.store.owners import new_owner, owner_is_dead
 from tui_chat.store.rows import (
     CONVERSATION_COLUMNS,
     clean_text,
@@ -15,6 +16,9 @@ from tui_chat.store.rows import (
     to_json,
 )
 from tui_chat.store.sql import Sql
+
+IMPORTING = "importing:"
+"""``archived_at`` of a conversation being imported, followed by its owner (store/owners.py)."""
 
 _UPDATABLE = frozenset({"title", "model", "system_prompt", "settings", "archived_at"})
 
@@ -35,14 +39,20 @@ class Conversations:
         settings: dict[str, Any] | None = None,
         conversation_id: str | None = None,
         created_at: str | None = None,
+        importing: bool = False,
     ) -> Conversation:
-        """Create a conversation and return it."""
+        """Create a conversation and return it.
+
+        ``importing`` creates it hidden (archived) and marked with this process as its owner
+        until :meth:`imported`: a process killed mid-import leaves nothing the list shows, and
+        :meth:`remove_dead_imports` deletes what it left at the next open.
+        """
         now = created_at or utc_now()
         cid = conversation_id or uuid.uuid4().hex[:12]
         async with self._sql.transaction() as db:
             await db.execute(
                 f"INSERT INTO conversations ({CONVERSATION_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
                 (
                     cid,
                     clean_text(title),
@@ -51,9 +61,29 @@ class Conversations:
                     to_json(settings or {}),
                     now,
                     now,
+                    f"{IMPORTING}{new_owner()}" if importing else None,
                 ),
             )
         return await self.get(cid)
+
+    async def imported(self, conversation_id: str) -> None:
+        """An import finished: the conversation is shown (see :meth:`create`)."""
+        async with self._sql.transaction() as db:
+            await db.execute(
+                "UPDATE conversations SET archived_at = NULL WHERE id = ? AND archived_at LIKE ?",
+                (conversation_id, f"{IMPORTING}%"),
+            )
+
+    async def remove_dead_imports(self) -> int:
+        """Delete the conversations of imports whose process died; returns how many."""
+        rows = await self._sql.all(
+            "SELECT id, archived_at FROM conversations WHERE archived_at LIKE ?",
+            (f"{IMPORTING}%",),
+        )
+        dead = [str(r[0]) for r in rows if owner_is_dead(str(r[1]).removeprefix(IMPORTING))]
+        for conversation_id in dead:
+            await self.delete(conversation_id)
+        return len(dead)
 
     async def get(self, conversation_id: str) -> Conversation:
         """The conversation with this exact id. Raises :class:`NotFound`."""

@@ -26,7 +26,6 @@ from tui_chat.store.drafts import Drafts
 from tui_chat.store.errors import StoreError
 from tui_chat.store.forks import Forks
 from tui_chat.store.imports import Imports
-from tui_chat.store.imports import Imports
 from tui_chat.store.messages import Messages
 from tui_chat.store.opening import Snapshot, open_database
 from tui_chat.store.search import Search
@@ -60,8 +59,6 @@ class Store:
     """The unsent draft of each conversation."""
     imports: Imports
     """Which file each import came from; what an import restores beyond messages."""
-    imports: Imports
-    """Which file each import came from; what an import restores beyond messages."""
     access: Access
     """Whether the file is writable (and if not, why and what to do)."""
 
@@ -79,7 +76,6 @@ class Store:
         self.attachments = Attachments(self._sql)
         self.forks = Forks(self._sql)
         self.drafts = Drafts(self._sql)
-        self.imports = Imports(self._sql)
         self.imports = Imports(self._sql)
         self.access = Access(read_only=False)
         self._snapshot: Snapshot | None = None  # the private copy read (store/opening.py)
@@ -112,6 +108,8 @@ class Store:
         try:
             await search_index.bypass_if_missing(self._sql)
             await self.send_leases.settle_orphans()
+            if await self.conversations.remove_dead_imports():  # killed mid-import
+                await self.attachments.remove_unreferenced()
         except sqlite3.DatabaseError as exc:
             if not str(getattr(exc, "sqlite_errorname", "")).startswith(
                 ("SQLITE_CORRUPT", "SQLITE_BUSY", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY")
