@@ -82,3 +82,33 @@ def test_summary_text_json_and_summaries_agree(isolated_env: Path, tmp_path: Pat
     assert f"identifiers kept (summary + ledger): {kept}/{total}" in text
     lines = run(isolated_env, "summaries", cid, key=None).stdout
     assert f"ids {kept}/{total}" in lines
+
+
+def test_figures_of_many_versions_keep_pairs_and_only_the_last_answers_whole() -> None:
+    from tui_chat.core.ledger import Retention
+    from tui_chat.engine.versions import KeptFigures
+
+    kept = KeptFigures()
+    for n in range(20):
+        kept.put((n,), Retention({"path": n}, {"path": 20}, [("path", f"p{n}")] * (20 - n)))
+    assert len(kept.full) == KeptFigures.FULL and len(kept.figures) == 20
+    assert kept.figures[(0,)] == (0, 20) and kept.get((0,)) is None
+    assert kept.get((19,)) is not None
+    kept.clear()
+    assert not kept.figures and not kept.full
+
+
+async def test_a_retention_figure_leaves_the_request_builds_ledger_cache_alone(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "chat.db"
+    service = await ChatService.open(Config(db_path=db, api_key=None), db)
+    try:
+        cid = await _compacted(service, tmp_path)
+        await service.context(cid, "What next?")
+        before = ledger._render.cache_info()
+        await service.summaries(cid)
+        after = ledger._render.cache_info()
+        assert (after.hits, after.misses) == (before.hits, before.misses)
+    finally:
+        await service.close()

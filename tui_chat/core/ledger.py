@@ -267,6 +267,7 @@ def render(
     counter: TokenCounter,
     pinned: Iterable[int] = (),
     already: str = "",
+    keep: bool = True,
 ) -> tuple[str, list[Entry]]:
     """The ledger section within ``budget`` tokens: the best-ranked entries, listed by kind.
 
@@ -276,13 +277,16 @@ def render(
         counter: The token counter.
         pinned: Ids of pinned messages (their identifiers rank first).
         already: Text sent next to it (the summary): identifiers it holds are not repeated.
+        keep: Keep the answer for the next call with the same inputs (a request build does;
+            a retention figure of some other version would only push the build's out).
 
     Returns:
         ``(section text, entries sent)``; the empty string when nothing fits.
     """
     if budget <= 0 or not entries:
         return "", []
-    text, sent = _render(tuple(entries), budget, counter, tuple(sorted(set(pinned))), already)
+    work = _render if keep else _render.__wrapped__
+    text, sent = work(tuple(entries), budget, counter, tuple(sorted(set(pinned))), already)
     return text, list(sent)
 
 

@@ -58,6 +58,7 @@ def sent_memory(
         counter,
         pinned,
         already=section,
+        keep=False,
     )
     carried = summary.text if block else section
     return PARAGRAPH.join(t for t in (carried, sent) if t)

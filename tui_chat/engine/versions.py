@@ -7,6 +7,7 @@ these actions and provides the store, the worker, the counter and the policy the
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -25,8 +26,42 @@ from tui_chat.store.repository import Store
 
 __all__ = ["SummaryVersions"]
 
-_MEMO_SIZE = 256
-"""Retention figures kept per service (a version's figure changes only with the settings)."""
+
+class KeptFigures:
+    """Retention figures already worked out, by version and settings (a version's figure
+    changes only with the settings): the ``(kept, total)`` pair of many versions (the timeline
+    lists every one) and the whole per-kind answer of the last few (the inspector and the CLI
+    show one at a time), so a long list of versions holds no per-identifier detail."""
+
+    FIGURES = 4_096
+    FULL = 8
+
+    def __init__(self) -> None:
+        """Nothing kept yet."""
+        self.figures: dict[tuple[object, ...], tuple[int, int]] = {}
+        self.full: OrderedDict[tuple[object, ...], Retention] = OrderedDict()
+
+    def clear(self) -> None:
+        """Forget every figure."""
+        self.figures.clear()
+        self.full.clear()
+
+    def get(self, key: tuple[object, ...]) -> Retention | None:
+        """The whole answer for ``key``, if it is still kept."""
+        found = self.full.get(key)
+        if found is not None:
+            self.full.move_to_end(key)
+        return found
+
+    def put(self, key: tuple[object, ...], retention: Retention) -> None:
+        """Keep an answer (and its pair)."""
+        self.full[key] = retention
+        self.full.move_to_end(key)
+        while len(self.full) > self.FULL:
+            self.full.popitem(last=False)
+        if len(self.figures) >= self.FIGURES:
+            self.figures.clear()
+        self.figures[key] = (sum(retention.kept.values()), sum(retention.total.values()))
 
 
 class SummaryVersions:
@@ -35,7 +70,7 @@ class SummaryVersions:
     store: Store
     worker: CompactionWorker
     counter: TokenCounter
-    _retention_kept: dict[tuple[object, ...], Retention]
+    _retention_kept: KeptFigures
 
     if TYPE_CHECKING:  # provided by ChatService
 
@@ -116,18 +151,12 @@ class SummaryVersions:
         versions: Sequence[Summary],
         settings: tuple[Policy, int, tuple[int, ...]],
     ) -> Retention:
-        policy, usable, pinned = settings
-        key = (
-            summary.id,
-            summary.status,
-            policy.summary_max_tokens,
-            ledger_budget(policy, usable),
-            pinned,
-        )
         memo = self._retention_memo()
+        key = _key(summary, settings)
         found = memo.get(key)
         if found is not None:
             return found
+        policy, usable, pinned = settings
         sources: list[str] | None = None
         if not _ledger_complete(summary, versions):
             sources = await self.store.messages.texts(
@@ -136,16 +165,13 @@ class SummaryVersions:
         found = await asyncio.to_thread(
             memory_retention, summary, policy, usable, self.counter, pinned, sources
         )
-        if len(memo) >= _MEMO_SIZE:
-            memo.clear()
-        memo[key] = found
+        memo.put(key, found)
         return found
 
-    def _retention_memo(self) -> dict[tuple[object, ...], Retention]:
-        memo: dict[tuple[object, ...], Retention] | None = getattr(self, "_retention_kept", None)
+    def _retention_memo(self) -> KeptFigures:
+        memo: KeptFigures | None = getattr(self, "_retention_kept", None)
         if memo is None:
-            memo = {}
-            self._retention_kept = memo
+            memo = self._retention_kept = KeptFigures()
         return memo
 
     async def _with_retention(
@@ -161,11 +187,11 @@ class SummaryVersions:
                 out.append(summary)
                 continue
             settings = settings or await self._memory_settings(conversation_id)
-            kept = await self._retention(conversation_id, summary, versions, settings)
-            total = sum(kept.total.values())
-            out.append(
-                replace(summary, identifiers_kept=sum(kept.kept.values()), identifiers_total=total)
-            )
+            pair = self._retention_memo().figures.get(_key(summary, settings))
+            if pair is None:
+                kept = await self._retention(conversation_id, summary, versions, settings)
+                pair = (sum(kept.kept.values()), sum(kept.total.values()))
+            out.append(replace(summary, identifiers_kept=pair[0], identifiers_total=pair[1]))
         return out
 
     async def summaries(self, conversation_id: str) -> list[Summary]:
@@ -236,3 +262,15 @@ def _ledger_complete(summary: Summary, versions: Sequence[Summary]) -> bool:
             return False
         node = parent
     return False
+
+
+def _key(summary: Summary, settings: tuple[Policy, int, tuple[int, ...]]) -> tuple[object, ...]:
+    """What a version's retention figure depends on: the version and the memory's budgets."""
+    policy, usable, pinned = settings
+    return (
+        summary.id,
+        summary.status,
+        policy.summary_max_tokens,
+        ledger_budget(policy, usable),
+        pinned,
+    )
