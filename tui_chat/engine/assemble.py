@@ -13,13 +13,14 @@ import math
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from operator import attrgetter
 
 from tui_chat.core import ledger
 from tui_chat.core.cache_ttl import GAPS, pauses
 from tui_chat.core.models import ContentBlock, Conversation, Message, Summary
 from tui_chat.core.policy import Policy
-from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
+from tui_chat.core.request import BuiltRequest, ContextInputs, build_request, dates
 from tui_chat.core.request.recall import (
     SECOND_HOP_SOURCES,
     Passage,
@@ -182,7 +183,12 @@ RECALL_MESSAGES = 128
 
 
 async def recall(
-    store: Store, conversation_id: str, query: str, coverage: int, counter: TokenCounter
+    store: Store,
+    conversation_id: str,
+    query: str,
+    coverage: int,
+    counter: TokenCounter,
+    sent_at: str | None = None,
 ) -> list[Passage]:
     """Passage candidates from the compacted prefix (ids up to ``coverage``), best first.
 
@@ -199,6 +205,8 @@ async def recall(
         query: The new user message.
         coverage: The active summary's ``covers_to_message_id``.
         counter: Splits long messages into passages.
+        sent_at: When the query was sent (ISO 8601; ``None``: now), for the periods it names
+            relative to that (:mod:`~tui_chat.core.request.dates`).
 
     Returns:
         Passages to offer, best first (the builder takes what fits its budget).
@@ -224,7 +232,10 @@ async def recall(
     weights: dict[str, float] = {}
     for stem, count in zip(stems, counts, strict=True):
         weights[stem] = max(weights.get(stem, 0.0), idf(count, total))
-    return rank_passages(messages, scores, stems, counter, message_text, weights, neighbours)
+    ranked = rank_passages(messages, scores, stems, counter, message_text, weights, neighbours)
+    # Passages written in a period the query names first ("in June", "last week").
+    now = datetime.fromisoformat(sent_at) if sent_at else datetime.now(UTC)
+    return dates.boost(ranked, dates.spans(query, now))
 
 
 async def assemble(
@@ -272,7 +283,7 @@ async def assemble(
     # Prompts whose reply failed before any text are left out, and said so (core/unanswered).
     left_out, raw = _answered_only(tail, new_text is None, tail_timeline)
     new_message: list[ContentBlock] | None = None
-    query = new_text
+    query, sent_at = new_text, None
     if new_text is not None:
         # Attached files first, as a sent message has them; no empty text after files alone.
         text_block: list[ContentBlock] = [{"type": "text", "text": new_text}]
@@ -284,14 +295,14 @@ async def assemble(
     if new_text is None and raw and raw[-1].role == "user" and starts_turn("user", raw[-1].content):
         # The stored, unanswered user message is the one being sent (send and retry).
         new_message = list(raw[-1].content)
-        query = raw[-1].text
+        query, sent_at = raw[-1].text, raw[-1].created_at
         raw = raw[:-1]
     anchors = await store.anchors.pinned(conversation.id)
     recalled: list[Passage] = []
     if policy.recall and coverage and query:
         # Recall is a bonus: a broken search index (doctor reports it) never stops a send.
         with contextlib.suppress(SearchIndexError):
-            recalled = await recall(store, conversation.id, query, coverage, counter)
+            recalled = await recall(store, conversation.id, query, coverage, counter, sent_at)
     built = build_request(
         ContextInputs(
             model=conversation.model,
