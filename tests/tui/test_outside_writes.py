@@ -11,6 +11,7 @@ from tests.fake_anthropic import FakeAnthropic
 from tests.test_cli import run
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, ready, until
+from tui_chat.config import Config
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.widgets.conversation_list import ConversationList
 
@@ -45,3 +46,21 @@ async def test_the_list_and_the_open_conversation_show_another_process_writes(
         texts = [v.message.text for v in screen.chat.views]
         assert texts == ["hello from a script", "Reply to: hello from a script"]
         assert not any("locked" in n or "failed" in n for n in notifications(app))
+
+
+async def test_the_open_conversation_deleted_by_another_process_gives_way(
+    keyed_service: ChatService, key_config: Config
+) -> None:
+    kept = await keyed_service.new_conversation("kept")
+    doomed = await keyed_service.new_conversation("doomed")
+    app = make_app(keyed_service, doomed.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        other = await ChatService.open(key_config)  # another process's connection
+        try:
+            await other.delete(doomed.id)
+        finally:
+            await other.close()
+        await until(pilot, lambda: screen.conversation_id == kept.id, rounds=3000)
+        assert any("deleted this conversation" in n for n in notifications(app))
+        assert not any("failed" in n for n in notifications(app))

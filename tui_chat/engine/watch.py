@@ -23,8 +23,8 @@ class OutsideWrites:
         self._seen: int | None = None
 
     async def changed(self) -> bool:
-        """True when another process committed since the previous call (the first call only
-        takes the starting point)."""
+        """True when another process committed since the previous call (and at the first
+        call: what was read before it may already be out of date)."""
         version = await self._store.data_version()
         seen, self._seen = self._seen, version
-        return seen is not None and version != seen
+        return version != seen

@@ -46,15 +46,29 @@ class OutsideWatch:
     async def refresh(self) -> None:
         """Reload the panels, and the open conversation when its newest message changed (a
         reply streaming here is left alone: it is this process's own)."""
+        from tui_chat.engine.service import NotFound
+
         screen = self._screen
-        screen.refresh_panels_later()  # the list, its counts, the gauge, the timeline
+        service = screen.app.service
         conversation_id = screen.conversation_id
+        if conversation_id is not None:
+            try:
+                await service.conversation(conversation_id)
+            except NotFound:
+                screen.notify("Another tui-chat deleted this conversation.", severity="warning")
+                infos = await service.list_conversations()
+                other = infos[0].conversation if infos else await service.new_conversation()
+                await screen.open_conversation(other.id)
+                return
+        screen.refresh_panels_later()  # the list, its counts, the gauge, the timeline
         if conversation_id is None or screen.app.replying:
             return
         chat = screen.chat
-        newest = await screen.app.service.messages(conversation_id, limit=1)
+        if chat.has_newer:
+            return  # reading older pages: the newer ones load when paged to
+        newest = await service.messages(conversation_id, limit=1)
         views = chat.views
-        shown = views[-1].message if views and not chat.has_newer else None
+        shown = views[-1].message if views else None
         latest = newest[-1] if newest else None
         if latest is None or (
             shown is not None
