@@ -169,3 +169,17 @@ def _fsync_directory(directory: Path) -> None:
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def make_private_dirs(path: Path) -> None:
+    """Create ``path`` and every missing folder above it 0700 (``mkdir(parents=True)`` makes
+    the parents 0755 under the usual umask); folders already there are left as they are."""
+    missing: list[Path] = []
+    cursor = path
+    while not cursor.exists() and cursor != cursor.parent:
+        missing.append(cursor)
+        cursor = cursor.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        with contextlib.suppress(OSError):  # the umask may have taken bits away: never add any
+            folder.chmod(0o700)

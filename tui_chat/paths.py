@@ -19,8 +19,10 @@ def _home() -> Path | None:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) if missing and make it private (0700)."""
-    path.mkdir(parents=True, exist_ok=True)
+    """Create ``path`` (and missing parents, 0700 too) if missing and make it private (0700)."""
+    from tui_chat.files import make_private_dirs
+
+    make_private_dirs(path)
     with contextlib.suppress(OSError):  # e.g. a directory owned by someone else
         path.chmod(0o700)
     return path

@@ -8,6 +8,7 @@ load only when a command runs (the TUI never loads the handlers).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import sys
 from collections.abc import Sequence
@@ -80,6 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Args:
         argv: The arguments after the program name; by default ``sys.argv[1:]``.
     """
+    for stream in (sys.stdout, sys.stderr):  # a non-UTF-8 terminal gets \u escapes, no crash
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     args = build_parser().parse_args(argv, namespace=Args())
     command = args.command
     try:

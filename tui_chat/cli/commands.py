@@ -49,10 +49,10 @@ async def _send(service: ChatService, args: Args) -> int:
     if args.new:
         conversation = await service.new_conversation(model=args.model, system=args.system)
     else:
-        try:
-            conversation = await service.resolve(args.within or "last")
+        try:  # `-c ""` is an empty id (refused), not the last conversation
+            conversation = await service.resolve("last" if args.within is None else args.within)
         except Exception:
-            if args.within:
+            if args.within is not None:
                 raise
             conversation = await service.new_conversation(model=args.model, system=args.system)
 

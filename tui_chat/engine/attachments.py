@@ -10,6 +10,8 @@ checking the per-request limits first.
 from __future__ import annotations
 
 import copy
+import os
+import stat
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,15 @@ __all__ = [
 ]
 
 
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
 def read_attachment(path: Path | str) -> Attachment:
     """Read a file and check it against Claude's documented limits.
 
@@ -45,26 +56,43 @@ def read_attachment(path: Path | str) -> Attachment:
         path: The file (``~`` is expanded).
 
     Returns:
-        The attachment, named by the file's name.
+        The attachment, named by the file's name; a symbolic link is named with where it
+        points (``notes.txt (→ /home/me/real/notes.txt)``), so what is sent is never hidden.
 
     Raises:
-        AttachmentError: the file is missing, unreadable, not a supported kind, or too large.
+        AttachmentError: the file is missing, not a regular file (a folder, a FIFO, a device:
+            it is never read, so a FIFO cannot hang the app), unreadable, not a supported kind,
+            or too large.
     """
     path = Path(path).expanduser()
+    name = path.name
+    if path.is_symlink():
+        name = f"{path.name} (→ {os.path.realpath(path)})"
     try:
-        if not path.is_file():
-            reason = "is a folder" if path.is_dir() else "does not exist"
-            raise AttachmentError(f"cannot attach {path}: it {reason}")
-        size = path.stat().st_size
-        if size > MAX_REQUEST_BYTES:
-            raise AttachmentError(
-                f"{path.name} is {human_size(size)}; a request can be at most "
-                f"{human_size(MAX_REQUEST_BYTES)}"
-            )
-        data = path.read_bytes()
+        # Non-blocking: opening a FIFO must not wait for a writer; checked before any read.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise AttachmentError(f"cannot attach {path}: it does not exist") from None
+    except IsADirectoryError:
+        raise AttachmentError(f"cannot attach {path}: it is a folder") from None
     except OSError as exc:
         raise AttachmentError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return describe(path.name, data)
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            mode = os.fstat(fd).st_mode
+            for test, kind in _NOT_REGULAR:
+                if test(mode):
+                    raise AttachmentError(f"cannot attach {path}: it is {kind}, not a file")
+            size = os.fstat(fd).st_size
+            if size > MAX_REQUEST_BYTES:
+                raise AttachmentError(
+                    f"{path.name} is {human_size(size)}; a request can be at most "
+                    f"{human_size(MAX_REQUEST_BYTES)}"
+                )
+            data = handle.read()
+        except OSError as exc:
+            raise AttachmentError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return describe(name, data)
 
 
 async def store_attachments(store: Store, attachments: Iterable[Attachment]) -> list[ContentBlock]:

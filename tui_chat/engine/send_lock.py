@@ -3,13 +3,15 @@
 :class:`SendLock` holds the conversation's send lease (:mod:`tui_chat.store.send_leases`)
 from before the user's message is stored until its reply is stored, renewing it while the
 reply streams. A second sender waits, says so once through ``on_wait``, and goes on when the
-lease is released, expires or its process is found dead.
+lease is released, expires, its process is found dead, or it is left unrenewed for longer
+than a lease (by this process's own clock, so a skewed clock's expiry cannot block for ever).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -53,10 +55,24 @@ class SendLock:
         """
         owner = new_owner()  # one per send: two sends of one process take turns too
         waited = False
+        seen: tuple[str, str] | None = None
+        since = time.monotonic()
         while not await self.leases.acquire(conversation_id, owner, self.lease_seconds):
             if not waited and on_wait is not None:
                 on_wait()
             waited = True
+            # A live holder renews every third of a lease. One unchanged for longer than a
+            # lease by this process's clock is stale whatever expiry it claims (a clock far
+            # ahead wrote it): taken, unless it changed meanwhile.
+            held = await self.leases.holder(conversation_id)
+            if held != seen:
+                seen, since = held, time.monotonic()
+            elif (
+                seen is not None
+                and time.monotonic() - since > self.lease_seconds
+                and await self.leases.take_stale(conversation_id, owner, seen, self.lease_seconds)
+            ):
+                break
             await asyncio.sleep(self.poll_seconds)
         done = asyncio.Event()
         renewing = asyncio.create_task(self._renew(conversation_id, owner, done))

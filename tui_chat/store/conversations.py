@@ -106,7 +106,9 @@ class Conversations:
                 raise NotFound("there are no conversations yet")
             return conversation_from(row)
         if not ref:
-            raise NotFound("empty conversation id")
+            raise NotFound(
+                "an empty conversation id matches nothing: give an id, a unique prefix or `last`"
+            )
         escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         rows = await self._sql.all(
             f"SELECT {CONVERSATION_COLUMNS} FROM conversations "

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from tui_chat.files import make_private_dirs
 from tui_chat.store.access import Access, read_only_uri
 from tui_chat.store.errors import StoreError
 from tui_chat.store.migrations import LATEST_VERSION, MIGRATIONS
@@ -20,7 +21,7 @@ summary commit can queue behind a long import or a soak of sends on a loaded mac
 
 def _private_file(path: Path) -> None:
     """Create ``path`` empty with mode 0600 if it does not exist yet."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)  # folders tui-chat creates above it are 0700 too
     with contextlib.suppress(OSError):  # a directory we do not own
         path.parent.chmod(0o700)
     if not path.exists():

@@ -64,6 +64,32 @@ class SendLeases:
             )
         return True
 
+    async def holder(self, conversation_id: str) -> tuple[str, str] | None:
+        """The lease as it stands (owner, expiry as written), or ``None``."""
+        row = await self._sql.one(
+            "SELECT owner, expires_at FROM send_leases WHERE conversation_id = ?",
+            (conversation_id,),
+        )
+        return (str(row[0]), str(row[1])) if row is not None else None
+
+    async def take_stale(
+        self,
+        conversation_id: str,
+        owner: str,
+        seen: tuple[str, str],
+        lease_seconds: float = LEASE_SECONDS,
+    ) -> bool:
+        """Take a lease whose holder stopped renewing it: only if it is still exactly ``seen``
+        (the caller watched it unchanged for longer than a lease, by its own clock — an
+        expiry written by a clock far ahead never comes otherwise)."""
+        async with self._sql.transaction() as db:
+            cursor = await db.execute(
+                "UPDATE send_leases SET owner = ?, expires_at = ? "
+                "WHERE conversation_id = ? AND owner = ? AND expires_at = ?",
+                (owner, time.time() + lease_seconds, conversation_id, seen[0], seen[1]),
+            )
+            return cursor.rowcount == 1
+
     async def renew(
         self, conversation_id: str, owner: str, lease_seconds: float = LEASE_SECONDS
     ) -> bool:
