@@ -101,6 +101,10 @@ def test_recall_stems_are_snowball_stems_kept_to_a_prefix_of_the_word() -> None:
     assert stem_prefix("promotions") == "promot"
     assert stem_prefix("art") is None  # short words are matched exactly
     assert recall_phrase("visiting") == '"visit"*'
+    # A short stem is searched by its exact forms: "pets" finds "pet", "hiking" finds "hike".
+    assert recall_phrase("pet") == '"pet" OR "pets"'
+    assert recall_phrase("pets") == '"pets" OR "pet"'
+    assert '"hike"' in recall_phrase("hiking")
 
 
 def test_relevance_is_the_share_of_the_querys_information_a_passage_holds() -> None:

@@ -147,7 +147,9 @@ def stem_prefix(word: str) -> str | None:
 
 def recall_phrase(word: str) -> str:
     """The FTS5 expression recall uses for one word: its stem as a prefix (``"visit"*``),
-    both forms of a ``-y``/``-ies`` noun (``"city" OR "cities"``), or the exact word.
+    both forms of a ``-y``/``-ies`` noun (``"city" OR "cities"``), the exact forms of a word
+    with a short stem (``"pet" OR "pets"``, ``"hiking" OR "hike" OR "hikes"``), or the exact
+    word (digits, other scripts).
 
     Args:
         word: A lower-cased word from :func:`recall_terms`.
@@ -159,8 +161,15 @@ def recall_phrase(word: str) -> str:
         return f'"{word[:-3]}y" OR "{word}"'
     if word.endswith("y") and len(word) > MIN_STEM:
         return f'"{word}" OR "{word[:-1]}ies"'
-    stem = stem_prefix(word)
-    return f'"{stem}"*' if stem else f'"{word}"'
+    if not word.isascii() or not word.isalpha():
+        return f'"{word}"'
+    stem = _stemmer().stemWord(word)
+    prefix = stem_prefix(word)
+    if prefix is not None and stem.startswith(prefix[:MIN_STEM]) and len(stem) >= MIN_STEM:
+        return f'"{prefix}"*'
+    # A short stem ("pet", "hike" of "hiking"): its exact forms, a prefix would match too much.
+    forms = dict.fromkeys((word, stem, stem + "s"))
+    return " OR ".join(f'"{form}"' for form in forms)
 
 
 FILLERS = frozenset(
