@@ -153,6 +153,8 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     source: Path | None = None
     if path.exists():
         source = path
+        if not path.is_file():  # a FIFO would block the read for ever, a folder fails it
+            raise ConfigError(f"{path}: cannot read: not a regular file")
         try:
             text = path.read_text(encoding="utf-8")
             data = tomllib.loads(text)

@@ -110,3 +110,12 @@ def test_show_and_list_print_on_a_non_utf8_stdout(isolated_env: Path, tmp_path: 
         assert done.returncode == 0, done.stderr
         assert b"Traceback" not in done.stderr
         assert b"caf\\xe9" in done.stdout
+
+
+def test_a_fifo_as_the_config_file_is_one_clear_line(isolated_env: Path) -> None:
+    config = isolated_env / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    os.mkfifo(config)
+    done = run_cli(isolated_env, "list", timeout=60)  # it hung before
+    assert done.returncode == 1
+    assert "not a regular file" in done.stderr and str(config) in done.stderr
