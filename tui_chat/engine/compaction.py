@@ -339,10 +339,11 @@ class CompactionWorker:
                 projected, usable = await self.projected_tokens(conversation)
                 used_ratio = projected / usable if usable else 0.0
             chunks = chunk_turns(messages)
-            later, _ = await self.store.messages.stats(conversation.id, after_id=messages[-1].id)
+            later, rest = await self.store.messages.stats(conversation.id, after_id=messages[-1].id)
             sent = self.sent.get(conversation.id)
+            carried = sum(m.token_count for m in messages) + rest
             if sent is None and len(chunks) == 1:
-                sent = await self._rebuilt(conversation)  # a process that did not send it
+                sent = await self._rebuilt(conversation, policy, carried)
             output = await fold(
                 self.summarizer_for(conversation, policy, chunks, later, sent),
                 FoldRequest(conversation.id, policy, parent, row.instructions, pinned, used_ratio),
@@ -381,10 +382,26 @@ class CompactionWorker:
             ):
                 return
 
-    async def _rebuilt(self, conversation: Conversation) -> SentTurn | None:
-        """The last chat request rebuilt from the stored history, while its cache is warm."""
+    def _request_room(self, policy: Policy, conversation: Conversation) -> int:
+        """The most a chat request carries: the last one can only have held a span (and what
+        follows it) up to this size, so a larger backlog is not rebuilt for nothing."""
+        usable = self.info_for(conversation.model).usable_window
+        return usable if policy.budget is None else min(usable, policy.budget)
+
+    async def _rebuilt(
+        self, conversation: Conversation, policy: Policy, carried: int
+    ) -> SentTurn | None:
+        """The last chat request rebuilt from the stored history, while its cache is warm
+        (in a process that did not send it): only for a Claude summary, and only when that
+        request can have carried the span and what follows it (``carried`` tokens)."""
+        if self.rebuild is None or not self.client.has_key:
+            return None
+        if policy.summarizer not in ("auto", "claude", "server"):
+            return None
+        if carried > self._request_room(policy, conversation):
+            return None
         last = await self.store.messages.last(conversation.id)
-        if self.rebuild is None or last is None or last.role != "assistant":
+        if last is None or last.role != "assistant":
             return None
         age = (datetime.now(UTC) - datetime.fromisoformat(last.created_at)).total_seconds()
         return rebuilt_turn(await self.rebuild(conversation), last, age)
