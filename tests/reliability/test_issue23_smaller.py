@@ -119,3 +119,19 @@ def test_a_fifo_as_the_config_file_is_one_clear_line(isolated_env: Path) -> None
     done = run_cli(isolated_env, "list", timeout=60)  # it hung before
     assert done.returncode == 1
     assert "not a regular file" in done.stderr and str(config) in done.stderr
+
+
+def test_a_summary_full_of_escapes_is_never_activated() -> None:
+    from tui_chat.core.summary_check import SummaryRejected, check_summary
+    from tui_chat.core.tokens import TokenCounter
+
+    counter = TokenCounter()
+    hostile = (
+        "Summary of the session \x1b[2J\x1b[H\x1b]0;pwned\x07"
+        + "\\x1b[31m\\u001b[0m\\n\\t" * 40
+        + " the parser lives in src/parser.py"
+    )
+    with pytest.raises(SummaryRejected, match="escape sequences"):
+        check_summary(hostile, 2_000, counter)
+    fine = 'We fixed the parser: `print("a\\nb")` now prints two lines; tests pass in CI.'
+    assert check_summary(fine, 2_000, counter).text == fine

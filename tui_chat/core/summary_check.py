@@ -4,10 +4,10 @@ A summary stands in for everything it covers, so a bad one wipes the history: a 
 reply of 40,000 tokens once became active, and the next request held only the new message.
 :func:`check_summary` keeps that from happening. A summary is refused (the version is recorded
 ``failed`` with the reason) when it is empty, when it is degenerate (a few words repeated over
-and over), or when it is so far over its budget that cutting it would keep an arbitrary
-fraction; a summary somewhat over its budget is cut to it at a line or sentence end. Either way
-no summary larger than its budget is ever activated, so it can never push the recent turns or
-recall out of the request.
+and over), when it is mostly escape sequences or control characters, or when it is so far over
+its budget that cutting it would keep an arbitrary fraction; a summary somewhat over its budget
+is cut to it at a line or sentence end. Either way no summary larger than its budget is ever
+activated, so it can never push the recent turns or recall out of the request.
 """
 
 from __future__ import annotations
@@ -26,6 +26,14 @@ MIN_DISTINCT = 0.01
 degenerate: one phrase repeated, not a summary."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_ESCAPES = re.compile(
+    r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?"  # terminal
+    r"|\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|e\[|[0-7]{3}|[nrt])"  # escaped
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # other control characters
+)
+MAX_ESCAPES = 0.1
+"""A summary more than this share of whose characters are escape sequences or control
+characters is refused: terminal codes or escaped bytes, not a summary."""
 
 
 class SummaryRejected(ValueError):
@@ -81,6 +89,12 @@ def check_summary(text: str, budget: int, counter: TokenCounter) -> Checked:
         raise SummaryRejected(
             f"the summary has no structure: {distinct} distinct words in {len(words):,}; "
             "nothing was activated"
+        )
+    escaped = sum(len(m.group(0)) for m in _ESCAPES.finditer(text))
+    if escaped > MAX_ESCAPES * len(text):
+        raise SummaryRejected(
+            f"the summary is mostly escape sequences or control characters ({escaped:,} of "
+            f"{len(text):,} characters); nothing was activated"
         )
     tokens = counter.count(text)
     if tokens <= budget:
