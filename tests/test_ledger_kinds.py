@@ -187,3 +187,17 @@ def test_a_path_that_a_line_reference_spells_out_is_not_listed_again() -> None:
     text, _ = ledger.render(entries, 500, COUNTER)
     assert "src/app/db.py:120" in text and text.count("src/app/db.py") == 1
     assert ledger.ledger_retention(entries, text).rate == 1.0  # the path is still there
+
+
+def test_a_long_paste_gives_phrases_to_its_first_identifiers_only() -> None:
+    """Each phrase is a search of the message: a paste of thousands of identifiers is not read
+    thousands of times (it once took minutes for a 1 MB paste)."""
+    from tui_chat.core.ledger_context import PER_MESSAGE, REACH
+
+    paste = " ".join(f"step {i} failed at line {i + 10} of OPS-{i + 1}" for i in range(500))
+    entries = ledger.build([msg(1, paste)])
+    assert len(entries) > 2 * PER_MESSAGE
+    assert 0 < sum(1 for e in entries if e.context) <= PER_MESSAGE
+    far = "word " * 10_000 + "PROJ-7 broke" + " word" * 10_000  # no clause end in reach
+    assert phrase(far, "PROJ-7") == "word word word ~ broke word word word word"
+    assert len(far) > 40 * REACH

@@ -35,7 +35,7 @@ from tui_chat.core.identifiers import (
     identifier_present,
     normalise_haystack,
 )
-from tui_chat.core.ledger_context import phrase
+from tui_chat.core.ledger_context import PER_MESSAGE, phrase
 from tui_chat.core.models import Message
 from tui_chat.core.tokens import TokenCounter
 
@@ -207,10 +207,12 @@ def build(
     contexts = {(e.kind, e.value): e.context for e in parent}
     typed = {(e.kind, e.value) for e in parent if e.typed}
     for message in messages:
+        phrases = PER_MESSAGE
         for key in extract(message.text, scan):
             ids, count = table.get(key, ([], 0))
-            if not ids and key[0] in ABOUT_KINDS:
+            if not ids and key[0] in ABOUT_KINDS and phrases > 0:
                 contexts[key] = phrase(message.text, key[1])
+                phrases -= 1
             if message.role == "user":
                 typed.add(key)
             ids.append(message.id)

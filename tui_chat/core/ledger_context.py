@@ -16,6 +16,12 @@ MAX_CHARS = 48
 """Longest phrase kept (characters, the ``~`` included)."""
 WORDS_BEFORE = 3
 WORDS_AFTER = 5
+REACH = 240
+"""Characters looked at on each side of the identifier for its clause (a long paste costs no
+more than a short message)."""
+PER_MESSAGE = 32
+"""Phrases taken from one message at most: finding each identifier in a long paste is a scan
+of it, and a paste of a thousand identifiers is not read a thousand times."""
 
 _CLAUSE_END = re.compile(r"[.!?](?=\s|$)|[\n;:]\s|\n|[()\[\]]")
 _EDGE = " \t,;:—–-\"'`“”‘’()[]{}<>*_#"
@@ -36,16 +42,19 @@ def phrase(text: str, value: str) -> str:
     if at < 0:
         return ""
     end = at + len(value)
-    start = 0
-    for match in _CLAUSE_END.finditer(text, 0, at):
-        start = match.end()
-    stop = _CLAUSE_END.search(text, end)
-    before = _words(text[start:at])[-WORDS_BEFORE:]
-    after = _words(text[end : stop.start() if stop else len(text)])[:WORDS_AFTER]
+    start = max(0, at - REACH)
+    ends = [m.end() for m in _CLAUSE_END.finditer(text, start, at)]
+    before = _words(text[ends[-1] if ends else start : at])
+    if not ends and start > 0:
+        before = before[1:]  # the reach may have cut a word in two
+    stop = _CLAUSE_END.search(text, end, end + REACH)
+    after = _words(text[end : stop.start() if stop else end + REACH])[:WORDS_AFTER]
     if not after and stop is not None and stop.group(0) in "?!":
         # "Can you look at PROJ-432? It is the flaky login test": the next sentence says it
-        then = _CLAUSE_END.search(text, stop.end())
-        after = _words(text[stop.end() : then.start() if then else len(text)])[:WORDS_AFTER]
+        then = _CLAUSE_END.search(text, stop.end(), stop.end() + REACH)
+        after = _words(text[stop.end() : then.start() if then else stop.end() + REACH])
+        after = after[:WORDS_AFTER]
+    before = before[-WORDS_BEFORE:]
     while before or after:
         out = " ".join([*before, "~", *after])
         if len(out) <= MAX_CHARS:
