@@ -20,6 +20,7 @@ from textual.app import App
 from textual.worker import WorkerState
 
 from tui_chat.config import Config
+from tui_chat.core.inert import inert
 from tui_chat.tui.drafts import DraftKeeper
 
 if TYPE_CHECKING:
@@ -85,6 +86,11 @@ class ChatHost(App[None]):
         if self._drafts is None:
             self._drafts = DraftKeeper(self.service.drafts)
         return self._drafts
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Copy ``text`` with its control characters made visible (``core.inert``): the escape
+        sequences of a hostile reply never reach the clipboard, nor a terminal it is pasted in."""
+        super().copy_to_clipboard(inert(text))
 
     async def save_drafts(self) -> None:
         """Write the drafts noted so far (before the engine closes)."""
