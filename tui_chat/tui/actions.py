@@ -69,6 +69,9 @@ class Key:
     keys: str
     action: str
     key_display: str | None = None
+    command: bool = False
+    """A letter that runs the action only in the chat's navigation mode (the widget's
+    ``action_command`` runs it; otherwise the key is typed)."""
 
     @property
     def shown(self) -> str:
@@ -82,7 +85,7 @@ class Key:
         action = ACTIONS[self.action]
         return Binding(
             self.keys,
-            action.action,
+            f"command({action.action!r})" if self.command else action.action,
             action.description,
             show=action.show,
             key_display=self.key_display,
@@ -280,30 +283,59 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="Copy a fenced code block of the selected message (again: the next one)",
     ),
     "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
-    "focus_messages": Action("focus_messages", "Messages", "Select messages", show=False),
+    "focus_messages": Action(
+        "focus_messages",
+        "Navigate",
+        "Navigation mode: select messages, letters are commands",
+        show=False,
+        priority=True,  # the keys typed right after it are commands, not text
+    ),
     # -- everywhere --------------------------------------------------------------------------
     "app.help": Action("help", "Help"),
     "app.quit": Action("quit", "Quit", priority=True),
     # -- the composer ------------------------------------------------------------------------
-    "composer.submit": Action("submit", "Send", priority=True),
-    "composer.newline": Action("newline", "Newline", priority=True),
-    # -- the chat pane (messages) ------------------------------------------------------------
-    "chat.previous": Action("select_previous", "Previous message", show=False),
-    "chat.next": Action("select_next", "Next message", show=False),
-    "chat.first": Action("select_first", "First message", show=False),
-    "chat.last": Action("select_last", "Last message", show=False),
-    "chat.copy": Action("copy_message", "Copy"),
-    "chat.toggle_pin": Action("screen.toggle_pin", "Pin/unpin"),
-    "chat.compose": Action("screen.focus_composer", "Compose"),
-    "chat.edit": Action("screen.edit_message", "Edit", "Edit this prompt (sending it forks)"),
+    # Not priority: the composer runs them itself, after the keys typed before them.
+    "composer.submit": Action("submit", "Send"),
+    "composer.newline": Action("newline", "Newline"),
+    # -- the chat pane (messages): run in the order typed, before any later key is routed -----
+    "chat.previous": Action("select_previous", "Previous message", show=False, priority=True),
+    "chat.next": Action("select_next", "Next message", show=False, priority=True),
+    "chat.first": Action(
+        "select_first",
+        "First message",
+        "First message of the conversation",
+        show=False,
+        priority=True,
+    ),
+    "chat.last": Action("select_last", "Last message", show=False, priority=True),
+    "chat.copy": Action("copy_message", "Copy", priority=True),
+    "chat.toggle_pin": Action("screen.toggle_pin", "Pin/unpin", priority=True),
+    "chat.compose": Action(
+        "screen.focus_composer",
+        "Type",
+        "Back to the composer (leaves navigation mode)",
+        priority=True,
+    ),
+    "chat.edit": Action(
+        "screen.edit_message", "Edit", "Edit this prompt (sending it forks)", priority=True
+    ),
     "chat.compact_upto": Action(
-        "screen.compact_upto", "Compact to here", "Compact every turn up to this message"
+        "screen.compact_upto",
+        "Compact to here",
+        "Compact every turn up to this message",
+        priority=True,
     ),
     "chat.copy_code": Action(
-        "screen.copy_code", "Copy code", "Copy the next fenced code block of this message"
+        "screen.copy_code",
+        "Copy code",
+        "Copy the next fenced code block of this message",
+        priority=True,
     ),
     "chat.fork": Action(
-        "screen.fork_conversation", "Fork", "Fork: a new conversation up to this message"
+        "screen.fork_conversation",
+        "Fork",
+        "Fork: a new conversation up to this message",
+        priority=True,
     ),
     # -- the conversation list ---------------------------------------------------------------
     "conversations.new": Action("screen.new_conversation", "New"),
@@ -364,17 +396,25 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Note("tab", "Go to the messages"),
     ),
     "chat": (
-        Key("up,k", "chat.previous"),
-        Key("down,j", "chat.next"),
-        Key("home,g", "chat.first"),
-        Key("end,G", "chat.last"),
-        Key("c,y", "chat.copy"),
-        Key("p", "chat.toggle_pin"),
-        Key("e", "chat.edit"),
-        Key("s", "chat.compact_upto"),
-        Key("b", "chat.copy_code"),
-        Key("f", "chat.fork"),
-        Key("enter,i,escape", "chat.compose"),
+        Key("up", "chat.previous"),
+        Key("down", "chat.next"),
+        Key("home", "chat.first"),
+        Key("end", "chat.last"),
+        Key("enter,escape", "chat.compose"),
+        Note("letters", "Typed into the composer (outside navigation mode)"),
+    ),
+    "navigation": (
+        Key("k", "chat.previous", command=True),
+        Key("j", "chat.next", command=True),
+        Key("g", "chat.first", command=True),
+        Key("G", "chat.last", command=True),
+        Key("c,y", "chat.copy", command=True),
+        Key("p", "chat.toggle_pin", command=True),
+        Key("e", "chat.edit", command=True),
+        Key("s", "chat.compact_upto", command=True),
+        Key("b", "chat.copy_code", command=True),
+        Key("f", "chat.fork", command=True),
+        Key("i", "chat.compose", command=True),
     ),
     "timeline": (
         Note("up / down", "Move between versions"),
@@ -431,7 +471,8 @@ HELP_SECTIONS: Final[tuple[Section, ...]] = (
     Section("Everywhere", "app"),
     Section("Chat", "main"),
     Section("Composer", "composer"),
-    Section("Messages ({} or tab)", "chat", "focus_messages"),
+    Section("Messages (tab or {})", "chat", "focus_messages"),
+    Section("Navigation mode ({}; i, enter, esc leave)", "navigation", "focus_messages"),
     Section("Summary timeline ({})", "timeline", "toggle_timeline"),
     Section("Summary inspector", "inspector"),
     Section("Conversation list ({})", "conversations", "toggle_conversations"),

@@ -11,6 +11,7 @@ import gc
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
@@ -97,8 +98,21 @@ class ChatApp(ChatHost):
         # `tui-chat` starts with the cyclic garbage collector off (cli.main): on once drawn.
         self.call_after_refresh(gc.enable)
 
+    async def on_event(self, event: events.Event) -> None:
+        """A key from the terminal goes where the screen says, before it is routed (issue 22:
+        letters typed while the messages have the focus are text, in the order typed)."""
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(screen := self.screen, MainScreen)
+        ):
+            screen.route_key(event)
+        await super().on_event(event)
+
     async def on_unmount(self) -> None:
         """Keep the drafts, stop listening and close the engine if this app opened it."""
+        if self.screen_stack and isinstance(main := self.screen_stack[0], MainScreen):
+            main.keep_queued()
         await self.save_drafts()
         if self._unsubscribe is not None:
             self._unsubscribe()

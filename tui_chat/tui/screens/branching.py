@@ -23,6 +23,7 @@ from tui_chat.core.attachments import (
     typed_text,
 )
 from tui_chat.core.codeblocks import code_blocks
+from tui_chat.core.models import Message
 from tui_chat.core.turns import starts_turn
 from tui_chat.engine.attachments import read_attachment
 from tui_chat.engine.session import EmptyMessage, MessageTooLarge
@@ -30,7 +31,6 @@ from tui_chat.tui.screens.chat_view import ChatView
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.message_view import MessageView
-
 
 NOT_SENT = (EmptyMessage, MessageTooLarge, AttachmentError)
 """Refusals of a send that stored nothing."""
@@ -215,6 +215,7 @@ class BranchView(ChatView):
         try:
             check_request([a.ref() for a in files])
         except AttachmentError as exc:
+            composer.restore(text)  # cleared when it was submitted
             self.notify(f"{exc}; nothing was sent", severity="error", markup=False)
             return
         composer.remember(text)
@@ -238,26 +239,37 @@ class BranchView(ChatView):
 
     # -- at the selected message -------------------------------------------------------------
 
-    @work(exit_on_error=False)
-    async def action_edit_message(self) -> None:
-        """Put the selected prompt (and its files) in the composer; sending makes a fork."""
+    def action_edit_message(self) -> None:
+        """Put the selected prompt (and its files) in the composer; sending makes a fork.
+
+        The text and the focus move at once, so keys typed right after ``e`` add to the
+        prompt (issue 22); its files follow when read.
+        """
         if (view := self._selected()) is None:
             return
         message = view.message
         if not starts_turn(message.role, message.content):
             self.notify("Only your own prompts can be edited.", severity="warning")
             return
-        try:
-            files = await self.app.service.branches.files_of(message)
-        except AttachmentError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
         self.editing = message.id
-        self.pending = files
+        self.pending = []
         self.composer.load_text(typed_text(message.content, message.text))
         self.composer.move_cursor(self.composer.document.end)
         self._show_pending()
-        self.composer.focus()
+        self.chat.navigating = False
+        self.set_focus(self.composer)
+        self._edit_files(message)
+
+    @work(exit_on_error=False)
+    async def _edit_files(self, message: Message) -> None:
+        try:
+            files = await self.app.service.branches.files_of(message)
+        except AttachmentError as exc:
+            self.notify(f"{exc}; edited without them", severity="error", markup=False)
+            return
+        if self.editing == message.id:
+            self.pending = files
+            self._show_pending()
 
     def action_compact_upto(self) -> None:
         """Compact every whole turn up to the selected message's turn (in the background)."""

@@ -25,7 +25,7 @@ from tui_chat.tui.host import ChatHost
 from tui_chat.tui.layout import PanelRow
 from tui_chat.tui.messages import OpenConversation
 from tui_chat.tui.outside import OutsideWatch
-from tui_chat.tui.stray_keys import type_into
+from tui_chat.tui.stray_keys import is_stray, type_into
 from tui_chat.tui.text import inert, one_line
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
@@ -94,6 +94,19 @@ class ChatView(Screen[None]):
                 event.stop()
             return
         type_into(self.composer, event)
+
+    def route_key(self, event: events.Key) -> None:
+        """Before a key from the terminal is routed: a printable one that no binding takes
+        while the messages or the timeline have the focus moves the focus to the composer at
+        once, so it and every key after it are typed there in order (a focus change by
+        ``focus()`` lands only after the keys already received)."""
+        focused = self.focused
+        if (
+            focused is not None
+            and (focused is self.chat or self.timeline in focused.ancestors)
+            and is_stray(self, event)
+        ):
+            self.set_focus(self.composer)
 
     def action_toggle_conversations(self) -> None:
         """Show or hide the conversation list."""

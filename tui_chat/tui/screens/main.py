@@ -11,6 +11,7 @@ their reloading are :class:`~tui_chat.tui.screens.chat_view.ChatView`'s.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
@@ -21,6 +22,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import TextArea
 
+from tui_chat.core.attachments import Attachment, AttachmentError, check_request
 from tui_chat.core.models import SearchHit, Summary
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
@@ -41,6 +43,17 @@ GAUGE_DEBOUNCE = 0.15
 
 RECALL_DEBOUNCE = 0.6
 """Seconds of typing pause before the full request (with recall for the draft) is built."""
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A prompt entered while a reply was still running, sent when it ends."""
+
+    conversation_id: str
+    text: str
+    files: list[Attachment]
+    editing: int | None
+    """The prompt it edits (sent as a fork), if any."""
 
 
 def _chat_commands() -> type[Provider]:
@@ -70,6 +83,7 @@ class MainScreen(ConversationActions):
         self._reply_over = False  # the reply ended (its worker may still be finishing)
         self._cancelled = False  # the user cancelled the reply: no failure toast
         self._bindings_due = False  # the footer is told after the next refresh
+        self._queued: list[Queued] = []  # prompts sent when the reply ends, oldest first
 
     # -- the draft and the gauge -------------------------------------------------------------
 
@@ -96,23 +110,77 @@ class MainScreen(ConversationActions):
     @on(Composer.Submitted)
     def _submit(self, event: Composer.Submitted) -> None:
         if self.conversation is None:
+            event.composer.restore(event.text)
             return
         if not self.app.service.has_key:
+            event.composer.restore(event.text)
             self.notify(NO_KEY_HELP, title="Cannot send", severity="error", markup=False)
             return
-        if self.streaming_id is not None or self.app.replying:
-            self.notify("A reply is still streaming: escape cancels it.", severity="warning")
-            return
         self.chat.follow()  # the new message and its reply are shown, wherever the view was
+        if self.app.replying or self._queued:
+            # Still streaming, or the reply's worker is finishing: the prompt waits its turn
+            # (never glued to the next one typed — issue 22).
+            self.queue_draft(event.composer, event.text)
+            self._show_queue()
+            return
         self._reply_over = self._cancelled = False
         self.send_draft(event.composer, event.text)
 
+    def queue_draft(self, composer: Composer, text: str) -> None:
+        """Keep the draft (and its files) to send when the reply ends; the composer is free
+        for the next prompt."""
+        if self.conversation is None:
+            return
+        files = list(self.pending)
+        try:
+            check_request([a.ref() for a in files])
+        except AttachmentError as exc:
+            composer.restore(text)
+            self.notify(f"{exc}; nothing was queued", severity="error", markup=False)
+            return
+        composer.remember(text)
+        self._queued.append(Queued(self.conversation.id, text, files, self.editing))
+        self.pending, self.editing = [], None
+        self._show_pending()
+        self.notify("Queued: it is sent when the reply ends (escape cancels the reply).")
+
+    def send_queued(self) -> None:
+        """Send the oldest queued prompt (as a fork when it was an edit)."""
+        queued = self._queued.pop(0)
+        if queued.editing is None:
+            self.app.send_reply(queued.conversation_id, queued.text, queued.files)
+        else:
+            self._send_edit(queued.editing, queued.text, queued.files)
+
+    def keep_queued(self) -> None:
+        """Before quitting: prompts still queued become their conversation's draft."""
+        for conversation_id in dict.fromkeys(q.conversation_id for q in self._queued):
+            texts = [q.text for q in self._queued if q.conversation_id == conversation_id]
+            if conversation_id == self.conversation_id and self.composer.text.strip():
+                texts.append(self.composer.text)
+            self.app.drafts.note(conversation_id, "\n\n".join(texts))
+        self._queued.clear()
+
+    def _show_queue(self) -> None:
+        """Say on the composer how many prompts wait for the reply to end."""
+        count = len(self._queued)
+        self.composer.border_subtitle = (
+            f"⏳ {count} prompt{'s' if count > 1 else ''} queued: sent when the reply ends"
+            if count
+            else None
+        )
+
     async def reply_done(self) -> None:
-        """After a reply worker ends: the title may have changed, figures certainly did."""
+        """After a reply worker ends: the title may have changed, figures certainly did; the
+        next queued prompt goes out."""
         self.streaming_id = None
         self._reply_over = True
         self.refresh_bindings()
         await self.reload()
+        if self._queued and not self.app.replying:
+            self._reply_over = self._cancelled = False
+            self.send_queued()
+            self._show_queue()
 
     def refresh_bindings(self) -> None:
         """Tell the footer the keys changed: once after the next refresh, however many changes.
@@ -222,12 +290,16 @@ class MainScreen(ConversationActions):
     # -- actions -----------------------------------------------------------------------------
 
     def action_focus_composer(self) -> None:
-        """Focus the composer."""
-        self.composer.focus()
+        """Back to typing: leave navigation mode and focus the composer at once (the keys
+        typed next are routed to it, not to the messages)."""
+        self.chat.navigating = False
+        self.set_focus(self.composer)
 
     def action_focus_messages(self) -> None:
-        """Focus the chat pane to select, copy and pin messages."""
-        self.chat.focus()
+        """Navigation mode: the messages get the focus at once and letters are commands."""
+        self.set_focus(self.chat)
+        self.chat.select_default()
+        self.chat.navigating = True
 
     def action_cancel_reply(self) -> None:
         """Stop the streaming reply; what arrived is kept, marked incomplete."""

@@ -67,10 +67,21 @@ class ChatPane(VerticalScroll, can_focus=True):
         height: 1fr;
         padding: 0 1;
         scrollbar-gutter: stable;
+        border-title-align: center;
+        border-title-color: $text-accent;
+        &.-navigating { border-top: heavy $accent; }
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = bindings("chat")
+    BINDINGS: ClassVar[list[BindingType]] = bindings("chat") + bindings("navigation")
+
+    NAVIGATION_TITLE: ClassVar[str] = (
+        "NAVIGATION · letters are commands · i, enter or esc: back to typing"
+    )
+
+    navigating: reactive[bool] = reactive(False, init=False)
+    """Whether letters are commands (entered with ``f5``): otherwise they are typed into the
+    composer, whatever has the focus (issue 22)."""
 
     selected: reactive[int | None] = reactive(None, init=False)
     """Id of the selected message (``None``: nothing selected)."""
@@ -97,6 +108,27 @@ class ChatPane(VerticalScroll, can_focus=True):
         # Paging from a key press waits for a page the scroll watcher is already loading.
         self._page_lock = asyncio.Lock()
         self._pinned: set[int] = set()
+
+    def watch_navigating(self, navigating: bool) -> None:
+        """Show the mode: a bar over the messages, and the letters in the footer."""
+        self.set_class(navigating, "-navigating")
+        self.border_title = self.NAVIGATION_TITLE if navigating else None
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Letters run their commands only in navigation mode."""
+        if action == "command":
+            return self.navigating
+        return True
+
+    async def action_command(self, action: str) -> None:
+        """Run a letter's action (only reached in navigation mode)."""
+        await self.run_action(action)
+
+    def on_blur(self) -> None:
+        """Leaving the messages leaves navigation mode (unless they have the focus again)."""
+        if self.screen.focused is not self:
+            self.navigating = False
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: hand failures to the app's one handler."""
@@ -142,14 +174,31 @@ class ChatPane(VerticalScroll, can_focus=True):
         if around is not None:
             newest = await self._source.messages(conversation_id, limit=1)
             self.has_newer = bool(newest) and bool(page) and newest[-1].id != page[-1].id
-        await self.remove_children()
-        self.set_reactive(ChatPane.selected, None)
-        await self.mount_all([MessageView(m, pinned=m.id in self._pinned) for m in page])
-        self._mark_last()
+        await self._replace(page)
         if around is not None and self.view_for(around) is not None:
             self.selected = around
         else:
             self.anchor()
+
+    async def show_first(self) -> None:
+        """Show the conversation's first page and select its first message."""
+        if self.conversation_id is None:
+            return
+        page = await self._source.messages(self.conversation_id, after_id=0, limit=self.PAGE + 1)
+        self.has_newer = len(page) > self.PAGE
+        self.has_older = False
+        await self._replace(page[: self.PAGE])
+        if views := self.views:
+            self.selected = views[0].message_id
+            self.scroll_home(animate=False, immediate=True)
+
+    async def _replace(self, page: list[Message]) -> None:
+        """Mount ``page`` in place of the window, nothing selected."""
+        self.release_anchor()
+        await self.remove_children()
+        self.set_reactive(ChatPane.selected, None)
+        await self.mount_all([MessageView(m, pinned=m.id in self._pinned) for m in page])
+        self._mark_last()
 
     def _mark_last(self) -> None:
         views = self.views
@@ -201,11 +250,37 @@ class ChatPane(VerticalScroll, can_focus=True):
 
             def keep_place() -> None:
                 self.scroll_to(y=first.virtual_region.y - offset, animate=False, immediate=True)
+                self._page_at_edge()
 
             self.call_after_refresh(keep_place)
             return True
         finally:
             self._loading = False
+
+    def _page_at_edge(self) -> None:
+        """Load the next page if the view is at the top (or bottom) with more beyond it: keys
+        held while a page loaded scrolled there without a change to see (issue 22)."""
+        if self._loading or self.conversation_id is None or not self.views:
+            return
+        if self.scroll_y <= 0 and self.has_older:
+            self.run_worker(self.load_older(), group="page", exclusive=True, exit_on_error=False)
+        elif self.has_newer and self.scroll_y >= self.max_scroll_y > 0:
+            self.run_worker(self.load_newer(), group="page", exclusive=True, exit_on_error=False)
+
+    def action_page_up(self) -> None:
+        """Scroll a page up; at the top, load the older page."""
+        super().action_page_up()
+        self._page_at_edge()
+
+    def action_scroll_up(self) -> None:
+        """Scroll a line up; at the top, load the older page."""
+        super().action_scroll_up()
+        self._page_at_edge()
+
+    def action_page_down(self) -> None:
+        """Scroll a page down; at the bottom of a pruned window, load the newer page."""
+        super().action_page_down()
+        self._page_at_edge()
 
     async def load_newer(self) -> bool:
         """Mount the page after the newest mounted message (the bottom was pruned).
@@ -241,6 +316,7 @@ class ChatPane(VerticalScroll, can_focus=True):
 
             def keep_place() -> None:
                 self.scroll_to(y=last.virtual_region.y - offset, animate=False, immediate=True)
+                self._page_at_edge()
 
             self.call_after_refresh(keep_place)
             return True
@@ -291,12 +367,8 @@ class ChatPane(VerticalScroll, can_focus=True):
         if new_value < old_value:
             for view in self.query_children(MessageView):
                 view.unfold()
-        if self._loading or self.conversation_id is None:
-            return
-        if new_value <= 0 < old_value and self.has_older:
-            self.run_worker(self.load_older(), group="page", exclusive=True, exit_on_error=False)
-        elif self.has_newer and new_value >= self.max_scroll_y > 0 and new_value > old_value:
-            self.run_worker(self.load_newer(), group="page", exclusive=True, exit_on_error=False)
+        if new_value != old_value:
+            self._page_at_edge()
 
     # -- selection --------------------------------------------------------------------------
 
@@ -316,6 +388,11 @@ class ChatPane(VerticalScroll, can_focus=True):
 
     def on_focus(self) -> None:
         """Select the newest message when the pane gets focus with nothing selected."""
+        self.select_default()
+
+    def select_default(self) -> None:
+        """Select the newest message if nothing is selected (at once: the keys that follow
+        move from it)."""
         if self.selected is None and (views := self.views):
             self.selected = views[-1].message_id
 
@@ -356,8 +433,10 @@ class ChatPane(VerticalScroll, can_focus=True):
         self.selected = ids[index + 1]
 
     async def action_select_first(self) -> None:
-        """Select the oldest mounted message."""
-        if views := self.views:
+        """Select the conversation's first message (its first page is loaded if needed)."""
+        if self.has_older:
+            await self.show_first()
+        elif views := self.views:
             self.selected = views[0].message_id
 
     async def action_select_last(self) -> None:

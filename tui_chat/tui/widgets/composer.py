@@ -10,7 +10,21 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
-from tui_chat.tui.actions import bindings
+from tui_chat.tui.actions import KEYMAP, Key, bindings
+
+
+def _keys(action: str) -> frozenset[str]:
+    """The composer's keys of one of its actions."""
+    return frozenset(
+        key.strip()
+        for entry in KEYMAP["composer"]
+        if isinstance(entry, Key) and entry.action == action
+        for key in entry.keys.split(",")
+    )
+
+
+_SEND_KEYS = _keys("composer.submit")
+_NEWLINE_KEYS = _keys("composer.newline")
 
 
 class Composer(TextArea):
@@ -66,24 +80,35 @@ class Composer(TextArea):
         self._history_index = None
 
     def action_submit(self) -> None:
-        """Post :class:`Submitted` with the text (blank text is ignored unless files are
-        attached)."""
+        """Post :class:`Submitted` with the text and clear the editor at once (blank text is
+        ignored unless files are attached).
+
+        Cleared here, in the order of the keys, not when the screen handles the message:
+        what is typed after ``enter`` is the next prompt, never glued to this one (issue 22).
+        A screen that refuses the send puts the text back with :meth:`restore`.
+        """
         text = self.text
         if not text.strip() and not self.has_files:
             return
         self.post_message(self.Submitted(self, text))
+        self.clear()
+
+    def restore(self, text: str) -> None:
+        """Put back a submitted text the screen did not send (before anything typed since)."""
+        typed = self.text
+        self.load_text(f"{text}\n\n{typed}" if typed.strip() else text)
+        self.move_cursor(self.document.end)
 
     def action_newline(self) -> None:
         """Insert a line break at the cursor."""
         self.insert("\n")
 
     def remember(self, text: str) -> None:
-        """Add a sent prompt to the history and clear the editor."""
+        """Add a sent prompt to the history (the editor was cleared when it was submitted)."""
         if text.strip() and (not self.prompts or self.prompts[-1] != text):
             self.prompts.append(text)
         self._history_index = None
         self._draft = ""
-        self.clear()
 
     def _show(self, text: str, at_end: bool) -> None:
         self.load_text(text)
@@ -93,6 +118,17 @@ class Composer(TextArea):
             self.move_cursor((0, len(self.document.get_line(0))))
 
     async def _on_key(self, event: events.Key) -> None:
+        # Send and newline keys act here, in the composer's own queue after the keys typed
+        # before them (a priority binding ran ahead of them: under load the end of the text
+        # was not sent — issue 22).
+        if event.key in _SEND_KEYS or event.key in _NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            if event.key in _SEND_KEYS:
+                self.action_submit()
+            else:
+                self.action_newline()
+            return
         if event.key == "up" and self.prompts and self.cursor_at_first_line:
             if self._history_index is None:
                 self._draft = self.text

@@ -1,0 +1,215 @@
+"""Every keystroke lands where it was meant (issue 22, items 3, 4, 5).
+
+Keys are queued at once on the app's driver, faster than the app drains them, as a fast typist
+or a loaded machine delivers them: printable keys are text unless navigation mode (``f5``) is
+on, and none is lost or reordered when the focus moves meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.app import App
+
+from tests.fake_anthropic import FakeAnthropic
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import ChatPilot, notifications, ready, settle, until
+from tui_chat.core.models import Conversation
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.screens.main import MainScreen
+
+NAMED = {"enter": "\r", "tab": "\t", "escape": "\x1b", "space": " "}
+
+
+def _is_named(key: str) -> bool:
+    return (
+        key in NAMED
+        or "+" in key
+        or re.fullmatch(r"f[0-9]+|up|down|home|end|pageup", key) is not None
+    )
+
+
+def burst(app: App[None], *keys: str) -> None:
+    """Queue key presses at once: named keys (``enter``, ``f5``), or text typed a character
+    at a time."""
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        for name in [key] if _is_named(key) else ["space" if c == " " else c for c in key]:
+            event = events.Key(name, NAMED.get(name, name if len(name) == 1 else None))
+            event.set_sender(app)
+            driver.send_message(event)
+
+
+async def _chat(service: ChatService, folder: Path, texts: list[str]) -> Conversation:
+    messages = [{"role": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
+    path = folder / "chat.json"
+    path.write_text(json.dumps({"title": "Chat", "messages": messages}))
+    return await service.import_file(path)
+
+
+TEXTS = ["where to go?", "Lisbon.", "and when?", "In May."]
+
+
+async def _drained(pilot: ChatPilot) -> None:
+    """Let every queued key be handled (each one posts work of its own)."""
+    await settle(pilot)
+    await pilot.pause()
+    await settle(pilot)
+
+
+async def test_letters_typed_after_tab_to_the_messages_are_text_in_order(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    conversation = await _chat(keyed_service, tmp_path, TEXTS)
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("tab")
+        await until(pilot, lambda: app.focused is screen.chat)
+        assert not screen.chat.navigating
+        burst(app, "rTyped ahead title pie", "enter")
+        await fake_anthropic.wait_for(1, timeout=60)
+        await _drained(pilot)
+        last = fake_anthropic.bodies[-1]["messages"][-1]["content"][-1]["text"]
+        assert last == "rTyped ahead title pie"
+        assert await keyed_service.pinned_ids(conversation.id) == set()
+        assert not any("Copied" in n for n in notifications(app))
+
+
+async def test_f5_is_a_visible_navigation_mode_and_i_or_escape_leave_it_in_order(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conversation = await _chat(service, tmp_path, TEXTS)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        pane = screen.chat
+        # f5 and the letters after it in one burst: the letters are commands.
+        burst(app, "f5", "k", "p")
+        await _drained(pilot)
+        assert pane.navigating and app.focused is pane
+        assert pane.border_title is not None and "NAVIGATION" in str(pane.border_title)
+        footer_keys = set(screen.active_bindings)
+        assert {"p", "e", "c"} <= footer_keys
+        assert await service.pinned_ids(conversation.id) == {pane.selected}
+        # i leaves: what follows is text, the first letters included.
+        burst(app, "i", "please edit")
+        await _drained(pilot)
+        assert not pane.navigating and app.focused is screen.composer
+        assert screen.composer.text == "please edit"
+        assert not {"p", "e", "c"} & set(screen.active_bindings)
+        # escape leaves too.
+        screen.composer.clear()
+        burst(app, "f5", "escape", "pie")
+        await _drained(pilot)
+        assert screen.composer.text == "pie" and not pane.navigating
+        assert len(await service.pinned_ids(conversation.id)) == 1
+
+
+async def test_e_then_typing_at_once_adds_to_the_edited_prompt(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conversation = await _chat(service, tmp_path, TEXTS)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        burst(app, "f5", "k", "e", " in spring, please")
+        await _drained(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert screen.composer.text == "and when? in spring, please"
+        assert screen.editing is not None and not screen.chat.navigating
+        assert await service.pinned_ids(conversation.id) == set()
+
+
+async def test_enter_while_a_reply_finishes_queues_each_prompt_on_its_own(
+    keyed_service: ChatService,
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reply is shown complete while its worker still finishes (calibration held here):
+    enter then queues the prompt, visibly, and the next one typed is not glued to it."""
+    conversation = await keyed_service.new_conversation()
+    release = asyncio.Event()
+    store = keyed_service.store
+    set_calibration = store.set_calibration
+
+    async def held(*args: Any) -> None:
+        await release.wait()
+        await set_calibration(*args)
+
+    monkeypatch.setattr(store, "set_calibration", held)
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        burst(app, "alpha", "enter")
+        await fake_anthropic.wait_for(1, timeout=60)
+        replies = lambda: [v for v in screen.chat.views if v.message.role == "assistant"]  # noqa: E731
+        await until(pilot, lambda: bool(replies()) and replies()[-1].message.status == "complete")
+        assert app.replying  # the worker has not ended
+        burst(app, "beta", "enter", "gamma", "enter")
+        await until(pilot, lambda: len(screen._queued) == 2)
+        assert screen.composer.text == ""
+        assert "2 prompts queued" in str(screen.composer.border_subtitle)
+        assert not any("still streaming" in n for n in notifications(app))
+        release.set()
+        await fake_anthropic.wait_for(3, timeout=60)
+        await until(pilot, lambda: not app.replying and not screen._queued)
+        await settle(pilot)
+        sent = [b["messages"][-1]["content"][-1]["text"] for b in fake_anthropic.bodies]
+        assert sent == ["alpha", "beta", "gamma"]
+        assert screen.composer.border_subtitle is None
+
+
+async def _long(service: ChatService, folder: Path, turns: int) -> Conversation:
+    texts = [
+        f"question {i}" if i % 2 == 0 else f"answer {i}\n\nmore\n\nlines" for i in range(turns)
+    ]
+    return await _chat(service, folder, texts)
+
+
+async def test_home_and_g_reach_the_conversations_first_message(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conversation = await _long(service, tmp_path, 400)
+    first, last = (await service.history(conversation.id))[::399]
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        pane = screen.chat
+        assert pane.has_older
+        await pilot.press("tab")
+        await until(pilot, lambda: app.focused is pane)
+        burst(app, "home")
+        await until(pilot, lambda: pane.selected == first.id)
+        assert not pane.has_older and pane.views[0].message_id == first.id
+        burst(app, "end")
+        await until(pilot, lambda: pane.selected == last.id)
+        burst(app, "f5", "g")
+        await until(pilot, lambda: pane.selected == first.id)
+        assert pane.navigating
+
+
+async def test_held_page_up_keeps_loading_older_pages_to_the_first_message(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conversation = await _long(service, tmp_path, 300)
+    first = (await service.history(conversation.id))[0]
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        pane = screen.chat
+        await pilot.press("tab")
+        await until(pilot, lambda: app.focused is pane)
+        # Far more presses than pages: they arrive while pages load, as a held key's do.
+        burst(app, *["pageup"] * 200)
+        await until(pilot, lambda: not pane.has_older, rounds=3000)
+        await _drained(pilot)
+        assert pane.views[0].message_id == first.id
