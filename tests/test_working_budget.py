@@ -129,6 +129,15 @@ class TestCacheLifetime:
     def test_pauses_longer_than_an_hour_gain_nothing_from_it(self) -> None:
         assert choose_ttl([7_200.0, 9_000.0, 86_400.0], prefix=50_000, new=800) == "5m"
 
+    def test_a_carried_token_costs_a_read_when_warm_and_more_after_long_pauses(self) -> None:
+        from tui_chat.core.cache_ttl import carried_price
+
+        assert carried_price([30.0, 40.0, 50.0]) == pytest.approx(0.1)
+        paused = [30.0, 900.0, 40.0, 7_200.0]
+        assert carried_price(paused, "5m") == pytest.approx(0.1 + 1.15 * 0.5)
+        assert carried_price(paused, "1h") == pytest.approx(0.1 + 1.9 * 0.25)
+        assert carried_price(paused) == pytest.approx(min(0.675, 0.575))
+
     def test_too_few_pauses_say_nothing_yet(self) -> None:
         assert choose_ttl([900.0, 1_200.0], prefix=50_000, new=800) == "5m"
 

@@ -93,3 +93,26 @@ def pauses(times: Sequence[tuple[str, str]]) -> list[float]:
             gaps.append(max(0.0, (moment - previous[1]).total_seconds()))
         previous = (role, moment)
     return gaps
+
+
+def carried_price(gaps: Sequence[float], asked: str = "auto") -> float:
+    """What one carried prefix token costs a turn, relative to uncached input, given the
+    pauses: a read (0.1x) while the cache is warm, a write when a pause outlived it.
+
+    Args:
+        gaps: Seconds between each reply and the next prompt (the newest :data:`GAPS`).
+        asked: The policy's ``cache_ttl`` (``auto`` is priced as the lifetime it would pick,
+            which is never dearer than the 5-minute one).
+    """
+    recent = list(gaps)[-GAPS:]
+    if len(recent) < MIN_GAPS:
+        return READ
+    five = sum(1 for gap in recent if gap > FIVE_MINUTES) / len(recent)
+    hour = sum(1 for gap in recent if gap > ONE_HOUR) / len(recent)
+    price_5m = READ + (WRITE_5M - READ) * five
+    price_1h = READ + (WRITE_1H - READ) * hour
+    if asked == "5m":
+        return price_5m
+    if asked == "1h":
+        return price_1h
+    return min(price_5m, price_1h)

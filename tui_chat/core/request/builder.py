@@ -37,8 +37,8 @@ from typing import Any
 
 from tui_chat.core import ledger
 from tui_chat.core.attachments import is_ref
-from tui_chat.core.cache_ttl import CacheTtl, choose_ttl
-from tui_chat.core.payback import CACHE_READ, break_even
+from tui_chat.core.cache_ttl import CacheTtl, carried_price, choose_ttl
+from tui_chat.core.payback import break_even
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget, within_budget
 from tui_chat.core.request.clip import fit_text
@@ -182,17 +182,23 @@ class _Builder:
     def _recall_cap(self) -> int | None:
         """Recall never makes a turn dearer than carrying the history it stands for: recalled
         text is sent uncached (1x) where the folded history would be read from the prompt
-        cache (:data:`~tui_chat.core.payback.CACHE_READ`, 0.1x); it may take
-        :data:`RECALL_COST_SHARE` of that. ``None`` (no cap) when that
-        history could not be carried anyway: it and the budget do not fit the model's window
-        (a small window, where recall is what keeps the past at all)."""
+        cache (0.1x, or written again after a pause longer than the cache lives: the price
+        follows this conversation's pauses, :func:`~tui_chat.core.cache_ttl.carried_price`);
+        it may take :data:`RECALL_COST_SHARE` of that. ``None`` (no cap) when that history
+        could not be carried anyway: it and the budget do not fit the model's window (a small
+        window, where recall is what keeps the past at all)."""
         summary = self.inputs.summary
         if summary is None:
             return None
-        folded = max(summary.source_tokens, 0)
+        # What the summary stands for: its messages at the raw turns' mean size (a running
+        # version's own source counts only its last span and the summary before it).
+        timeline = self.timeline
+        mean = timeline.span_tokens(0, len(timeline)) / max(1, len(timeline))
+        folded = max(summary.source_tokens, int(summary.covered_messages * mean))
         if folded + self.usable > self.limit:
             return None
-        return int(RECALL_COST_SHARE * CACHE_READ * folded)
+        price = carried_price(self.inputs.pauses, self.policy.cache_ttl)
+        return int(RECALL_COST_SHARE * price * folded)
 
     def compose(self, shed: _Shed) -> Candidate:
         """The request with what ``shed`` says left out."""
