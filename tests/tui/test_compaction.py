@@ -42,9 +42,10 @@ BRANCHING_NAMES = [
     "Edit message",
     "Compact up to here",
     "Attach file",
+    "Remove attached file",
     "Copy code block",
 ]
-"""Issue 13's palette commands, after the design's."""
+"""Issue 13's palette commands (and issue 22's Remove attached file), after the design's."""
 
 
 def _cards(timeline: SummaryTimeline) -> list[SummaryCard]:
