@@ -52,8 +52,13 @@ async def test_a_lease_from_a_clock_far_ahead_is_taken_once_it_stops_changing(
     )
     lock = service.session.send_lock
     lock.lease_seconds, lock.poll_seconds = 0.5, 0.05
-    outcome = await asyncio.wait_for(service.send(conversation.id, "hello?"), 60)
+    events: list[Any] = []
+    outcome = await asyncio.wait_for(service.send(conversation.id, "hello?", events.append), 60)
     assert outcome.error is None
+    waiting = [e for e in events if type(e).__name__ == "SendWaiting"]
+    assert len(waiting) == 1
+    assert "process 4242 on another-host" in waiting[0].holder  # who holds it, and that
+    assert "clock is ahead" in waiting[0].holder  # its expiry cannot be right
     assert rows(db, "SELECT count(*) AS n FROM send_leases")[0]["n"] == 0  # released
 
 

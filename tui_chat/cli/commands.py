@@ -99,8 +99,10 @@ async def _reply(
     def on_event(event: EngineEvent) -> None:
         nonlocal streamed
         if isinstance(event, SendWaiting):
+            held = f" ({event.holder})" if event.holder else ""
             print(
-                f"tui-chat: waiting for another send to conversation {conversation_id} to finish…",
+                f"tui-chat: waiting for another send to conversation {conversation_id} "
+                f"to finish{held}…",
                 file=sys.stderr,
                 flush=True,
             )

@@ -19,6 +19,8 @@ class SendWaiting:
     waits for it so that each reply follows its own question."""
 
     conversation_id: str
+    holder: str = ""
+    """Who holds the send lease and until when, as far as the lease says."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,13 +45,14 @@ class SendLock:
 
     @asynccontextmanager
     async def hold(
-        self, conversation_id: str, on_wait: Callable[[], None] | None = None
+        self, conversation_id: str, on_wait: Callable[[str], None] | None = None
     ) -> AsyncIterator[None]:
         """Hold the conversation's lease for the block (waiting for it if needed).
 
         Args:
             conversation_id: The conversation.
-            on_wait: Called once if the lease is busy and this sender has to wait.
+            on_wait: Called once if the lease is busy and this sender has to wait, with who
+                holds it (:func:`describe_holder`).
         """
         owner = new_owner()  # one per send: two sends of one process take turns too
         waited = False
@@ -59,7 +60,7 @@ class SendLock:
         since = time.monotonic()
         while not await self.leases.acquire(conversation_id, owner, self.lease_seconds):
             if not waited and on_wait is not None:
-                on_wait()
+                on_wait(describe_holder(await self.leases.holder(conversation_id)))
             waited = True
             # A live holder renews every third of a lease. One unchanged for longer than a
             # lease by this process's clock is stale whatever expiry it claims (a clock far
@@ -96,3 +97,25 @@ class SendLock:
             # A renewal that fails (a busy disk) is tried again; the send goes on meanwhile.
             with contextlib.suppress(Exception):
                 await self.leases.renew(conversation_id, owner, self.lease_seconds)
+
+
+def describe_holder(held: tuple[str, str] | None) -> str:
+    """``process 4242 on laptop, its lease runs to 12:04:31 UTC`` from a lease's owner
+    (``host:pid:random``) and expiry; says when the expiry lies far ahead (a skewed clock)."""
+    if held is None:
+        return "another sender"
+    host, _, rest = held[0].partition(":")
+    pid = rest.partition(":")[0]
+    who = f"process {pid} on {host}" if pid.isdigit() else f"sender {held[0]}"
+    try:
+        expires = float(held[1])
+    except ValueError:
+        return who
+    until = time.strftime("%H:%M:%S UTC", time.gmtime(expires))
+    ahead = expires - time.time()
+    if ahead > 10 * LEASE_SECONDS:
+        return (
+            f"{who}, its lease claims to run to {until} (its clock is ahead); it is taken once "
+            "it has not been renewed for a lease's length"
+        )
+    return f"{who}, its lease runs to {until}"

@@ -201,9 +201,9 @@ class ChatSession:
     ) -> contextlib.AbstractAsyncContextManager[None]:
         """This conversation's send lease; a sender that must wait says so first."""
 
-        def waiting() -> None:
+        def waiting(holder: str) -> None:
             if on_event:
-                on_event(SendWaiting(conversation_id))
+                on_event(SendWaiting(conversation_id, holder))
 
         return self.send_lock.hold(conversation_id, waiting)
 
@@ -325,7 +325,8 @@ class ChatSession:
         else:
             status = "error"
         stop_reason = result.stop_reason
-        if status == "error" and result.error is not None:
+        # A refusal keeps its stop reason: it marks the turn refused (core/unanswered).
+        if status == "error" and result.error is not None and result.error.kind != "refused":
             stop_reason = f"error:{result.error.kind}"
         stored = await self.store.messages.update(
             reply.id,
