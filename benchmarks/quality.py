@@ -61,11 +61,14 @@ EXTRA_SETTINGS: tuple[tuple[str, str], ...] = tuple(
     for pair in os.environ.get("TUI_CHAT_QUALITY_SETTINGS", "").split(",")
     if "=" in pair
 )
-"""Research switch: Policy fields replaced in every preset (``summary_share=0.05,…``)."""
+"""Research switch (``TUI_CHAT_QUALITY_SETTINGS``): Policy fields replaced in every preset
+(``summary_share=0.02,ledger_share=0``) and module constants replaced in the workers
+(``tui_chat.core.request.recall:NEIGHBOUR_WEIGHT=0.7``), to measure a lever before making it."""
 
 
 def _patch_presets() -> None:
-    """Apply :data:`EXTRA_SETTINGS` to the preset table of this (worker) process."""
+    """Apply :data:`EXTRA_SETTINGS` in this (worker) process."""
+    import importlib
     from dataclasses import fields, replace
 
     from tui_chat.core import presets
@@ -75,6 +78,11 @@ def _patch_presets() -> None:
     types = {f.name: f.type for f in fields(presets.Policy)}
     changes: dict[str, Any] = {}
     for key, value in EXTRA_SETTINGS:
+        if ":" in key:
+            module = importlib.import_module(key.split(":")[0])
+            name = key.split(":")[1]
+            setattr(module, name, type(getattr(module, name))(value))
+            continue
         kind = str(types[key])
         changes[key] = float(value) if "float" in kind else int(value) if "int" in kind else value
     for name, policy in list(presets.PRESETS.items()):
