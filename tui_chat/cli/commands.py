@@ -8,6 +8,7 @@ the handlers raise themselves).
 from __future__ import annotations
 
 import sys
+import textwrap
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -149,9 +150,12 @@ async def _list(service: ChatService, args: Args) -> int:
     return 0
 
 
+SHOW_PAGE = 1_000
+"""Messages read and printed at a time by ``show --json`` (memory stays flat in the length)."""
+
+
 async def _show(service: ChatService, args: Args) -> int:
     conversation = await service.resolve(args.conv)
-    messages = await service.history(conversation.id)
     pinned = await service.pinned_ids(conversation.id)
     if args.as_json:
         origin = await service.branches.parent(conversation.id)
@@ -159,10 +163,19 @@ async def _show(service: ChatService, args: Args) -> int:
             **render.conversation_json(conversation),
             **render.fork_json(origin),
         }
-        render.json_out(
-            {"conversation": shown, "messages": [render.message_json(m, pinned) for m in messages]}
-        )
+        # The same JSON as one json_out of the whole, written a page of messages at a time.
+        head = render.json_text({"conversation": shown, "messages": []})
+        sys.stdout.write(head[: head.rindex("[]")] + "[")
+        after, first = 0, True
+        while page := await service.messages(conversation.id, after_id=after, limit=SHOW_PAGE):
+            for m in page:
+                item = render.json_text(render.message_json(m, pinned))
+                sys.stdout.write(("\n" if first else ",\n") + textwrap.indent(item, "    "))
+                first = False
+            after = page[-1].id
+        sys.stdout.write("]\n}\n" if first else "\n  ]\n}\n")
     else:
+        messages = await service.history(conversation.id)
         render.print_conversation(conversation, messages, pinned)
     return 0
 
