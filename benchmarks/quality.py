@@ -81,7 +81,8 @@ def _patch_presets() -> None:
         if ":" in key:
             module = importlib.import_module(key.split(":")[0])
             name = key.split(":")[1]
-            setattr(module, name, type(getattr(module, name))(value))
+            kind = type(getattr(module, name))
+            setattr(module, name, value == "True" if kind is bool else kind(value))
             continue
         kind = str(types[key])
         changes[key] = float(value) if "float" in kind else int(value) if "int" in kind else value
