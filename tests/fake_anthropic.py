@@ -143,6 +143,13 @@ _MAX_BREAKPOINTS = 4
 _DEFAULT_429_RETRY_AFTER = 1.0
 
 
+MAGIC_REFUSAL = (
+    "ANTHROPIC_MAGIC_STRING_TRIGGER_REFUSAL_"
+    "1FAEFB6177B4672DEE07F9D3AFC62588CCD2631EDCF22E8CCC1FB35B501C9C86"
+)
+"""The test string Claude's docs give to trigger a refusal; a prompt holding it is refused."""
+
+
 def fake_tokens(text: str) -> int:
     """The fake tokenizer: one token per 4 characters, rounded up."""
     return math.ceil(len(text) / 4)
@@ -171,6 +178,8 @@ class Behaviour:
         words_per_chunk: Words per text delta (``None``: the server's default).
         stop_reason: Overrides the stop reason (default ``end_turn``, ``tool_use`` for tool
             calls, ``max_tokens`` when the reply was cut at ``max_tokens``).
+        stop_details: The message's ``stop_details`` (a refusal's ``type``, ``category``,
+            ``explanation``), sent on ``message_delta`` and in a non-streamed message.
         usage: Values that override the computed usage fields.
         thinking: If set, a thinking block with this text precedes the reply.
         status: HTTP status for ``error`` (the error type follows from it).
@@ -197,6 +206,7 @@ class Behaviour:
     chunk_delay: float | None = None
     words_per_chunk: int | None = None
     stop_reason: str | None = None
+    stop_details: dict[str, Any] | None = None
     usage: dict[str, Any] | None = None
     thinking: str | None = None
     status: int = 500
@@ -503,6 +513,20 @@ class FakeAnthropic:
             text=text,
             **kw,
         )
+
+    def push_refusal(
+        self,
+        category: str | None = "cyber",
+        explanation: str | None = "This request was declined because it could enable cyber harm.",
+        text: TextSource | None = "Hello..",
+        **kw: Any,
+    ) -> Behaviour:
+        """Queue a reply the streaming classifiers stop, as Claude's docs ("Handle streaming
+        refusals") show it: the text so far, ``stop_reason: "refusal"`` and ``stop_details``
+        (``type: "refusal"``, ``category``, ``explanation``; both may be null) on the
+        ``message_delta`` event, then ``message_stop``."""
+        details = {"type": "refusal", "category": category, "explanation": explanation}
+        return self.push(kind="reply", text=text, stop_reason="refusal", stop_details=details, **kw)
 
     def push_error(
         self,
@@ -1240,6 +1264,7 @@ class _Reply:
     usage: dict[str, Any]
     words_per_chunk: int
     compaction: dict[str, Any] | None = None
+    stop_details: dict[str, Any] | None = None
 
     @classmethod
     def build(cls, fake: FakeAnthropic, body: dict[str, Any], behaviour: Behaviour) -> _Reply:
@@ -1279,6 +1304,11 @@ class _Reply:
             stop_reason = "compaction"
         if behaviour.stop_reason is not None:
             stop_reason = behaviour.stop_reason
+        stop_details = behaviour.stop_details
+        if MAGIC_REFUSAL in _last_user_text(body) and behaviour.stop_reason is None:
+            # The docs' test string: a refusal (category and explanation may be null).
+            text, stop_reason = "", "refusal"
+            stop_details = {"type": "refusal", "category": None, "explanation": None}
         usage = fake._usage(body, output)
         if behaviour.usage:
             usage.update(behaviour.usage)
@@ -1292,6 +1322,7 @@ class _Reply:
             usage=usage,
             words_per_chunk=max(1, behaviour.words_per_chunk or fake.words_per_chunk),
             compaction=compaction,
+            stop_details=stop_details,
         )
 
     def content(self) -> list[dict[str, Any]]:
@@ -1318,6 +1349,7 @@ class _Reply:
             "content": self.content() if final else [],
             "stop_reason": self.stop_reason if final else None,
             "stop_sequence": None,
+            **({"stop_details": self.stop_details} if final and self.stop_details else {}),
             "usage": usage,
         }
 
@@ -1369,7 +1401,11 @@ class _Reply:
                 "message_delta",
                 {
                     "type": "message_delta",
-                    "delta": {"stop_reason": self.stop_reason, "stop_sequence": None},
+                    "delta": {
+                        "stop_reason": self.stop_reason,
+                        "stop_sequence": None,
+                        **({"stop_details": self.stop_details} if self.stop_details else {}),
+                    },
                     "usage": dict(self.usage),
                 },
             )

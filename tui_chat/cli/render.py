@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tui_chat.core.inert import inert
+from tui_chat.core.unanswered import refusal_category
 
 if TYPE_CHECKING:
     from tui_chat.core.models import (
@@ -203,11 +204,16 @@ def print_conversation(
     out(f"# {inert(conversation.title)}  ({conversation.id}, {conversation.model})")
     for m in messages:
         marks: list[str] = [m.status] if m.status != "complete" else []
+        refusal = refusal_category(m)
+        if refusal is not None:
+            marks = [f"refused: {refusal}"]
         if m.id in pinned:
             marks.append("pinned")
         suffix = f" [{', '.join(marks)}]" if marks else ""
         out(f"\n--- #{m.id} {m.role} {m.created_at[:19].replace('T', ' ')}{suffix}")
         out(inert(m.text))
+        if refusal is not None and m.error:
+            out(f"({inert(m.error)})")
 
 
 def print_context(conversation: Conversation, built: BuiltRequest, preset: str) -> None:

@@ -38,7 +38,12 @@ from tui_chat.core.tokens import (
     TokenCounter,
 )
 from tui_chat.core.turns import starts_turn
-from tui_chat.core.unanswered import left_out_note, unanswered_prompts, without_unanswered
+from tui_chat.core.unanswered import (
+    left_out_note,
+    refused_prompts,
+    unanswered_prompts,
+    without_unanswered,
+)
 from tui_chat.engine.tail import TailCache
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store import fts
@@ -322,7 +327,7 @@ async def assemble(
             timeline=timeline,
         )
     )
-    if (note := left_out_note(left_out)) is None:
+    if (note := left_out_note(left_out, refused_prompts(tail) if left_out else None)) is None:
         return built
     warnings = (*built.breakdown.warnings, note)
     return replace(built, breakdown=replace(built.breakdown, warnings=warnings))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tui_chat.core.models import ContentBlock, Usage
+from tui_chat.core.unanswered import REFUSAL, refusal_message
 from tui_chat.llm.compaction import (
     CompactionResult,
     compaction_headers,
@@ -70,6 +71,8 @@ class StreamResult:
         complete: True only if ``message_stop`` was received.
         error: Why the reply failed or is incomplete, ``None`` on success.
         message_id: The API's id of the message (``msg_…``), when received.
+        stop_details: The API's ``stop_details`` (a refusal's ``type``, ``category`` and
+            ``explanation``), when given.
     """
 
     content: list[ContentBlock] = field(default_factory=list)
@@ -80,6 +83,7 @@ class StreamResult:
     complete: bool = False
     error: ChatError | None = None
     message_id: str | None = None
+    stop_details: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -223,6 +227,8 @@ class ClaudeClient:
                 "the connection ended before the reply finished",
                 "retry; the partial reply was kept",
             )
+        if error is None and result.stop_reason == REFUSAL:
+            error = refusal_error(result.stop_details)
         result.error = error
         return result
 
@@ -329,6 +335,26 @@ class ClaudeClient:
         await self.aclose()
 
 
+def refusal_error(details: dict[str, Any] | None) -> ChatError:
+    """The error of a reply Claude refused (``stop_reason: "refusal"``), from ``stop_details``.
+
+    Claude's docs ("Handle streaming refusals"): the stream ends normally with
+    ``stop_reason: "refusal"``; ``stop_details`` (``type: "refusal"``, ``category`` and
+    ``explanation``, either may be null) arrives on ``message_delta``; the refused turn must be
+    removed or rephrased before the conversation continues.
+    """
+    details = details or {}
+    category, explanation = details.get("category"), details.get("explanation")
+    return ChatError(
+        "refused",
+        refusal_message(
+            category if isinstance(category, str) else None,
+            explanation if isinstance(explanation, str) else None,
+        ),
+        "this turn is left out of later requests; rephrase the prompt and send it again",
+    )
+
+
 def _result_from_snapshot(snapshot: Any) -> StreamResult:
     """Build a result from the SDK's accumulated message (``None`` before message_start)."""
     if snapshot is None:
@@ -359,4 +385,16 @@ def _result_from_snapshot(snapshot: Any) -> StreamResult:
         stop_reason=snapshot.stop_reason,
         model=snapshot.model,
         message_id=snapshot.id,
+        stop_details=_stop_details(snapshot),
     )
+
+
+def _stop_details(snapshot: Any) -> dict[str, Any] | None:
+    """``stop_details`` of the SDK's message as a plain dict (``None`` when absent)."""
+    details = getattr(snapshot, "stop_details", None)
+    if details is None:
+        return None
+    if isinstance(details, dict):
+        return details
+    data: dict[str, Any] = details.to_dict(mode="json")
+    return data

@@ -35,6 +35,7 @@ ErrorKind = Literal[
     "bad_request",
     "incomplete",
     "unsupported",
+    "refused",
 ]
 
 KINDS: Final[tuple[str, ...]] = get_args(ErrorKind)

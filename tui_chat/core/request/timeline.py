@@ -35,17 +35,13 @@ from tui_chat.core.request.runs import Chain
 from tui_chat.core.request.types import Piece
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.turns import starts_turn
+from tui_chat.core.unanswered import answers
 
 _ID = attrgetter("id")
 _UNFINISHED = ("error", "incomplete", "streaming")
 
 PieceKey = tuple[TokenCounter, int | None, frozenset[int]]
 """What a message's piece depends on besides the message: counter, character limit, pins."""
-
-
-def _answers(message: Message) -> bool:
-    """An assistant message with content: its turn is answered (see :mod:`~.unanswered`)."""
-    return message.role == "assistant" and bool(message.content)
 
 
 def _superseded(message: Message, following: Message | None) -> bool:
@@ -173,7 +169,7 @@ class Timeline:
             piece = self._piece(message, None)
             self.messages.append(message)
             self.ids.append(message.id)
-            self.marks.append(self.marks[-1] + _answers(message))
+            self.marks.append(self.marks[-1] + answers(message))
             self.pieces.append(piece)
             self.tokens.append(self.tokens[-1] + (piece.tokens if piece else 0))
             self.cuts.append(self.cuts[-1] + (1 if piece and piece.cut else 0))
@@ -224,7 +220,7 @@ class Timeline:
         self.origin -= count
         starts = [self.origin + i for i, m in enumerate(messages) if starts_turn(m.role, m.content)]
         pieces = [self._piece(m, after) for m, after in zip(messages, following, strict=True)]
-        self.marks[:0] = _running_before(self.marks[0], [_answers(m) for m in messages])
+        self.marks[:0] = _running_before(self.marks[0], [answers(m) for m in messages])
         self.tokens[:0] = _running_before(self.tokens[0], [p.tokens if p else 0 for p in pieces])
         self.cuts[:0] = _running_before(self.cuts[0], [1 if p and p.cut else 0 for p in pieces])
         self.refs[:0] = _running_before(self.refs[0], [_holds_refs(p) for p in pieces])

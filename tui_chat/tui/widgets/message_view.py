@@ -13,6 +13,7 @@ from textual.widgets import Button, Markdown, Static
 
 from tui_chat.core.attachments import chip, refs, typed_text
 from tui_chat.core.models import Message
+from tui_chat.core.unanswered import refusal_category, refused
 from tui_chat.tui import gc_pause
 from tui_chat.tui.text import clock_time, inert, inert_content
 from tui_chat.tui.widgets.fold import HeadFold
@@ -157,7 +158,10 @@ class MessageView(Vertical):
             parts.append(inert_content(f"  {self.message.model}"))
         if self.pinned:
             parts.append(("  📌 pinned", "bold $text-warning"))
-        if self.message.status == "streaming":
+        if refused(self.message):
+            category = refusal_category(self.message)
+            parts.append((f"  ⊘ refused ({category})", "bold $text-error"))
+        elif self.message.status == "streaming":
             parts.append(("  ● streaming", "$text-success"))
         elif self.message.status == "incomplete":
             parts.append(("  ◐ incomplete", "bold $text-warning"))
@@ -168,10 +172,13 @@ class MessageView(Vertical):
     def _status(self) -> Content:
         if self.left_out and self.message.role == "user":
             return inert_content(
-                "Left out of the context: its reply failed before any text, so later messages "
-                "are sent without it. To ask it again, copy it (f5, c) and send it."
+                "Left out of the context: its reply failed before any text or was refused, so "
+                "later messages are sent without it. To ask it again, copy it (f5, c) and send it."
             )
         retry = "" if self.left_out else " Press ctrl+r to retry."
+        if refused(self.message):
+            # The stored reason names the category and says the turn is left out.
+            return inert_content(_sentence(self.message.error or "Claude refused to answer."))
         if self.message.status == "incomplete":
             reason = (
                 self.error_text or self.message.error or "The reply was cut off before it finished."
