@@ -18,7 +18,6 @@ session at the model's own window only.
 from __future__ import annotations
 
 import asyncio
-import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,10 +27,8 @@ from typing import Any
 from benchmarks.common import LOCOMO_DIR, Options, Row, parallel_calls, parallel_map, row
 from benchmarks.locomo import (
     CATEGORIES,
-    Bm25Probe,
     Dialogue,
     PresetStats,
-    StrongBm25Probe,
     Tally,
     answer_in,
     context_window_for,
@@ -41,6 +38,7 @@ from benchmarks.locomo import (
     request_text,
 )
 from benchmarks.locomo import is_hit as is_hit  # the measure, as ``quality.is_hit``
+from benchmarks.probes import Bm25Probe, StrongBm25Probe
 
 GROUP = "quality"
 WINDOWS = (2_000, 4_000, 8_000)
@@ -56,40 +54,6 @@ PROBES = ("strong probe", "bm25 probe")
 """The probes measured at each recall-on configuration's budget: the reference first."""
 QUICK_CONVERSATIONS = ("conv-30",)
 QUICK_WINDOWS = (TARGET_WINDOW,)
-EXTRA_SETTINGS: tuple[tuple[str, str], ...] = tuple(
-    tuple(pair.split("=", 1))  # type: ignore[misc]
-    for pair in os.environ.get("TUI_CHAT_QUALITY_SETTINGS", "").split(",")
-    if "=" in pair
-)
-"""Research switch (``TUI_CHAT_QUALITY_SETTINGS``): Policy fields replaced in every preset
-(``summary_share=0.02,ledger_share=0``) and module constants replaced in the workers
-(``tui_chat.core.request.recall:NEIGHBOUR_WEIGHT=0.7``), to measure a lever before making it."""
-
-
-def _patch_presets() -> None:
-    """Apply :data:`EXTRA_SETTINGS` in this (worker) process."""
-    import importlib
-    from dataclasses import fields, replace
-
-    from tui_chat.core import presets
-
-    if not EXTRA_SETTINGS:
-        return
-    types = {f.name: f.type for f in fields(presets.Policy)}
-    changes: dict[str, Any] = {}
-    for key, value in EXTRA_SETTINGS:
-        if ":" in key:
-            module = importlib.import_module(key.split(":")[0])
-            name = key.split(":")[1]
-            kind = type(getattr(module, name))
-            setattr(module, name, value == "True" if kind is bool else kind(value))
-            continue
-        kind = str(types[key])
-        changes[key] = float(value) if "float" in kind else int(value) if "int" in kind else value
-    for name, policy in list(presets.PRESETS.items()):
-        presets.PRESETS[name] = replace(policy, **changes)
-
-
 RAW_WINDOW = False
 """Research switch: read a window as ``context_window`` itself (a new user's ``set
 context_window 4000``) instead of as the usable part."""
@@ -181,9 +145,10 @@ async def _evaluate_one(
     probe: Sequence[tuple[str, Bm25Probe | StrongBm25Probe]],
 ) -> None:
     """One configuration (``truncation`` or a preset) at one usable window."""
+    from benchmarks.quality_research import patch_presets
     from tui_chat.core.identifiers import retention
 
-    _patch_presets()
+    patch_presets()
 
     db = work / f"{dialogue.name}-{preset}-{usable}.db"
     service = await _open(db)
@@ -507,31 +472,10 @@ def _coding_retention(point: tuple[int | None, int | None]) -> tuple[float, dict
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Research entry point: ``python -m benchmarks.quality --presets window --windows 4000``."""
-    import argparse
+    """Research entry point (:func:`benchmarks.quality_research.main`)."""
+    from benchmarks.quality_research import main as research
 
-    parser = argparse.ArgumentParser(description="LoCoMo evidence-in-request figures")
-    parser.add_argument("--presets", default="")
-    parser.add_argument("--windows", default="4000")
-    parser.add_argument("--conversations", default="")
-    parser.add_argument("--raw-window", action="store_true")
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--no-truncation", action="store_true")
-    args = parser.parse_args(argv)
-    global RAW_WINDOW
-    RAW_WINDOW = args.raw_window
-    from tui_chat.core.presets import PRESETS
-
-    presets = [p for p in args.presets.split(",") if p] or list(PRESETS)
-    windows = [int(w) for w in args.windows.split(",")]
-    paths = sorted(LOCOMO_DIR.glob("*.json"))
-    if args.conversations:
-        paths = [p for p in paths if p.stem in args.conversations.split(",")]
-    dialogues = [load_dialogue(p) for p in paths]
-    tallies, stats = measure(dialogues, presets, windows, args.jobs, not args.no_truncation)
-    for r in rows_for(tallies, stats, presets, windows, ""):
-        value = "n/a" if r.value is None else f"{r.value:5.1f}"
-        print(f"{value}  {r.figure}  | {r.note}")
+    research(argv)
 
 
 if __name__ == "__main__":

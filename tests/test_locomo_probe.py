@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from benchmarks.locomo import StrongBm25Probe, Turn, normalise
+from benchmarks.locomo import Turn, normalise
+from benchmarks.probes import StrongBm25Probe
 
 
 def turns(*texts: str) -> list[Turn]:
