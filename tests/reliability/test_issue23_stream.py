@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,3 +47,44 @@ def test_show_json_is_written_a_page_at_a_time_and_is_the_same_json(
     assert data["conversation"]["title"] == f"{count} messages"
     # Byte for byte what printing the whole object at once prints.
     assert paged.out == render.json_text(data) + "\n"
+
+
+async def test_the_json_export_written_in_pieces_is_the_export(
+    make_service: Any, fake_anthropic: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests import sample_files
+    from tests.test_summary_cost import open_chat, talk
+    from tui_chat.core.attachments import describe
+    from tui_chat.engine import export_stream, transfer
+    from tui_chat.engine.attachment_transfer import export_attachments
+
+    monkeypatch.setattr(transfer, "utc_now", lambda: "2026-01-01T00:00:00+00:00")
+    monkeypatch.setattr(export_stream, "utc_now", lambda: "2026-01-01T00:00:00+00:00")
+    service, cid = await open_chat(
+        make_service, preset="window", summarizer="extractive", keep_recent="2"
+    )
+    image = describe("wiring.png", sample_files.png(40, 30))
+    await service.send(cid, "look at this", attachments=[image])
+    await talk(service, cid, range(1, 6))
+    await service.compact(cid)
+    messages = await service.store.messages.history(cid)
+    await service.pin(messages[2].id, "keep this")
+    fork = await service.branches.fork(cid, messages[5].id)
+    for conversation_id in (cid, fork.id):
+        store = service.store
+        conversation = await store.conversations.get(conversation_id)
+        history = await store.messages.history(conversation_id)
+        pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
+        whole = transfer.export_json(
+            conversation,
+            history,
+            await store.summaries.versions(conversation_id),
+            pinned,
+            await export_attachments(store, history),
+            await store.forks.get(conversation_id),
+        )
+        for page in (1, 3, 1_000):
+            parts: list[str] = []
+            await export_stream.write_json_export(store, conversation_id, parts.append, page)
+            assert "".join(parts) == whole
+        assert json.loads(whole)["attachments"]  # the file is in both

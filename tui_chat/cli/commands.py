@@ -324,8 +324,13 @@ async def _export(service: ChatService, args: Args) -> int:
         print(f"exported {conversation.id} to {args.output}", file=sys.stderr)
         return 0
     fmt = args.fmt or "md"
-    text = await service.export(conversation.id, fmt)
-    render.out(text.translate(render.C1_ESCAPES) if fmt == "json" else inert(text))
+    if fmt == "json":  # written as it is read: memory flat in the conversation's length
+        await service.export_json(
+            conversation.id, lambda part: sys.stdout.write(part.translate(render.C1_ESCAPES))
+        )
+        sys.stdout.write("\n")
+        return 0
+    render.out(inert(await service.export(conversation.id, fmt)))
     return 0
 
 

@@ -18,23 +18,19 @@ from tui_chat.core.request.budget import for_window
 from tui_chat.core.settings_check import settings_warning, usable_settings
 from tui_chat.core.tokens import TokenCounter, get_counter
 from tui_chat.engine.assemble import window_for
-from tui_chat.engine.attachment_transfer import export_attachments
 from tui_chat.engine.attachments import expand_request
 from tui_chat.engine.branches import Branches
+from tui_chat.engine.catalog import ModelCatalog
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import EngineEvent, EventCallback
+from tui_chat.engine.export_stream import write_json_export
 from tui_chat.engine.session import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
-from tui_chat.engine.transfer import (
-    export_format,
-    export_json,
-    export_markdown,
-    import_conversation,
-)
+from tui_chat.engine.transfer import export_format, export_markdown, import_conversation
 from tui_chat.engine.versions import SummaryVersions
 from tui_chat.engine.watch import OutsideWrites
-from tui_chat.files import check_target, write_file
+from tui_chat.files import check_target, replacing, write_file
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo, base_model_id, cost_usd, model_info
 from tui_chat.store.errors import NotFound
@@ -58,6 +54,8 @@ class ChatService(SummaryVersions):
         self.config = config
         self.store = store
         self.client = client
+        self.catalog = ModelCatalog(store.model_catalog, client, config.base_url or "")
+        """The endpoint's models with their limits and features (``GET /v1/models``)."""
         self.counter: TokenCounter = get_counter()
         self._subscribers: list[EventCallback] = []
         self._base_cache: dict[str, BuiltRequest] = {}
@@ -105,7 +103,9 @@ class ChatService(SummaryVersions):
             timeout=config.timeout,
             max_retries=config.max_retries,
         )
-        return cls(config, store, client)
+        service = cls(config, store, client)
+        await service.catalog.load()  # the endpoint's limits as last read, offline too
+        return service
 
     async def close(self) -> None:
         """Stop background work and close the database and the HTTP client."""
@@ -175,9 +175,10 @@ class ChatService(SummaryVersions):
         return settings_warning(conversation.id, conversation.title, conversation.settings)
 
     def info_for(self, model: str) -> ModelInfo:
-        """A model's window, output limit and prices (config overrides applied)."""
+        """A model's window, output limit and prices: the endpoint's list when it gave them,
+        else the model table; config overrides applied."""
         overrides = self.config.models.get(model) or self.config.models.get(base_model_id(model))
-        return model_info(model, overrides)
+        return model_info(model, overrides, self.catalog.entry(model))
 
     async def calibration(self, model: str) -> float:
         """The real/estimated input ratio learned for a model."""
@@ -421,14 +422,13 @@ class ChatService(SummaryVersions):
 
     async def export(self, conversation_id: str, fmt: str = "md") -> str:
         """The conversation as JSON (``json``) or Markdown (``md``)."""
+        if fmt == "json":
+            parts: list[str] = []
+            await self.export_json(conversation_id, parts.append)
+            return "".join(parts)
         conversation = await self.store.conversations.get(conversation_id)
         messages = await self.store.messages.history(conversation_id)
         pinned = {a.message_id: a.note for a, _ in await self.store.anchors.pinned(conversation_id)}
-        if fmt == "json":
-            summaries = await self.store.summaries.versions(conversation_id)
-            files = await export_attachments(self.store, messages)
-            fork = await self.store.forks.get(conversation_id)
-            return export_json(conversation, messages, summaries, pinned, files, fork)
         if fmt == "md":
             return export_markdown(conversation, messages, pinned)
         raise SettingError(f"unknown export format {fmt!r}; use json or md")
@@ -450,8 +450,15 @@ class ChatService(SummaryVersions):
             OSError: the file cannot be written (the old file, if any, is intact).
         """
         check_target(path, force=force)  # before the work of rendering the export
-        text = await self.export(conversation_id, fmt or export_format(path))
-        write_file(path, text, force=force)
+        if (fmt or export_format(path)) != "json":
+            write_file(path, await self.export(conversation_id, fmt or "md"), force=force)
+            return
+        with replacing(path, force=force) as tmp, tmp.open("w", encoding="utf-8") as out:
+            await self.export_json(conversation_id, out.write)
+
+    async def export_json(self, conversation_id: str, write: Callable[[str], object]) -> None:
+        """Write the JSON export to ``write`` a page of messages at a time (flat memory)."""
+        await write_json_export(self.store, conversation_id, write)
 
     async def import_file(
         self, path: Path, progress: Callable[[int], None] | None = None, *, force: bool = False

@@ -86,6 +86,26 @@ class ImportedMessage:
     100,000-message import holds one of these per message)."""
 
 
+def message_export(m: Message, pinned: dict[int, str]) -> dict[str, Any]:
+    """One message of this project's JSON export."""
+    return {
+        "id": m.id,
+        "role": m.role,
+        "content": m.content,
+        "text": m.text,
+        "turn": m.turn,
+        "token_count": m.token_count,
+        "status": m.status,
+        "model": m.model,
+        "usage": m.usage.to_dict() if m.usage else None,
+        "stop_reason": m.stop_reason,
+        "error": m.error,
+        "created_at": m.created_at,
+        "pinned": m.id in pinned,
+        "pin_note": pinned.get(m.id),
+    }
+
+
 def export_json(
     conversation: Conversation,
     messages: list[Message],
@@ -108,25 +128,7 @@ def export_json(
             "created_at": conversation.created_at,
             "updated_at": conversation.updated_at,
         },
-        "messages": [
-            {
-                "id": m.id,
-                "role": m.role,
-                "content": m.content,
-                "text": m.text,
-                "turn": m.turn,
-                "token_count": m.token_count,
-                "status": m.status,
-                "model": m.model,
-                "usage": m.usage.to_dict() if m.usage else None,
-                "stop_reason": m.stop_reason,
-                "error": m.error,
-                "created_at": m.created_at,
-                "pinned": m.id in pinned,
-                "pin_note": pinned.get(m.id),
-            }
-            for m in messages
-        ],
+        "messages": [message_export(m, pinned) for m in messages],
         "summaries": [summary_export(s, conversation.active_summary_id) for s in summaries],
         "fork": fork_export(fork),
         "attachments": attachments or [],
