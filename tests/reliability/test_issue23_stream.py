@@ -59,7 +59,6 @@ async def test_the_json_export_written_in_pieces_is_the_export(
     from tui_chat.engine.attachment_transfer import export_attachments
 
     monkeypatch.setattr(transfer, "utc_now", lambda: "2026-01-01T00:00:00+00:00")
-    monkeypatch.setattr(export_stream, "utc_now", lambda: "2026-01-01T00:00:00+00:00")
     service, cid = await open_chat(
         make_service, preset="window", summarizer="extractive", keep_recent="2"
     )

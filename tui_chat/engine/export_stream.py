@@ -16,9 +16,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tui_chat.core.attachments import refs
-from tui_chat.core.models import utc_now
 from tui_chat.engine.restore import fork_export, summary_export
-from tui_chat.engine.transfer import EXPORT_FORMAT, EXPORT_VERSION, message_export
+from tui_chat.engine.transfer import export_head, message_export
 from tui_chat.store.repository import Store
 
 PAGE = 1_000
@@ -45,21 +44,7 @@ async def write_json_export(
     """
     conversation = await store.conversations.get(conversation_id)
     pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
-    head = {
-        "format": EXPORT_FORMAT,
-        "version": EXPORT_VERSION,
-        "exported_at": utc_now(),
-        "conversation": {
-            "id": conversation.id,
-            "title": conversation.title,
-            "model": conversation.model,
-            "system": conversation.system_prompt,
-            "settings": conversation.settings,
-            "created_at": conversation.created_at,
-            "updated_at": conversation.updated_at,
-        },
-        "messages": [],
-    }
+    head = {**export_head(conversation), "messages": []}
     text = json.dumps(head, ensure_ascii=False, indent=2)
     write(text[: text.rindex("[]")] + "[")
     files: dict[str, Mapping[str, Any]] = {}  # the references only, never the bytes

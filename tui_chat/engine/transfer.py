@@ -86,6 +86,24 @@ class ImportedMessage:
     100,000-message import holds one of these per message)."""
 
 
+def export_head(conversation: Conversation) -> dict[str, Any]:
+    """The start of this project's JSON export: format, version, time and the conversation."""
+    return {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "exported_at": utc_now(),
+        "conversation": {
+            "id": conversation.id,
+            "title": conversation.title,
+            "model": conversation.model,
+            "system": conversation.system_prompt,
+            "settings": conversation.settings,
+            "created_at": conversation.created_at,
+            "updated_at": conversation.updated_at,
+        },
+    }
+
+
 def message_export(m: Message, pinned: dict[int, str]) -> dict[str, Any]:
     """One message of this project's JSON export."""
     return {
@@ -116,18 +134,7 @@ def export_json(
 ) -> str:
     """The conversation as this project's JSON export (attached files once each, base64)."""
     data = {
-        "format": EXPORT_FORMAT,
-        "version": EXPORT_VERSION,
-        "exported_at": utc_now(),
-        "conversation": {
-            "id": conversation.id,
-            "title": conversation.title,
-            "model": conversation.model,
-            "system": conversation.system_prompt,
-            "settings": conversation.settings,
-            "created_at": conversation.created_at,
-            "updated_at": conversation.updated_at,
-        },
+        **export_head(conversation),
         "messages": [message_export(m, pinned) for m in messages],
         "summaries": [summary_export(s, conversation.active_summary_id) for s in summaries],
         "fork": fork_export(fork),
