@@ -346,6 +346,15 @@ class FakeAnthropic:
         self.compaction_ignored = False
         self.models: list[str] | None = ["claude-sonnet-4-6", "claude-haiku-4-5", "gateway-llama"]
         """What ``GET /v1/models`` lists (``None``: the endpoint answers 404)."""
+        self.models_served = 0
+        """How many times ``GET /v1/models`` answered."""
+        self.model_limits: dict[str, dict[str, Any]] = {
+            "claude-sonnet-4-6": model_entry(1_000_000, 64_000, adaptive=True),
+            "claude-haiku-4-5": model_entry(200_000, 64_000, adaptive=False),
+        }
+        """``max_input_tokens``, ``max_tokens`` and ``capabilities`` per listed model (as the
+        Models API reference gives them); a model without an entry is listed without them, as
+        a gateway that does not know them would. Empty it for an endpoint without the fields."""
         self.clock: Callable[[], float] = time.monotonic
         self._secret = b"fake-compaction-signing-key"
         self._lock = threading.Condition()
@@ -1015,7 +1024,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         if path == "/v1/models" and self.fake.models is not None:
-            self._send_json(200, _models_page(self.fake.models))
+            self.fake.models_served += 1
+            self._send_json(200, _models_page(self.fake.models, self.fake.model_limits))
             return
         self._send_error(None, 404, "not_found_error", f"Not found: {path}")
 
@@ -1511,10 +1521,65 @@ def _check_source(block: dict[str, Any], where: str) -> None:
         raise _InvalidRequest(f"{where}: the PDF specified was not valid")
 
 
-def _models_page(models: list[str]) -> dict[str, Any]:
-    """One page of ``GET /v1/models`` listing ``models``."""
+def model_entry(
+    max_input_tokens: int, max_tokens: int, *, adaptive: bool = True, web_search: bool = True
+) -> dict[str, Any]:
+    """The fields ``GET /v1/models`` gives a model beyond its id and name (Claude's Models API
+    reference, "List Models": ``max_input_tokens``, ``max_tokens``, ``capabilities`` with
+    every known capability as an object with ``supported``)."""
+
+    def yes(flag: bool = True) -> dict[str, bool]:
+        return {"supported": flag}
+
+    return {
+        "max_input_tokens": max_input_tokens,
+        "max_tokens": max_tokens,
+        "capabilities": {
+            "batch": yes(),
+            "citations": yes(),
+            "code_execution": yes(False),
+            "context_management": {
+                "supported": True,
+                "clear_thinking_20251015": yes(),
+                "clear_tool_uses_20250919": yes(),
+                "compact_20260112": yes(adaptive),
+            },
+            "effort": {
+                "supported": adaptive,
+                **{level: yes(adaptive) for level in ("low", "medium", "high", "max")},
+            },
+            "image_input": yes(),
+            "pdf_input": yes(),
+            "server_tools": {
+                "supported": web_search,
+                "web_search": yes(web_search),
+                "code_execution": yes(False),
+            },
+            "structured_outputs": yes(),
+            "thinking": {
+                "supported": True,
+                "types": {
+                    "adaptive": yes(adaptive),
+                    "enabled": yes(),
+                    "disabled": yes(),
+                    "between_tools": yes(False),
+                },
+            },
+        },
+    }
+
+
+def _models_page(models: list[str], limits: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One page of ``GET /v1/models`` listing ``models`` (with their limits where known)."""
     data = [
-        {"type": "model", "id": m, "display_name": m, "created_at": "2026-01-01T00:00:00Z"}
+        {
+            "type": "model",
+            "id": m,
+            "display_name": m,
+            "created_at": "2026-01-01T00:00:00Z",
+            "lifecycle": "active",
+            **limits.get(m, {}),
+        }
         for m in models
     ]
     return {

@@ -32,3 +32,28 @@ async def test_settings_offer_the_models_and_warn_about_an_unknown_one(
         await until(pilot, lambda: not isinstance(app.screen, SettingsScreen))
         assert (await keyed_service.conversation(conversation.id)).model == "my-own-model"
         assert any("my-own-model is in neither" in n for n in notifications(app))
+
+
+async def test_the_picker_shows_each_models_window_and_features(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    conversation = await keyed_service.new_conversation()
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("f3")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        await until(pilot, lambda: screen.choices is not None)
+        pick = screen.query_one("#model-pick", Select)
+        rows = {value: str(prompt) for prompt, value in pick._options if value != Select.BLANK}
+        # The endpoint's figures and features, the table's figures, a guess said to be one.
+        assert rows["claude-sonnet-4-6"].startswith("claude-sonnet-4-6  1M in · 64k out · ")
+        assert "adaptive thinking" in rows["claude-sonnet-4-6"]
+        assert "web search" in rows["claude-haiku-4-5"]
+        assert rows["claude-opus-4-6"].endswith("(table)")
+        assert rows["gateway-llama"].endswith("(guessed)")
+        pick.value = "claude-haiku-4-5"
+        await pilot.pause()
+        assert screen.query_one("#model", Input).value == "claude-haiku-4-5"

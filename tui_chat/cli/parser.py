@@ -54,6 +54,8 @@ class Args(argparse.Namespace):
     ``import --force``: import a file imported before again."""
     repair: bool
     """``doctor --repair``: rebuild the search index from the messages."""
+    refresh: bool
+    """``models --refresh``: read the endpoint's model list now."""
 
 
 def _json_flag(parser: argparse.ArgumentParser) -> None:
@@ -188,6 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path, metavar="FILE")
     p.add_argument(
         "--force", action="store_true", help="import a file imported before again (a copy)"
+    )
+    _json_flag(p)
+
+    p = sub.add_parser("models", help="models with their window, output limit and features")
+    p.add_argument(
+        "--refresh", action="store_true", help="read the endpoint's list now (else once a day)"
     )
     _json_flag(p)
 

@@ -1,14 +1,38 @@
-"""The models a conversation can use: the model table's, and the endpoint's when it answers."""
+"""The models a conversation can use, and what each one can do.
+
+The endpoint's ``GET /v1/models`` names its models with their ``max_input_tokens``,
+``max_tokens`` and ``capabilities``. :class:`ModelCatalog` keeps that list in the database
+(per endpoint), reads it back at start so the limits are known offline, and asks again at
+most once a day (:data:`REFRESH_AFTER`) or when told (``tui-chat models --refresh``). The
+model table (:mod:`tui_chat.llm.models`) is the fallback for endpoints that do not answer or
+leave the figures out.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
 
+from tui_chat.engine.settings import ServiceSettings
 from tui_chat.llm.errors import ChatError
-from tui_chat.llm.models import base_model_id, known_models
+from tui_chat.llm.models import ModelInfo, base_model_id, known_models, model_info
+from tui_chat.store.model_catalog import ModelCatalogStore
 
-__all__ = ["ModelChoices", "ModelLister", "known_models", "model_choices"]
+__all__ = [
+    "REFRESH_AFTER",
+    "ModelCatalog",
+    "ModelChoices",
+    "ModelInfo",
+    "ModelLister",
+    "describe",
+    "known_models",
+    "model_choices",
+]
+
+REFRESH_AFTER = timedelta(days=1)
+"""How old the stored list may grow before it is read again."""
 
 
 class ModelLister(Protocol):
@@ -19,9 +43,88 @@ class ModelLister(Protocol):
         """True when an API key is configured."""
         ...
 
-    async def list_models(self) -> list[str]:
-        """The model ids the endpoint offers."""
+    async def list_model_info(self) -> list[dict[str, Any]]:
+        """The endpoint's models as it describes them."""
         ...
+
+
+class ModelCatalog:
+    """The endpoint's model list, stored and in memory.
+
+    Args:
+        store: The ``model_catalog`` table (its lists read when the store opened).
+        client: Asks the endpoint.
+        settings: The endpoint (``base_url``; ``None``: the default API) and the per-model
+            figures of the configuration (``models``; they win over both lists).
+    """
+
+    def __init__(
+        self, store: ModelCatalogStore, client: ModelLister, settings: ServiceSettings
+    ) -> None:
+        self._store = store
+        self.client = client
+        self.endpoint = settings.base_url or ""
+        self._overrides = settings.models
+        self.models: list[dict[str, Any]] = []
+        """The endpoint's models as last read, in its order."""
+        self.fetched_at: str | None = None
+        """When they were read (``None``: never)."""
+        self.problem = ""
+        """Why the last refresh failed ('' when it did not)."""
+        self._by_id: dict[str, dict[str, Any]] = {}
+        self._by_base: dict[str, dict[str, Any]] = {}
+        self._keep(*store.read.get(self.endpoint, ([], None)))
+
+    def stale(self, now: datetime | None = None) -> bool:
+        """True when the list was never read or is older than :data:`REFRESH_AFTER`."""
+        if self.fetched_at is None:
+            return True
+        try:
+            fetched = datetime.fromisoformat(self.fetched_at)
+        except ValueError:
+            return True
+        return (now or datetime.now(UTC)) - fetched >= REFRESH_AFTER
+
+    async def refresh(self, *, force: bool = False) -> bool:
+        """Read the endpoint's list again when it is stale (or ``force``) and keep it.
+
+        Returns:
+            True when a new list was read and stored. Without a key, or when the endpoint
+            fails, the stored list stays and :attr:`problem` says why.
+        """
+        if not self.client.has_key:
+            self.problem = "no API key: the endpoint's list is not asked for"
+            return False
+        if not force and not self.stale():
+            return False
+        try:
+            models = await self.client.list_model_info()
+        except ChatError as exc:
+            self.problem = f"the endpoint's list is unavailable: {exc.message}"
+            return False
+        models = [m for m in models if isinstance(m.get("id"), str) and m["id"].strip()]
+        fetched_at = await self._store.replace(self.endpoint, models)
+        self.problem = ""
+        self._keep(models, fetched_at)
+        return True
+
+    def entry(self, model: str) -> Mapping[str, Any] | None:
+        """The endpoint's entry for ``model`` (its exact id, else the same base id)."""
+        name = model.strip()
+        return self._by_id.get(name) or self._by_base.get(base_model_id(name))
+
+    def info(self, model: str) -> ModelInfo:
+        """A model's window, output limit, prices and features: the endpoint's list where it
+        gave them, else the model table; configuration overrides applied last."""
+        overrides = self._overrides.get(model) or self._overrides.get(base_model_id(model))
+        return model_info(model, overrides, self.entry(model))
+
+    def _keep(self, models: list[dict[str, Any]], fetched_at: str | None) -> None:
+        self.models, self.fetched_at = models, fetched_at
+        self._by_id = {str(m["id"]): m for m in models}
+        self._by_base = {}
+        for m in models:  # the first (newest) of a base id wins
+            self._by_base.setdefault(base_model_id(str(m["id"])), m)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +134,11 @@ class ModelChoices:
     table: list[str]
     """The model table's ids (their windows and prices are known)."""
     endpoint: list[str]
-    """What ``GET /v1/models`` listed (empty when it did not answer)."""
+    """What ``GET /v1/models`` listed (now or when last read; empty when never)."""
     problem: str = ""
-    """Why the endpoint's list is missing ('' when it answered)."""
+    """Why the endpoint's list is missing or old ('' when it answered)."""
+    details: dict[str, str] = field(default_factory=dict)
+    """Each offered id's window, output limit and features, as the picker shows them."""
 
     @property
     def all(self) -> list[str]:
@@ -45,13 +150,44 @@ class ModelChoices:
         name = model.strip()
         return name in self.endpoint or base_model_id(name) in self.table
 
+    def label(self, model: str) -> str:
+        """``model`` with its window and features, for a picker row."""
+        detail = self.details.get(model)
+        return f"{model}  {detail}" if detail else model
 
-async def model_choices(client: ModelLister) -> ModelChoices:
-    """The model table's ids and, when the endpoint answers, its list."""
+
+def describe(info: ModelInfo) -> str:
+    """A model's window, output limit and features in a few words (``1M in · 64k out``)."""
+    text = f"{_tokens(info.context_window)} in · {_tokens(info.max_output)} out"
+    if info.source != "endpoint":
+        text += " (table)" if info.known else " (guessed)"
+    return f"{text} · {', '.join(info.features)}" if info.features else text
+
+
+def _tokens(count: int) -> str:
+    if count >= 1_000_000 and count % 100_000 == 0:
+        return f"{count / 1_000_000:g}M"
+    return f"{count / 1000:g}k" if count % 1000 == 0 or count >= 10_000 else str(count)
+
+
+async def model_choices(
+    catalog: ModelCatalog,
+    info_for: Callable[[str], ModelInfo] | None = None,
+    *,
+    force: bool = False,
+) -> ModelChoices:
+    """The model table's ids and the endpoint's (read again when stale or ``force``).
+
+    Args:
+        catalog: The stored list; refreshed here when stale.
+        info_for: ``model id -> ModelInfo`` (the service's), to describe each id.
+        force: Read the endpoint's list even when the stored one is fresh.
+    """
+    await catalog.refresh(force=force)
     table = known_models()
-    if not client.has_key:
-        return ModelChoices(table, [], "no API key: the endpoint's list is not asked for")
-    try:
-        return ModelChoices(table, await client.list_models())
-    except ChatError as exc:
-        return ModelChoices(table, [], f"the endpoint's list is unavailable: {exc.message}")
+    endpoint = [str(m["id"]) for m in catalog.models]
+    problem = catalog.problem
+    if problem and endpoint:
+        problem += f" (showing the list read {catalog.fetched_at})"
+    details = {m: describe(info_for(m)) for m in [*endpoint, *table]} if info_for else {}
+    return ModelChoices(table, endpoint, problem, details)

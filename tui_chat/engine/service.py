@@ -32,7 +32,7 @@ from tui_chat.engine.versions import SummaryVersions
 from tui_chat.engine.watch import OutsideWrites
 from tui_chat.files import check_target, replacing, write_file
 from tui_chat.llm.client import ClaudeClient
-from tui_chat.llm.models import ModelInfo, base_model_id, cost_usd, model_info
+from tui_chat.llm.models import ModelInfo, cost_usd
 from tui_chat.store.errors import NotFound
 from tui_chat.store.repository import Store
 from tui_chat.store.rows import clean_text
@@ -54,8 +54,7 @@ class ChatService(SummaryVersions):
         self.config = config
         self.store = store
         self.client = client
-        self.catalog = ModelCatalog(store.model_catalog, client, config.base_url or "")
-        """The endpoint's models with their limits and features (``GET /v1/models``)."""
+        self.catalog = ModelCatalog(store.model_catalog, client, config)  # GET /v1/models
         self.counter: TokenCounter = get_counter()
         self._subscribers: list[EventCallback] = []
         self._base_cache: dict[str, BuiltRequest] = {}
@@ -103,9 +102,7 @@ class ChatService(SummaryVersions):
             timeout=config.timeout,
             max_retries=config.max_retries,
         )
-        service = cls(config, store, client)
-        await service.catalog.load()  # the endpoint's limits as last read, offline too
-        return service
+        return cls(config, store, client)
 
     async def close(self) -> None:
         """Stop background work and close the database and the HTTP client."""
@@ -175,10 +172,8 @@ class ChatService(SummaryVersions):
         return settings_warning(conversation.id, conversation.title, conversation.settings)
 
     def info_for(self, model: str) -> ModelInfo:
-        """A model's window, output limit and prices: the endpoint's list when it gave them,
-        else the model table; config overrides applied."""
-        overrides = self.config.models.get(model) or self.config.models.get(base_model_id(model))
-        return model_info(model, overrides, self.catalog.entry(model))
+        """A model's figures: the endpoint's list, else the model table; config overrides last."""
+        return self.catalog.info(model)
 
     async def calibration(self, model: str) -> float:
         """The real/estimated input ratio learned for a model."""

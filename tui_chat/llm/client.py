@@ -280,10 +280,26 @@ class ClaudeClient:
         Raises:
             ChatError: When there is no key or the endpoint does not answer.
         """
+        return [str(model["id"]) for model in await self.list_model_info()]
+
+    async def list_model_info(self) -> list[dict[str, Any]]:
+        """The endpoint's models as it describes them (``GET /v1/models``, every page).
+
+        Returns:
+            One dict per model, newest first, as the API gives it: ``id``, ``display_name``
+            and, where the endpoint says them, ``max_input_tokens``, ``max_tokens`` and
+            ``capabilities`` (``None`` values left out).
+
+        Raises:
+            ChatError: When there is no key or the endpoint does not answer.
+        """
         if self._api_key is None:
             raise no_key_error()
         try:
-            return [model.id async for model in self._sdk().models.list(limit=100)]
+            return [
+                model.to_dict(mode="json", exclude_none=True)
+                async for model in self._sdk().models.list(limit=1000)
+            ]
         except asyncio.CancelledError:
             raise
         except Exception as exc:

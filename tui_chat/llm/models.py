@@ -1,7 +1,10 @@
 """The model table: context window, maximum output and prices of Claude models.
 
-Figures change over time, so every value can be overridden from the configuration
-(``model_info(model_id, overrides)``). Unknown model ids fall back to a conservative
+Figures change over time. An endpoint that answers ``GET /v1/models`` says each model's
+``max_input_tokens`` (its context window), ``max_tokens`` (the output limit) and
+``capabilities``; those win over the table, which stays as the fallback for endpoints whose
+list lacks them (``model_info(model_id, overrides, endpoint)``). Every value can still be
+overridden from the configuration. Unknown model ids fall back to a conservative
 200,000-token window and 8,192 output tokens with ``known=False`` so the gauge can say
 that it is guessing.
 """
@@ -24,6 +27,7 @@ __all__ = [
     "base_model_id",
     "cost_usd",
     "known_models",
+    "model_features",
     "model_info",
 ]
 
@@ -58,7 +62,11 @@ class ModelInfo:
         input_price: USD per million uncached input tokens.
         output_price: USD per million output tokens.
         known: False when the figures are fallbacks for an id missing from the table
-            (and not fully supplied by overrides).
+            (and not fully supplied by overrides or the endpoint).
+        source: Where the window and output limit come from: ``"table"`` (or the fallback
+            figures) or ``"endpoint"`` (``GET /v1/models``).
+        features: What the endpoint says the model supports (:func:`model_features`);
+            empty when it did not say.
     """
 
     id: str
@@ -67,6 +75,8 @@ class ModelInfo:
     input_price: float
     output_price: float
     known: bool
+    source: str = "table"
+    features: tuple[str, ...] = ()
 
     @property
     def usable_window(self) -> int:
@@ -128,14 +138,86 @@ def known_models() -> list[str]:
     return list(_TABLE)
 
 
-def model_info(model_id: str, overrides: Mapping[str, Any] | None = None) -> ModelInfo:
-    """Look a model up in the table.
+_FEATURES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("thinking", "types", "adaptive"), "adaptive thinking"),
+    (("thinking", "types", "enabled"), "thinking"),
+    (("effort",), "effort"),
+    (("server_tools", "web_search"), "web search"),
+    (("server_tools", "code_execution"), "code execution"),
+    (("context_management", "compact_20260112"), "compaction"),
+    (("image_input",), "images"),
+    (("pdf_input",), "PDF"),
+    (("citations",), "citations"),
+    (("structured_outputs",), "structured outputs"),
+)
+"""(path in ``capabilities``, label) of the features the picker names, in its order."""
+
+
+def model_features(capabilities: Any) -> tuple[str, ...]:
+    """The supported features of a model's ``capabilities`` (``GET /v1/models``).
+
+    Each capability is an object with ``supported`` (Claude's Models API reference); a
+    missing or malformed one counts as not supported. ``thinking`` is named once: adaptive
+    when the model takes ``type: "adaptive"``, else the budget form.
+
+    Args:
+        capabilities: The model's ``capabilities`` object (``None`` when not given).
+
+    Returns:
+        Labels such as ``("adaptive thinking", "web search", "images")``.
+    """
+    found: list[str] = []
+    for path, label in _FEATURES:
+        node: Any = capabilities
+        for key in path:
+            node = node.get(key) if isinstance(node, Mapping) else None
+        if isinstance(node, Mapping) and node.get("supported") is True:
+            if label == "thinking" and "adaptive thinking" in found:
+                continue
+            found.append(label)
+    return tuple(found)
+
+
+def _limit(value: Any) -> int | None:
+    """A positive token count from the endpoint, or ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        return None
+    return value
+
+
+def _from_endpoint(info: ModelInfo, endpoint: Mapping[str, Any]) -> ModelInfo:
+    """``info`` with the window, output limit and features the endpoint gave (where given)."""
+    given_window = _limit(endpoint.get("max_input_tokens"))
+    given_output = _limit(endpoint.get("max_tokens"))
+    window = given_window or info.context_window
+    output = given_output or info.max_output
+    if output >= window:  # never a model with no room for input
+        output = info.max_output if info.max_output < window else window // 2
+    return replace(
+        info,
+        context_window=window,
+        max_output=output,
+        known=info.known or bool(given_window and given_output),
+        source="endpoint" if given_window or given_output else info.source,
+        features=model_features(endpoint.get("capabilities")),
+    )
+
+
+def model_info(
+    model_id: str,
+    overrides: Mapping[str, Any] | None = None,
+    endpoint: Mapping[str, Any] | None = None,
+) -> ModelInfo:
+    """Look a model up: the endpoint's figures, else the table's, then the configuration's.
 
     Args:
         model_id: Any spelling of a model id (date suffix, provider prefix, alias).
         overrides: Optional values from the configuration for ``context_window``,
             ``max_output``, ``input_price`` and ``output_price``. Supplying both
             ``context_window`` and ``max_output`` makes an unknown model ``known``.
+        endpoint: The model's entry of ``GET /v1/models`` (``max_input_tokens`` is taken
+            as the context window, ``max_tokens`` as the output limit, ``capabilities`` as
+            its features); a figure it lacks comes from the table.
 
     Returns:
         The model's figures, or the fallback figures with ``known=False``.
@@ -158,6 +240,8 @@ def model_info(model_id: str, overrides: Mapping[str, Any] | None = None) -> Mod
     else:
         window, max_output, input_price, output_price = row
         info = ModelInfo(base, window, max_output, input_price, output_price, known=True)
+    if endpoint:
+        info = _from_endpoint(info, endpoint)
     if not overrides:
         return info
     return _apply_overrides(info, overrides)

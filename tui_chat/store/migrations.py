@@ -229,6 +229,18 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX imports_sha256 ON imports(sha256);
     """,
+    # 12: the endpoint's model list (``GET /v1/models``: window, output limit, capabilities)
+    # per endpoint, refreshed at most daily and on demand; the model table is the fallback.
+    """
+    CREATE TABLE model_catalog (
+        endpoint TEXT NOT NULL,
+        model TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        fetched_at TEXT NOT NULL,
+        PRIMARY KEY (endpoint, model)
+    );
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -27,6 +27,7 @@ from tui_chat.store.errors import StoreError
 from tui_chat.store.forks import Forks
 from tui_chat.store.imports import Imports
 from tui_chat.store.messages import Messages
+from tui_chat.store.model_catalog import ModelCatalogStore
 from tui_chat.store.opening import Snapshot, open_database
 from tui_chat.store.search import Search
 from tui_chat.store.send_leases import SendLeases
@@ -49,6 +50,8 @@ class Store:
     """Full-text search and recall."""
     compaction_support: CompactionSupport
     """Models whose endpoint refused on-demand compaction."""
+    model_catalog: ModelCatalogStore
+    """The endpoint's model list as last read (window, output limit, capabilities)."""
     send_leases: SendLeases
     """One sender per conversation at a time, across processes."""
     attachments: Attachments
@@ -72,6 +75,7 @@ class Store:
         self.anchors = Anchors(self._sql, self.messages)
         self.search = Search(self._sql, self.messages)
         self.compaction_support = CompactionSupport(self._sql)
+        self.model_catalog = ModelCatalogStore(self._sql)
         self.send_leases = SendLeases(self._sql)
         self.attachments = Attachments(self._sql)
         self.forks = Forks(self._sql)
@@ -93,6 +97,7 @@ class Store:
         store = cls(db, path)
         store.access = access
         store._snapshot = snapshot
+        await store.model_catalog.preload()
         if not access.read_only:
             try:
                 await store._tidy()

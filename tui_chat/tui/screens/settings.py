@@ -17,7 +17,13 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 from tui_chat.core.models import Conversation
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PRESETS
-from tui_chat.engine.catalog import ModelChoices, ModelLister, known_models, model_choices
+from tui_chat.engine.catalog import (
+    ModelCatalog,
+    ModelChoices,
+    ModelInfo,
+    known_models,
+    model_choices,
+)
 from tui_chat.tui.actions import bindings
 
 NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (
@@ -41,8 +47,12 @@ class SettingsSource(Protocol):
     """What the settings screen asks of the engine (a ``ChatService`` is one)."""
 
     @property
-    def client(self) -> ModelLister:
-        """Asked for the endpoint's model list."""
+    def catalog(self) -> ModelCatalog:
+        """The endpoint's model list (read again here when a day old)."""
+        ...
+
+    def info_for(self, model: str) -> ModelInfo:
+        """A model's window, output limit and features."""
         ...
 
     def policy_for(self, conversation: Conversation) -> Policy:
@@ -187,9 +197,10 @@ class SettingsScreen(ModalScreen[list[str]]):
         self.run_worker(self._load_models(), exit_on_error=False)
 
     async def _load_models(self) -> None:
-        self.choices = await model_choices(self._source.client)
+        self.choices = await model_choices(self._source.catalog, self._source.info_for)
         pick = self.query_one("#model-pick", Select)
-        pick.set_options([(m, m) for m in self.choices.all])
+        # Each row: the id, its window, output limit and features (the endpoint's or the table's).
+        pick.set_options([(self.choices.label(m), m) for m in self.choices.all])
         label = "endpoint + model table" if self.choices.endpoint else "model table"
         pick.prompt = label
         self.query_one("#model-note", Static).update(self.choices.problem)
