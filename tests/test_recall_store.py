@@ -1,0 +1,63 @@
+"""Recall over a real store: relevance, chit-chat, dates (issue 18)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_chat.core.tokens import get_counter
+from tui_chat.engine.assemble import recall
+from tui_chat.store.repository import Store
+
+COUNTER = get_counter()
+CHAT = [
+    ("user", "Hey! How was your weekend?", "2023-05-08"),
+    ("assistant", "Great, thanks! We adopted a beagle puppy named Max.", "2023-05-08"),
+    ("user", "haha nice, sounds good", "2023-05-08"),
+    ("assistant", "ok thanks, see you tomorrow", "2023-05-08"),
+    ("user", "We went camping at the lake.", "2023-06-12"),
+    ("assistant", "Camping again? The lake is lovely.", "2023-07-03"),
+]
+
+
+async def _store(tmp_path: Path) -> tuple[Store, str, int]:
+    store = await Store.open(tmp_path / "r.db")
+    conv = await store.conversations.create(title="t", model="m")
+    last = 0
+    for role, text, day in CHAT:
+        message = await store.messages.add(
+            conv.id,
+            role=role,  # type: ignore[arg-type]
+            content=[{"type": "text", "text": text}],
+            text=text,
+            token_count=COUNTER.count(text) + 4,
+            created_at=f"{day}T10:00:00+00:00",
+        )
+        last = message.id
+    return store, conv.id, last
+
+
+async def test_chit_chat_recalls_nothing_and_a_question_its_answer(tmp_path: Path) -> None:
+    store, cid, last = await _store(tmp_path)
+    try:
+        for chat in ("haha nice", "ok thanks!", "see you tomorrow"):
+            assert await recall(store, cid, chat, last, COUNTER) == [], chat
+        passages = await recall(
+            store, cid, "what is the name of the beagle we adopted?", last, COUNTER
+        )
+        best = passages[0]
+        assert "beagle puppy named Max" in best.text
+        assert best.relevance == 1.0
+        assert all(0.0 <= p.relevance <= 1.0 for p in passages)
+    finally:
+        await store.close()
+
+
+async def test_a_named_month_ranks_the_passages_written_then_first(tmp_path: Path) -> None:
+    store, cid, last = await _store(tmp_path)
+    try:
+        june = await recall(store, cid, "where did we go camping in June?", last, COUNTER)
+        july = await recall(store, cid, "where did we go camping in July?", last, COUNTER)
+        assert june[0].text == "We went camping at the lake."
+        assert july[0].text == "Camping again? The lake is lovely."
+    finally:
+        await store.close()
