@@ -13,6 +13,13 @@ questions that need two facts). This module turns those hits into ranked passage
    the fact in the next ("What did you adopt?" / "A dog named Max"), so a message next to a
    strong hit is likely relevant even when it shares no word with the query.
 3. Paragraphs of a long message are ranked by how many query words they hold.
+4. Each passage gets a :attr:`Passage.relevance` in [0, 1] (:func:`relevance`), the idf-weighted
+   share of the query's searched words it holds (or half of a direct neighbour's), for a floor:
+   on the dev LoCoMo conversations, of the evidence turns among the candidates, a floor of 0.1
+   keeps 95.7 % (a median 76 passages, 2,898 tokens, a question), 0.2 keeps 82.8 % (20
+   passages, 918 tokens), 0.3 65.3 %. Chit-chat is not left to the floor: a message of only
+   acknowledgements ("haha nice", "ok thanks") searches for nothing (``store/fts.FILLERS``);
+   0 of 66 such messages recalled anything.
 
 Measured on the three dev LoCoMo conversations with a 2,000-token passage budget (see
 ``benchmarks/quality.py``): plain BM25 over turns 66.7 %, with stems and stop words 72.9 %,
