@@ -310,11 +310,13 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
         assert pane.has_older
         await pilot.press("f5")
         assert pane.selected == ids[-1]
-        # Walk up past several page boundaries with the keyboard: home selects the oldest
-        # mounted message, up from there pages the one before it in.
+        # Walk up past several page boundaries with the keyboard: up from the oldest mounted
+        # message pages the one before it in (home goes to the conversation's first one).
         for _ in range(4):
-            await pilot.press("home", "up")
-        assert pane.selected == ids[-1 - ChatPane.FIRST_PAGE - ChatPane.PAGE * 3]
+            pane.selected = pane.views[0].message_id
+            await pilot.press("up")
+        # (at least: selecting the first mounted message scrolls to the top, which pages too)
+        assert ids.index(pane.selected) <= len(ids) - 1 - ChatPane.FIRST_PAGE - ChatPane.PAGE * 3
         mounted = [v.message_id for v in pane.views]
         assert len(mounted) <= ChatPane.MAX_MOUNTED
         assert mounted == sorted(mounted)

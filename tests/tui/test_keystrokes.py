@@ -200,7 +200,7 @@ async def test_home_and_g_reach_the_conversations_first_message(
 async def test_held_page_up_keeps_loading_older_pages_to_the_first_message(
     service: ChatService, tmp_path: Path
 ) -> None:
-    conversation = await _long(service, tmp_path, 300)
+    conversation = await _long(service, tmp_path, 150)
     first = (await service.history(conversation.id))[0]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:

@@ -12,6 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
+from textual.actions import SkipAction
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message as TextualMessage
@@ -105,6 +106,8 @@ class ChatPane(VerticalScroll, can_focus=True):
         self.has_older = False
         self.has_newer = False
         self._loading = False
+        self._owed = 0.0
+        """Lines scrolled up past the top while an older page loads (held keys)."""
         # Paging from a key press waits for a page the scroll watcher is already loading.
         self._page_lock = asyncio.Lock()
         self._pinned: set[int] = set()
@@ -194,6 +197,7 @@ class ChatPane(VerticalScroll, can_focus=True):
 
     async def _replace(self, page: list[Message]) -> None:
         """Mount ``page`` in place of the window, nothing selected."""
+        self._owed = 0
         self.release_anchor()
         await self.remove_children()
         self.set_reactive(ChatPane.selected, None)
@@ -249,8 +253,11 @@ class ChatPane(VerticalScroll, can_focus=True):
                 self._mark_last()
 
             def keep_place() -> None:
-                self.scroll_to(y=first.virtual_region.y - offset, animate=False, immediate=True)
-                self._page_at_edge()
+                y = first.virtual_region.y - offset + self._owed
+                held, self._owed = self._owed < 0, (min(y, 0) if self.has_older else 0)
+                self.scroll_to(y=y, animate=False, immediate=True)
+                if held:  # keys held past the top: on to the next page
+                    self._page_at_edge()
 
             self.call_after_refresh(keep_place)
             return True
@@ -267,20 +274,26 @@ class ChatPane(VerticalScroll, can_focus=True):
         elif self.has_newer and self.scroll_y >= self.max_scroll_y > 0:
             self.run_worker(self.load_newer(), group="page", exclusive=True, exit_on_error=False)
 
-    def action_page_up(self) -> None:
-        """Scroll a page up; at the top, load the older page."""
-        super().action_page_up()
+    # Scrolled at once, without animation: each press of a held key moves from where the last
+    # one left the view (200 presses queued at once moved one page: each started from the
+    # same place), and the edge is seen as soon as it is reached.
+
+    def _scroll_by(self, lines: float) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        target = self.scroll_y + lines
+        if target < 0 and self.has_older:
+            self._owed += target  # scrolled past the top: taken up once the page is in
+        self.scroll_to(y=target, animate=False, immediate=True)
         self._page_at_edge()
 
-    def action_scroll_up(self) -> None:
-        """Scroll a line up; at the top, load the older page."""
-        super().action_scroll_up()
-        self._page_at_edge()
+    def action_page_up(self) -> None:
+        """Scroll a page up; at the top, load the older page."""
+        self._scroll_by(-self.scrollable_content_region.height)
 
     def action_page_down(self) -> None:
         """Scroll a page down; at the bottom of a pruned window, load the newer page."""
-        super().action_page_down()
-        self._page_at_edge()
+        self._scroll_by(self.scrollable_content_region.height)
 
     async def load_newer(self) -> bool:
         """Mount the page after the newest mounted message (the bottom was pruned).
@@ -316,7 +329,6 @@ class ChatPane(VerticalScroll, can_focus=True):
 
             def keep_place() -> None:
                 self.scroll_to(y=last.virtual_region.y - offset, animate=False, immediate=True)
-                self._page_at_edge()
 
             self.call_after_refresh(keep_place)
             return True
@@ -367,7 +379,7 @@ class ChatPane(VerticalScroll, can_focus=True):
         if new_value < old_value:
             for view in self.query_children(MessageView):
                 view.unfold()
-        if new_value != old_value:
+        if (new_value <= 0 < old_value) or (new_value > old_value):
             self._page_at_edge()
 
     # -- selection --------------------------------------------------------------------------
