@@ -116,3 +116,31 @@ def test_cli_models_lists_the_figures_and_where_they_come_from(
     text = run(isolated_env, "models", fake=fake_anthropic, key=None).stdout  # offline: stored
     assert "claude-sonnet-4-6  1M in · 64k out · adaptive thinking" in text
     assert "no API key" in text
+
+
+async def test_a_send_reads_the_list_when_a_day_old_and_uses_it_at_once(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.model_limits["gateway-llama"] = model_entry(300_000, 20_000)
+    service = await make_service()
+    conversation = await service.new_conversation(model="gateway-llama")
+    outcome = await service.send(conversation.id, "hello")
+    assert outcome.error is None and fake_anthropic.models_served == 1
+    assert outcome.request.breakdown.window == 300_000  # this very send used the new figures
+    await service.send(conversation.id, "again")
+    assert fake_anthropic.models_served == 1  # read at most daily
+    service.catalog.fetched_at = "2020-01-01T00:00:00+00:00"
+    await service.send(conversation.id, "a day later")
+    assert fake_anthropic.models_served == 2
+
+
+async def test_an_endpoint_without_a_model_list_is_not_asked_at_every_send(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.models = None  # a gateway that answers 404
+    service = await make_service()
+    conversation = await service.new_conversation()
+    for text in ("one", "two", "three"):
+        assert (await service.send(conversation.id, text)).error is None
+    assert service.catalog.models == [] and "unavailable" in service.catalog.problem
+    assert service.info_for(conversation.model).source == "table"

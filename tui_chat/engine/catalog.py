@@ -71,6 +71,7 @@ class ModelCatalog:
         """When they were read (``None``: never)."""
         self.problem = ""
         """Why the last refresh failed ('' when it did not)."""
+        self._tried_when_due = False
         self._by_id: dict[str, dict[str, Any]] = {}
         self._by_base: dict[str, dict[str, Any]] = {}
         self._keep(*store.read.get(self.endpoint, ([], None)))
@@ -107,6 +108,14 @@ class ModelCatalog:
         self.problem = ""
         self._keep(models, fetched_at)
         return True
+
+    async def refresh_when_due(self) -> None:
+        """Read the list again when it is a day old, before a send; an endpoint that failed
+        (no list there, a gateway) is not asked again by this process until told to."""
+        if self._tried_when_due or not self.client.has_key or not self.stale():
+            return
+        if not await self.refresh():
+            self._tried_when_due = True
 
     def entry(self, model: str) -> Mapping[str, Any] | None:
         """The endpoint's entry for ``model`` (its exact id, else the same base id)."""

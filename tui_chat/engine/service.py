@@ -79,6 +79,7 @@ class ChatService(SummaryVersions):
             info_for=self.info_for,
             calibration_for=self.calibration,
             on_sent=self._invalidate,
+            catalog=self.catalog,
         )
         self.branches = Branches(store, self.worker, self._invalidate)
         """Forks, edited prompts and compacting up to a message."""

@@ -24,6 +24,7 @@ from tui_chat.core.tokens import TokenCounter, update_calibration
 from tui_chat.core.triggers import emergency_due
 from tui_chat.engine.assemble import assemble
 from tui_chat.engine.attachments import expand_request, store_attachments
+from tui_chat.engine.catalog import ModelCatalog
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import (
@@ -94,6 +95,7 @@ class ChatSession:
         info_for: Callable[[str], ModelInfo],
         calibration_for: Callable[[str], Awaitable[float]],
         on_sent: Callable[[str], None] | None = None,
+        catalog: ModelCatalog | None = None,
     ) -> None:
         """Create a session.
 
@@ -106,6 +108,7 @@ class ChatSession:
             info_for: Resolves a model's window, output and prices.
             calibration_for: The model's real/estimate ratio.
             on_sent: Called with the conversation id after every stored change.
+            catalog: The endpoint's model list, read again before a send when a day old.
         """
         self.store = store
         self.client = client
@@ -115,6 +118,7 @@ class ChatSession:
         self.info_for = info_for
         self.calibration_for = calibration_for
         self.on_sent = on_sent
+        self.catalog = catalog
         self.send_lock = SendLock(store.send_leases)
         self.tails = TailCache()  # what request builds reuse (engine/tail.py)
 
@@ -230,6 +234,8 @@ class ChatSession:
 
     async def _reply(self, conversation_id: str, on_event: EventCallback | None) -> SendOutcome:
         """Stream a reply to the stored history (the caller holds the send lease)."""
+        if self.catalog is not None:  # the model's window and output limit, at most daily
+            await self.catalog.refresh_when_due()
         conversation = await self.store.conversations.get(conversation_id)
         policy = self.policy_for(conversation)
         summary = await self.store.summaries.active(conversation_id)

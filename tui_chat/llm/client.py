@@ -298,7 +298,7 @@ class ClaudeClient:
         try:
             return [
                 model.to_dict(mode="json", exclude_none=True)
-                async for model in self._sdk().models.list(limit=1000)
+                async for model in self._sdk().with_options(max_retries=0).models.list(limit=1000)
             ]
         except asyncio.CancelledError:
             raise
