@@ -96,7 +96,7 @@ def summary(covers_to: int, version: int = 1, body: str = "Earlier: they chose S
         segments=[],
         covers_to_message_id=covers_to,
         covered_messages=covers_to,
-        source_tokens=1_000,
+        source_tokens=1_000_000,  # stands for a long history: recall is worth its cost
         summary_tokens=20,
         trigger="auto",
         summarizer="extractive",

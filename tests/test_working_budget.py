@@ -239,3 +239,48 @@ class TestRecallEarnsItsPlace:
         active = next(s for s in await service.summaries(cid) if s.status == "completed")
         built = await service.context(cid, "where did crate number 1003 go, and crate 1011?")
         assert built.breakdown.sections["recall"] > 0.1 * active.source_tokens
+
+
+class TestRelevanceFloor:
+    def _inputs(self, window: int) -> Any:
+        from dataclasses import replace as with_
+
+        from tests.test_context import History, inputs, summary
+
+        folded = summary(covers_to=40)
+        old = History(start=3)
+        strong_message = old.add("user", "crate 1003 went to dock four on Tuesday")
+        old.next_id = 5
+        weak_message = old.add("assistant", "crates are usually stacked by weight")
+        passages = [strong_message, weak_message]
+        recent = History(start=41)
+        recent.turn("and then?", "then it rained")
+        policy = with_(resolve_policy(), budget=None, recall_share=None, recall_budget_tokens=400)
+        built = inputs(
+            recent.messages,
+            "where did crate 1003 go?",
+            policy=policy,
+            window=window,
+            max_output=window // 8,
+            summary_=with_(folded, source_tokens=40_000),
+            recalled=passages,
+        )
+        strong, weak = built.recalled
+        return with_(
+            built,
+            recalled=[with_(strong, relevance=0.8), with_(weak, relevance=0.05)],
+        )
+
+    def test_where_the_history_could_be_carried_only_matching_passages_are_recalled(
+        self,
+    ) -> None:
+        from tui_chat.core.request import build_request
+
+        built = build_request(self._inputs(200_000))
+        assert built.recalled_ids == (3,)
+
+    def test_a_small_window_keeps_every_candidate(self) -> None:
+        from tui_chat.core.request import build_request
+
+        built = build_request(self._inputs(4_000))
+        assert set(built.recalled_ids) == {3, 5}

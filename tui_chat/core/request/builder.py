@@ -100,6 +100,12 @@ class _Kept:
 WIDE = 16
 """Grid cells per wide run (see :meth:`_Builder._units`)."""
 
+RELEVANCE_FLOOR = 0.1
+"""Recalled passages below this relevance (:attr:`~.recall.Passage.relevance`) are left out
+where the cost cap applies: on the dev LoCoMo conversations the floor keeps 95.7 % of the
+evidence passages among the candidates and cuts the median recall from 76 passages to what
+matches (``benchmarks/RESULTS.md``, session 4)."""
+
 RECALL_COST_SHARE = 0.5
 """Recall may cost at most this share of what carrying the folded history would: a fold must
 still save the rest (measured: at the full share recall ate a coding session's savings)."""
@@ -127,7 +133,12 @@ class _Builder:
         fresh = new_piece(inputs.new_message, self.counter)
         # Without a new message the last turn is what is sent: it is never dropped.
         self.max_drop = max(0, self.turn_count - (0 if fresh is not None else 1))
-        self.selector = Selector(self.policy, self.counter, inputs.anchors, inputs.recalled)
+        self.recall_cap = self._recall_cap()
+        recalled = inputs.recalled
+        if self.recall_cap is not None:
+            # Where the history could be carried, recall sends only what matches the message.
+            recalled = [p for p in recalled if p.relevance >= RELEVANCE_FLOOR]
+        self.selector = Selector(self.policy, self.counter, inputs.anchors, recalled)
         self.composer = Composer(inputs.system_prompt, fresh, self.counter)
         self.system_tokens = self.counter.count(inputs.system_prompt.strip())
         summary = inputs.summary
@@ -166,7 +177,7 @@ class _Builder:
         leave of the usable window (up to ``recall_max_tokens``), whichever is larger."""
         policy = self.policy
         limit = max(0, policy.recall_budget_tokens)
-        cap = self._recall_cap()
+        cap = self.recall_cap
         if cap is not None:
             limit = min(limit, cap)
         if not policy.recall_fill:
@@ -185,17 +196,19 @@ class _Builder:
         cache (0.1x, or written again after a pause longer than the cache lives: the price
         follows this conversation's pauses, :func:`~tui_chat.core.cache_ttl.carried_price`);
         it may take :data:`RECALL_COST_SHARE` of that. ``None`` (no cap) when that history
-        could not be carried anyway: it and the budget do not fit the model's window (a small
-        window, where recall is what keeps the past at all)."""
+        could not be carried anyway: it and the raw turns do not fit the model's window (a
+        small window, where recall is what keeps the past at all)."""
         summary = self.inputs.summary
         if summary is None:
             return None
         # What the summary stands for: its messages at the raw turns' mean size (a running
         # version's own source counts only its last span and the summary before it).
         timeline = self.timeline
-        mean = timeline.span_tokens(0, len(timeline)) / max(1, len(timeline))
-        folded = max(summary.source_tokens, int(summary.covered_messages * mean))
-        if folded + self.usable > self.limit:
+        raw = timeline.span_tokens(0, len(timeline))
+        folded = max(
+            summary.source_tokens, int(summary.covered_messages * raw / max(1, len(timeline)))
+        )
+        if folded + raw > self.limit:
             return None
         price = carried_price(self.inputs.pauses, self.policy.cache_ttl)
         return int(RECALL_COST_SHARE * price * folded)
