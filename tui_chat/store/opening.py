@@ -70,7 +70,9 @@ async def open_database(
         return await _open(path, access)
     except sqlite3.OperationalError as exc:
         name = str(getattr(exc, "sqlite_errorname", ""))
-        if access.read_only or str(path) == ":memory:" or not name.startswith(NOT_DAMAGE):
+        if str(path) == ":memory:" or not name.startswith(NOT_DAMAGE):
+            raise  # not the disk refusing (e.g. a failed migration): as it is
+        if access.read_only:
             raise _refused(exc, path, access) from None
         fallback = unwritable(Path(path), exc)
     try:
