@@ -67,6 +67,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import copy
 import hashlib
 import itertools
 import json
@@ -599,6 +600,17 @@ class FakeAnthropic:
 
     # -- request classification and content ---------------------------------------------
 
+    def listed_limits(self) -> dict[str, dict[str, Any]]:
+        """:attr:`model_limits` with each model's compaction support as this server has it
+        (``compaction_models``), so the list and a compaction request agree."""
+        listed = copy.deepcopy(self.model_limits)
+        for model, entry in listed.items():
+            management = entry.get("capabilities", {}).get("context_management")
+            if isinstance(management, dict):
+                supported = _base_id(model) in self.compaction_models
+                management["compact_20260112"] = {"supported": supported}
+        return listed
+
     def is_summary_request(self, body: Any) -> bool:
         """Whether ``body`` is a summary request (marker in system or last user text)."""
         if not isinstance(body, dict) or not self.summary_marker or is_compaction_request(body):
@@ -1025,7 +1037,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if path == "/v1/models" and self.fake.models is not None:
             self.fake.models_served += 1
-            self._send_json(200, _models_page(self.fake.models, self.fake.model_limits))
+            self._send_json(200, _models_page(self.fake.models, self.fake.listed_limits()))
             return
         self._send_error(None, 404, "not_found_error", f"Not found: {path}")
 
@@ -1519,6 +1531,11 @@ def _check_source(block: dict[str, Any], where: str) -> None:
         raise _InvalidRequest(f"{where}: image exceeds 5 MB maximum: {len(data)} bytes")
     if block["type"] == "document" and not data.startswith(b"%PDF-"):
         raise _InvalidRequest(f"{where}: the PDF specified was not valid")
+
+
+def _base_id(model: str) -> str:
+    """``model`` without a date suffix (``claude-haiku-4-5-20251001`` → ``claude-haiku-4-5``)."""
+    return re.sub(r"-\d{8}$", "", model.strip().lower())
 
 
 def model_entry(

@@ -144,3 +144,26 @@ async def test_an_endpoint_without_a_model_list_is_not_asked_at_every_send(
         assert (await service.send(conversation.id, text)).error is None
     assert service.catalog.models == [] and "unavailable" in service.catalog.problem
     assert service.info_for(conversation.model).source == "table"
+
+
+async def test_a_model_listed_without_compaction_is_not_sent_a_compaction_request(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    from tests.test_summary_cost import open_chat, talk
+    from tui_chat.engine.events import CompactionFinished, EngineEvent
+
+    fake_anthropic.compaction_models = frozenset()  # the list says: no compact_20260112
+    service, cid = await open_chat(make_service, preset="window", summarizer="server")
+    finished: list[CompactionFinished] = []
+
+    def keep(event: EngineEvent) -> None:
+        if isinstance(event, CompactionFinished):
+            finished.append(event)
+
+    service.subscribe(keep)
+    await talk(service, cid, range(1, 5))  # the first send read the list
+    assert "compaction" not in service.info_for("claude-sonnet-4-6").features
+    version = await service.compact(cid)
+    assert version.status == "completed" and version.compaction_block is None
+    assert not any(r.is_compaction for r in fake_anthropic.message_requests)
+    assert finished and "model list says" in (finished[-1].notice or "")

@@ -22,6 +22,7 @@ from tui_chat.store.model_catalog import ModelCatalogStore
 
 __all__ = [
     "REFRESH_AFTER",
+    "ListedSupport",
     "ModelCatalog",
     "ModelChoices",
     "ModelInfo",
@@ -134,6 +135,54 @@ class ModelCatalog:
         self._by_base = {}
         for m in models:  # the first (newest) of a base id wins
             self._by_base.setdefault(base_model_id(str(m["id"])), m)
+
+
+class StoredSupport(Protocol):
+    """Where the models without on-demand compaction are remembered (the store's table)."""
+
+    async def unsupported(self, model: str) -> str | None:
+        """Why ``model`` cannot compact on the server, or ``None``."""
+        ...
+
+    async def remember(self, model: str, reason: str) -> None:
+        """Record that ``model`` cannot compact on the server."""
+        ...
+
+
+class ListedSupport:
+    """On-demand compaction support: what a failed call taught (stored), and what the
+    endpoint's model list says (``capabilities.context_management.compact_20260112``), so a
+    model it lists without compaction is not sent a compaction request that must fail.
+
+    Args:
+        stored: The store's ``compaction_support``.
+        info_for: The model's figures (features from the endpoint's list).
+        notify: Told once when the list rules the server summarizer out for a model.
+    """
+
+    def __init__(
+        self,
+        stored: StoredSupport,
+        info_for: Callable[[str], ModelInfo],
+        notify: Callable[[str, str], None],
+    ) -> None:
+        self._stored, self._info_for, self._notify = stored, info_for, notify
+
+    async def unsupported(self, model: str) -> str | None:
+        """Why ``model`` cannot compact on the server, or ``None`` when not known to fail."""
+        if (reason := await self._stored.unsupported(model)) is not None:
+            return reason
+        info = self._info_for(model)
+        if info.source != "endpoint" or not info.features or "compaction" in info.features:
+            return None
+        reason = "the endpoint's model list says the model does not support it"
+        await self._stored.remember(model, reason)
+        self._notify(model, reason)
+        return reason
+
+    async def remember(self, model: str, reason: str) -> None:
+        """Record that ``model`` cannot compact on the server."""
+        await self._stored.remember(model, reason)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from tui_chat.core.summarize import SummaryError, SummaryInput
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
 from tui_chat.core.upto import BoundaryError, boundary_upto
+from tui_chat.engine.catalog import ListedSupport
 from tui_chat.engine.compaction_errors import CompactionError as CompactionError
 from tui_chat.engine.compaction_errors import NothingToCompact
 from tui_chat.engine.events import (
@@ -435,7 +436,7 @@ class CompactionWorker:
                 conversation.model,
                 render,
                 fallback,
-                self.store.compaction_support,
+                ListedSupport(self.store.compaction_support, self.info_for, notify),
                 notify,
                 policy.summarizer_timeout,
             )
