@@ -213,3 +213,28 @@ async def test_held_page_up_keeps_loading_older_pages_to_the_first_message(
         await until(pilot, lambda: not pane.has_older, rounds=3000)
         await _drained(pilot)
         assert pane.views[0].message_id == first.id
+
+
+async def test_a_search_jump_shows_the_hit_with_its_reply_and_no_false_left_out_note(
+    service: ChatService, tmp_path: Path
+) -> None:
+    texts = [f"question {i}" if i % 2 == 0 else f"answer {i}" for i in range(80)]
+    texts[40] = "a shell one-liner to count files?"
+    conversation = await _chat(service, tmp_path, texts)
+    other = await service.new_conversation("elsewhere")
+    stored = await service.history(conversation.id)
+    hit, reply = stored[40], stored[41]
+    app = make_app(service, other.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("ctrl+f", *"one-liner", "enter")
+        search = app.screen
+        await until(pilot, lambda: bool(getattr(search, "hits", None)))
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: screen.chat.selected == hit.id)
+        await settle(pilot)
+        pane = screen.chat
+        shown = [v.message_id for v in pane.views]
+        assert reply.id in shown and shown.index(reply.id) == shown.index(hit.id) + 1
+        assert pane.has_newer
+        assert not any(v.left_out for v in pane.views)

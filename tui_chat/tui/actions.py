@@ -70,8 +70,7 @@ class Key:
     action: str
     key_display: str | None = None
     command: bool = False
-    """A letter that runs the action only in the chat's navigation mode (the widget's
-    ``action_command`` runs it; otherwise the key is typed)."""
+    """Only in the chat's navigation mode (``action_command``); otherwise the key is typed."""
 
     @property
     def shown(self) -> str:
@@ -80,8 +79,8 @@ class Key:
             return self.key_display
         return " / ".join(key.strip() for key in self.keys.split(","))
 
-    def binding(self) -> Binding:
-        """The Textual binding."""
+    def binding(self, priority: bool = False) -> Binding:
+        """The Textual binding (``priority``: whatever the action says)."""
         action = ACTIONS[self.action]
         return Binding(
             self.keys,
@@ -89,7 +88,7 @@ class Key:
             action.description,
             show=action.show,
             key_display=self.key_display,
-            priority=action.priority,
+            priority=priority or action.priority,
             tooltip=action.tooltip,
         )
 
@@ -283,59 +282,31 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="Copy a fenced code block of the selected message (again: the next one)",
     ),
     "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
-    "focus_messages": Action(
-        "focus_messages",
-        "Navigate",
-        "Navigation mode: select messages, letters are commands",
-        show=False,
-        priority=True,  # the keys typed right after it are commands, not text
-    ),
+    # Priority: the keys typed right after it are commands, not text.
+    "focus_messages": Action("focus_messages", "Navigate", "Navigation mode", False, True),
     # -- everywhere --------------------------------------------------------------------------
     "app.help": Action("help", "Help"),
     "app.quit": Action("quit", "Quit", priority=True),
     # -- the composer ------------------------------------------------------------------------
-    # Not priority: the composer runs them itself, after the keys typed before them.
-    "composer.submit": Action("submit", "Send"),
+    "composer.submit": Action("submit", "Send"),  # run by the composer, in key order
     "composer.newline": Action("newline", "Newline"),
-    # -- the chat pane (messages): run in the order typed, before any later key is routed -----
-    "chat.previous": Action("select_previous", "Previous message", show=False, priority=True),
-    "chat.next": Action("select_next", "Next message", show=False, priority=True),
-    "chat.first": Action(
-        "select_first",
-        "First message",
-        "First message of the conversation",
-        show=False,
-        priority=True,
-    ),
-    "chat.last": Action("select_last", "Last message", show=False, priority=True),
-    "chat.copy": Action("copy_message", "Copy", priority=True),
-    "chat.toggle_pin": Action("screen.toggle_pin", "Pin/unpin", priority=True),
-    "chat.compose": Action(
-        "screen.focus_composer",
-        "Type",
-        "Back to the composer (leaves navigation mode)",
-        priority=True,
-    ),
-    "chat.edit": Action(
-        "screen.edit_message", "Edit", "Edit this prompt (sending it forks)", priority=True
-    ),
+    # -- the chat pane (messages) ------------------------------------------------------------
+    "chat.previous": Action("select_previous", "Previous message", show=False),
+    "chat.next": Action("select_next", "Next message", show=False),
+    "chat.first": Action("select_first", "First message", show=False),
+    "chat.last": Action("select_last", "Last message", show=False),
+    "chat.copy": Action("copy_message", "Copy"),
+    "chat.toggle_pin": Action("screen.toggle_pin", "Pin/unpin"),
+    "chat.compose": Action("screen.focus_composer", "Type", "Back to the composer"),
+    "chat.edit": Action("screen.edit_message", "Edit", "Edit this prompt (sending it forks)"),
     "chat.compact_upto": Action(
-        "screen.compact_upto",
-        "Compact to here",
-        "Compact every turn up to this message",
-        priority=True,
+        "screen.compact_upto", "Compact to here", "Compact every turn up to this message"
     ),
     "chat.copy_code": Action(
-        "screen.copy_code",
-        "Copy code",
-        "Copy the next fenced code block of this message",
-        priority=True,
+        "screen.copy_code", "Copy code", "Copy the next fenced code block of this message"
     ),
     "chat.fork": Action(
-        "screen.fork_conversation",
-        "Fork",
-        "Fork: a new conversation up to this message",
-        priority=True,
+        "screen.fork_conversation", "Fork", "Fork: a new conversation up to this message"
     ),
     # -- the conversation list ---------------------------------------------------------------
     "conversations.new": Action("screen.new_conversation", "New"),
@@ -401,7 +372,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("home", "chat.first"),
         Key("end", "chat.last"),
         Key("enter,escape", "chat.compose"),
-        Note("letters", "Typed into the composer (outside navigation mode)"),
+        Note("letters", "Typed into the composer (unless in navigation)"),
     ),
     "navigation": (
         Key("k", "chat.previous", command=True),
@@ -484,9 +455,15 @@ HELP_SECTIONS: Final[tuple[Section, ...]] = (
 """The parts of the app the help screen lists, in order."""
 
 
-def bindings(scope: str) -> list[BindingType]:
-    """The Textual ``BINDINGS`` of one part of the app (a :data:`KEYMAP` key)."""
-    return [entry.binding() for entry in KEYMAP[scope] if isinstance(entry, Key)]
+def bindings(scope: str, *, priority: bool = False) -> list[BindingType]:
+    """The Textual ``BINDINGS`` of one part of the app (a :data:`KEYMAP` key).
+
+    Args:
+        scope: The part of the app.
+        priority: Make every binding a priority one: it runs when its key arrives, before
+            the next key is routed (the chat's keys move the focus and the selection).
+    """
+    return [entry.binding(priority) for entry in KEYMAP[scope] if isinstance(entry, Key)]
 
 
 def _main_keys(action_id: str) -> str:

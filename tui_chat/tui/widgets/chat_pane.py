@@ -59,6 +59,8 @@ class ChatPane(VerticalScroll, can_focus=True):
     FIRST_PAGE: ClassVar[int] = 20
     """Messages mounted when a conversation opens: enough to fill a tall terminal, few enough
     that the first frame comes fast (each Markdown widget costs its layout)."""
+    AFTER_HIT: ClassVar[int] = 6
+    """Messages shown after a message jumped to (a search hit): its reply and a little more."""
     MAX_MOUNTED: ClassVar[int] = 150
     """Most message widgets mounted at once."""
 
@@ -74,7 +76,11 @@ class ChatPane(VerticalScroll, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = bindings("chat") + bindings("navigation")
+    # Priority: each key acts when it arrives, before the next one is routed (issue 22).
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *bindings("chat", priority=True),
+        *bindings("navigation", priority=True),
+    ]
 
     NAVIGATION_TITLE: ClassVar[str] = (
         "NAVIGATION · letters are commands · i, enter or esc: back to typing"
@@ -175,8 +181,12 @@ class ChatPane(VerticalScroll, can_focus=True):
         )
         self.has_newer = False
         if around is not None:
-            newest = await self._source.messages(conversation_id, limit=1)
-            self.has_newer = bool(newest) and bool(page) and newest[-1].id != page[-1].id
+            # The hit comes with what follows it (its reply, at least), not as the last line.
+            after = await self._source.messages(
+                conversation_id, after_id=around, limit=self.AFTER_HIT + 1
+            )
+            self.has_newer = len(after) > self.AFTER_HIT
+            page += after[: self.AFTER_HIT]
         await self._replace(page)
         if around is not None and self.view_for(around) is not None:
             self.selected = around
@@ -215,7 +225,9 @@ class ChatPane(VerticalScroll, can_focus=True):
     def _mark_left_out(self, views: list[MessageView]) -> None:
         """Mark the turns of failed prompts that later requests leave out (core/unanswered)."""
         messages = [v.message for v in views]
-        prompts = {m.id for m in unanswered_prompts(messages, keep_last=not self.has_newer)}
+        # The last turn shown is never judged: at the end it is the prompt a retry sends, and
+        # in a window cut short its reply may lie below (issue 22: a search hit was marked).
+        prompts = {m.id for m in unanswered_prompts(messages, keep_last=True)}
         turn: int | None = None
         for view in views:
             message = view.message
