@@ -176,6 +176,7 @@ async def test_palette_screenshot_works_in_a_fresh_home(
         saved = list(export_dir.glob("*.svg"))
         assert len(saved) == 1
         assert saved[0].read_text().startswith("<svg")
+        assert saved[0].stat().st_mode & 0o777 == 0o600  # private, like exports (issue 22)
         assert any(str(saved[0]) in n.message for n in app._notifications)
 
 

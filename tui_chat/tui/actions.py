@@ -2,8 +2,7 @@
 command palette are all read from here, so a key, a name or a description is written once.
 
 :data:`ACTIONS` says what each action is called (footer label, help text, palette name and
-help); :data:`KEYMAP` says which keys run it, part by part of the app. The shape follows
-Harlequin's ``actions.py`` (a table of actions) next to its keymap.
+help); :data:`KEYMAP` says which keys run it, part by part of the app (after Harlequin's).
 """
 
 from __future__ import annotations
@@ -289,6 +288,7 @@ ACTIONS: Final[dict[str, Action]] = {
     "app.quit": Action("quit", "Quit", priority=True),
     # -- the composer ------------------------------------------------------------------------
     "composer.submit": Action("submit", "Send"),  # run by the composer, in key order
+    "composer.clear": Action("clear_text", "Clear", "Clear the composer (up brings it back)"),
     "composer.newline": Action("newline", "Newline"),
     # -- the chat pane (messages) ------------------------------------------------------------
     "chat.previous": Action("select_previous", "Previous message", show=False),
@@ -305,9 +305,7 @@ ACTIONS: Final[dict[str, Action]] = {
     "chat.copy_code": Action(
         "screen.copy_code", "Copy code", "Copy the next fenced code block of this message"
     ),
-    "chat.fork": Action(
-        "screen.fork_conversation", "Fork", "Fork: a new conversation up to this message"
-    ),
+    "chat.fork": Action("screen.fork_conversation", "Fork", "Fork: a new conversation to here"),
     # -- the conversation list ---------------------------------------------------------------
     "conversations.new": Action("screen.new_conversation", "New"),
     "conversations.rename": Action("rename", "Rename"),
@@ -362,6 +360,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
     "composer": (
         Key("enter", "composer.submit"),
         Key("ctrl+j,shift+enter,alt+enter", "composer.newline", key_display="ctrl+j"),
+        Key("ctrl+l", "composer.clear"),
         Note("up / down", "Prompt history (first / last line)"),
         Note("backspace", "At the start: remove the last attached file"),
         Note("tab", "Go to the messages"),

@@ -20,9 +20,15 @@ def save_screenshot(app: App[Any], folder: Path) -> None:
         app: The running app.
         folder: Where to write the file (created if missing).
     """
+    from textual._files import generate_datetime_filename
+
+    from tui_chat.files import write_file
+
+    path = folder / generate_datetime_filename(app.title, ".svg")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        path = app.save_screenshot(path=str(folder))
+        # Private (0600) like exports: the screen shows the conversation.
+        write_file(path, app.export_screenshot())
     except OSError as exc:
         app.notify(
             f"Cannot save a screenshot in {folder}: {exc.strerror or exc}",

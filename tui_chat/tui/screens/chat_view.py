@@ -87,13 +87,25 @@ class ChatView(Screen[None]):
         return self.query_one(PanelRow)
 
     def on_key(self, event: events.Key) -> None:
-        """Keys no panel took: escape returns to the composer, printable keys type into it."""
+        """Keys no panel took: escape closes the side panel that has the focus (before it
+        would cancel a reply) or returns to the composer; printable keys type into it."""
         if event.key == "escape" and self.focused is not self.composer:
-            if not self.app.replying:  # otherwise escape cancels the reply
+            panel = self._focused_panel()
+            if panel is not None:
+                self.panels.close(panel)
+            if panel is not None or not self.app.replying:  # else escape cancels the reply
                 self.composer.focus()
                 event.stop()
             return
         type_into(self.composer, event)
+
+    def _focused_panel(self) -> str | None:
+        """The id of the shown side panel that has the focus, if any."""
+        focused = self.focused
+        for panel in (self.conversations, self.timeline):
+            if focused is not None and panel in focused.ancestors_with_self and panel.display:
+                return panel.id
+        return None
 
     def route_key(self, event: events.Key) -> None:
         """Before a key from the terminal is routed: a printable one that no binding takes

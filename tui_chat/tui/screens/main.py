@@ -367,8 +367,10 @@ class MainScreen(ConversationActions):
         self.app.compact(self.conversation.id)
 
     def _highlighted_or_active(self) -> Summary | None:
+        """The version highlighted in the timeline when it has the focus, else the active."""
         timeline = self.timeline
-        if timeline.display and (summary := timeline.highlighted) is not None:
+        focused = self.focused is not None and timeline in self.focused.ancestors
+        if focused and (summary := timeline.highlighted) is not None:
             return summary
         return next((s for s in timeline.summaries if s.id == timeline.active_id), None) or next(
             (s for s in timeline.summaries if s.status == "completed"), None

@@ -99,6 +99,12 @@ class Composer(TextArea):
         self.load_text(f"{text}\n\n{typed}" if typed.strip() else text)
         self.move_cursor(self.document.end)
 
+    def action_clear_text(self) -> None:
+        """Clear the editor; the text goes to the prompt history (``up`` brings it back)."""
+        if self.text.strip():
+            self.remember(self.text)
+        self.clear()
+
     def action_newline(self) -> None:
         """Insert a line break at the cursor."""
         self.insert("\n")

@@ -1,0 +1,69 @@
+"""Smaller things people notice (issue 22, item 11): escape closes a panel before it cancels a
+reply, f4 opens the active version, a key clears the composer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fake_anthropic import FakeAnthropic
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import notifications, ready, settle, until
+from tests.tui.seed import seed_demo
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.screens.inspector import InspectorScreen
+
+
+async def test_escape_closes_a_panel_before_it_cancels_a_reply(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    conversation = await keyed_service.new_conversation()
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        fake_anthropic.push_hang(30, after_chunks=1)
+        screen.composer.load_text("tell me a long story")
+        await pilot.press("enter")
+        await until(pilot, lambda: screen.streaming_id is not None)
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: screen.panels.is_shown("conversations"))
+        await pilot.press("escape")
+        await until(pilot, lambda: not screen.panels.is_shown("conversations"))
+        assert app.replying and app.focused is screen.composer
+        assert not any("cancelled" in n for n in notifications(app))
+        await pilot.press("escape")  # now it cancels the reply
+        await until(pilot, lambda: not app.replying)
+        await settle(pilot)
+
+
+async def test_f4_opens_the_active_version_unless_the_timeline_has_the_focus(
+    service: ChatService, tmp_path: Path
+) -> None:
+    demo = await seed_demo(service, tmp_path)
+    await service.activate(demo.id, 1)
+    app = make_app(service, demo.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: screen.timeline.highlighted is not None)
+        highlighted = screen.timeline.highlighted
+        assert highlighted is not None and highlighted.version != 1
+        screen.action_focus_composer()  # the timeline stays open, the composer has the focus
+        await pilot.pause()
+        await pilot.press("f4")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        inspector = app.screen
+        assert isinstance(inspector, InspectorScreen)
+        assert inspector.summary.version == 1 and inspector.active
+
+
+async def test_ctrl_l_clears_the_composer_and_up_brings_the_text_back(
+    service: ChatService,
+) -> None:
+    conversation = await service.new_conversation()
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press(*"a draft to drop", "ctrl+l")
+        assert screen.composer.text == ""
+        await pilot.press("up")
+        assert screen.composer.text == "a draft to drop"
