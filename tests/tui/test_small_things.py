@@ -67,3 +67,26 @@ async def test_ctrl_l_clears_the_composer_and_up_brings_the_text_back(
         assert screen.composer.text == ""
         await pilot.press("up")
         assert screen.composer.text == "a draft to drop"
+
+
+async def test_settings_open_on_the_first_field_without_selecting_it_and_presets_say_what_they_do(
+    service: ChatService,
+) -> None:
+    from textual.widgets import Input, Select
+
+    from tui_chat.tui.screens.settings import SettingsScreen
+
+    conversation = await service.new_conversation()
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("f3")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        settings = app.screen
+        model = settings.query_one("#model", Input)
+        await until(pilot, lambda: app.focused is model)
+        assert model.selection.is_empty
+        await pilot.press("end", "x")
+        assert model.value == conversation.model + "x"
+        labels = [str(prompt) for prompt, _ in settings.query_one("#preset", Select)._options]
+        assert any("adaptive — summarises within a 100k working budget" in x for x in labels)

@@ -64,6 +64,21 @@ class SettingsSource(Protocol):
         ...
 
 
+def preset_note(policy: Policy) -> str:
+    """One line saying what a preset does, read from its own figures."""
+    if policy.trigger == "tokens":
+        when = f"after {policy.threshold_tokens:,} new tokens"
+    elif policy.trigger == "turns":
+        when = f"every {policy.every_turns} turns"
+    elif policy.trigger == "ratio":
+        when = f"at {policy.ratio:.0%} of the window"
+    elif policy.trigger == "budget" and policy.budget:
+        when = f"within a {policy.budget // 1000}k working budget, when it pays"
+    else:
+        when = f"by {policy.trigger}"
+    return f"summarises {when} ({policy.strategy})"
+
+
 class SettingsScreen(ModalScreen[list[str]]):
     """Edit the conversation's settings; ``ctrl+s`` saves, ``escape`` cancels.
 
@@ -124,6 +139,7 @@ class SettingsScreen(ModalScreen[list[str]]):
                     yield Input(
                         self.conversation.model,
                         id="model",
+                        select_on_focus=False,  # focused first: typing must not replace it
                         suggester=SuggestFromList(known_models(), case_sensitive=False),
                     )
                 with Horizontal(classes="row"):
@@ -137,7 +153,7 @@ class SettingsScreen(ModalScreen[list[str]]):
                 with Horizontal(classes="row"):
                     yield Label("Preset (one per seed design)")
                     yield Select(
-                        [(name, name) for name in PRESETS],
+                        [(f"{name} — {preset_note(p)}", name) for name, p in PRESETS.items()],
                         value=policy.preset,
                         allow_blank=False,
                         id="preset",
@@ -191,6 +207,9 @@ class SettingsScreen(ModalScreen[list[str]]):
                 yield Button("Cancel (esc)", id="cancel")
                 yield Button("Save (ctrl+s)", id="save", variant="primary")
         yield Footer()
+
+    AUTO_FOCUS = "#model"
+    """The first field has the focus (its text is not selected)."""
 
     def on_mount(self) -> None:
         """Ask the endpoint for its models in the background."""
