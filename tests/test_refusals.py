@@ -176,3 +176,21 @@ def test_cli_show_and_context_say_a_reply_was_refused(
     ctx = js(run(isolated_env, "context", "last", "--message", "next", "--json"))
     assert any("refused: bio" in w for w in ctx["breakdown"]["warnings"])
     assert "bad prompt" not in json.dumps(ctx["request"]["messages"])
+
+
+async def test_a_summary_leaves_the_refused_turn_out_too(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    await service.set_setting(conv.id, "summarizer", "claude-haiku-4-5")
+    await service.set_setting(conv.id, "keep_recent", "2")
+    assert (await service.send(conv.id, "We chose PostgreSQL for the ledger.")).error is None
+    fake_anthropic.push_refusal(text="Zebraquux partial words.")
+    await service.send(conv.id, "Explain the zebraquux exploit chain.")
+    for text in ("The port is 5432.", "Backups run nightly.", "Thanks, that is all."):
+        assert (await service.send(conv.id, text)).error is None
+    await service.finish_background()
+    version = await service.compact(conv.id)
+    assert version.status == "completed" and "PostgreSQL" in version.text
+    assert "zebraquux" not in version.text.lower()

@@ -147,6 +147,23 @@ def refused_prompts(messages: Sequence[Message]) -> dict[int, str]:
     return found
 
 
+def without_refused(messages: Sequence[Message]) -> list[Message]:
+    """``messages`` without the turns Claude refused and nothing answered since (what a
+    summary leaves out: the refused turn stays out of the context in every form).
+
+    Args:
+        messages: Messages in conversation order (a span being summarised).
+
+    Returns:
+        The messages to summarise, in order.
+    """
+    kept: list[Message] = []
+    for turn in group_turns(messages):
+        if not (is_unanswered(turn) and any(refused(m) for m in turn)):
+            kept.extend(turn)
+    return kept
+
+
 def left_out_note(
     prompts: Sequence[Message], refusals: Mapping[int, str] | None = None
 ) -> str | None:

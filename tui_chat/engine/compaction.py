@@ -26,6 +26,7 @@ from tui_chat.core.request import BuiltRequest
 from tui_chat.core.summarize import SummaryError, SummaryInput
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
+from tui_chat.core.unanswered import without_refused
 from tui_chat.core.upto import BoundaryError, boundary_upto
 from tui_chat.engine.catalog import ListedSupport
 from tui_chat.engine.compaction_errors import CompactionError as CompactionError
@@ -333,6 +334,8 @@ class CompactionWorker:
                 )
             if not messages:
                 raise SummaryError("no messages in the span to summarise")
+            # A refused turn stays out of the context, summaries included (core/unanswered).
+            messages = without_refused(messages) or messages
             pinned = frozenset(await self.store.anchors.pinned_ids(conversation.id))
             used_ratio = 0.0
             # Only ``importance`` reads how full the window is: no request build otherwise.
