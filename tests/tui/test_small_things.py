@@ -90,3 +90,22 @@ async def test_settings_open_on_the_first_field_without_selecting_it_and_presets
         assert model.value == conversation.model + "x"
         labels = [str(prompt) for prompt, _ in settings.query_one("#preset", Select)._options]
         assert any("adaptive — summarises within a 100k working budget" in x for x in labels)
+
+
+async def test_help_columns_do_not_wrap_at_80_columns(service: ChatService) -> None:
+    from textual.containers import Grid
+    from textual.widgets import Static
+
+    from tui_chat.tui.screens.help import HelpScreen
+
+    app = make_app(service)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await settle(pilot)
+        sections = list(app.screen.query_one(Grid).query(Static))
+        assert sections
+        for section in sections:
+            lines = str(section.visual).splitlines()
+            assert section.size.height == len(lines), lines[0]  # no line took two rows

@@ -25,6 +25,12 @@ def render_section(title: str, entries: list[tuple[str, str]]) -> Content:
     return Content("\n").join(lines)
 
 
+def _lines(entries: list[tuple[str, str]]) -> list[str]:
+    """The lines of a section as :func:`render_section` lays them out."""
+    width = max((len(keys) for keys, _ in entries), default=0)
+    return [f"{keys:<{width}}  {description}" for keys, description in entries]
+
+
 class HelpScreen(ModalScreen[None]):
     """Every binding, grouped by where it applies; ``escape`` closes."""
 
@@ -62,6 +68,13 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(), Grid():
                 for title, entries in help_sections():
                     yield Static(render_section(title, entries))
+
+    def on_resize(self) -> None:
+        """As many columns as the widest section fits side by side (its lines never wrap)."""
+        widest = max(len(line) for _, entries in help_sections() for line in _lines(entries))
+        grid = self.query_one(Grid)
+        room = grid.size.width or self.size.width - 8
+        grid.styles.grid_size_columns = max(1, min(3, (room + 2) // (widest + 2)))
 
     def action_close(self) -> None:
         """Back to where the user was."""
