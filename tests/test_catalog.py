@@ -167,3 +167,17 @@ async def test_a_model_listed_without_compaction_is_not_sent_a_compaction_reques
     assert version.status == "completed" and version.compaction_block is None
     assert not any(r.is_compaction for r in fake_anthropic.message_requests)
     assert finished and "model list says" in (finished[-1].notice or "")
+
+
+def test_features_read_either_snapshot_s_spelling_of_compaction_once() -> None:
+    from tui_chat.llm.models import model_features
+
+    both = {
+        "context_management": {"supported": True, "compact_20260112": {"supported": True}},
+        "compaction": {"summarize": {"supported": True}},
+        "thinking": {"supported": True, "types": {"enabled": {"supported": True}}},
+        "image_input": {"supported": "yes"},  # malformed: not counted
+    }
+    assert model_features(both) == ("thinking", "compaction")
+    assert model_features({"compaction": {"summarize": {"supported": True}}}) == ("compaction",)
+    assert model_features(None) == ()

@@ -145,6 +145,7 @@ _FEATURES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("server_tools", "web_search"), "web search"),
     (("server_tools", "code_execution"), "code execution"),
     (("context_management", "compact_20260112"), "compaction"),
+    (("compaction", "summarize"), "compaction"),  # the spelling of an older docs snapshot
     (("image_input",), "images"),
     (("pdf_input",), "PDF"),
     (("citations",), "citations"),
@@ -172,7 +173,7 @@ def model_features(capabilities: Any) -> tuple[str, ...]:
         for key in path:
             node = node.get(key) if isinstance(node, Mapping) else None
         if isinstance(node, Mapping) and node.get("supported") is True:
-            if label == "thinking" and "adaptive thinking" in found:
+            if label in found or (label == "thinking" and "adaptive thinking" in found):
                 continue
             found.append(label)
     return tuple(found)
