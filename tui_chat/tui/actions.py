@@ -288,7 +288,7 @@ ACTIONS: Final[dict[str, Action]] = {
     "app.quit": Action("quit", "Quit", priority=True),
     # -- the composer ------------------------------------------------------------------------
     "composer.submit": Action("submit", "Send"),  # run by the composer, in key order
-    "composer.clear": Action("clear_text", "Clear", "Clear the composer (up brings it back)"),
+    "composer.clear": Action("clear_text", "Clear", "Clear (up brings it back)", show=False),
     "composer.newline": Action("newline", "Newline"),
     # -- the chat pane (messages) ------------------------------------------------------------
     "chat.previous": Action("select_previous", "Previous message", show=False),
