@@ -636,7 +636,10 @@ class FakeAnthropic:
         any), each shortened so the whole fits ``summary_max_chars`` (and ``max_tokens``)."""
         sentences: list[str] = []
         for message in summary_sources(body, self.summary_marker, _content_text):
-            source = _tagged_sections(_content_text(message.get("content")))
+            # Earlier summaries are given "for context only (do not repeat them)": a model
+            # follows that, and so does this summarizer.
+            given = _EARLIER.sub(" ", _content_text(message.get("content")))
+            source = _tagged_sections(given)
             for paragraph in source.split("\n"):
                 if self.summary_marker and self.summary_marker in paragraph:
                     continue
@@ -1470,6 +1473,9 @@ def _message_for_type(error_type: str) -> str:
 
 def _format_seconds(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+_EARLIER = re.compile(r"<earlier_summaries>.*?</earlier_summaries>", re.DOTALL)
 
 
 def _ttl_is_hour(cache_control: dict[str, Any] | None) -> bool:
