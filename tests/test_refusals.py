@@ -194,3 +194,21 @@ async def test_a_summary_leaves_the_refused_turn_out_too(
     version = await service.compact(conv.id)
     assert version.status == "completed" and "PostgreSQL" in version.text
     assert "zebraquux" not in version.text.lower()
+
+
+async def test_a_refusal_survives_export_and_import(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    assert (await service.send(conv.id, "first question")).error is None
+    fake_anthropic.push_refusal("bio", "Declined: biological harm.")
+    await service.send(conv.id, "the refused prompt")
+    path = tmp_path / "c.json"
+    path.write_text(await service.export(conv.id, "json"), encoding="utf-8")
+    imported = await service.import_file(path)
+    messages = await service.messages(imported.id)
+    assert [refusal_category(m) for m in messages] == [None, None, None, "bio"]
+    built = await service.context(imported.id, "next")
+    assert "the refused prompt" not in sent(built.request)
+    assert any("refused: bio" in w for w in built.breakdown.warnings)
