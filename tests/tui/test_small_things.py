@@ -109,3 +109,34 @@ async def test_help_columns_do_not_wrap_at_80_columns(service: ChatService) -> N
         for section in sections:
             lines = str(section.visual).splitlines()
             assert section.size.height == len(lines), lines[0]  # no line took two rows
+
+
+async def test_search_results_mark_archived_conversations(service: ChatService) -> None:
+    from textual.widgets import OptionList
+
+    from tui_chat.tui.screens.search import SearchScreen
+
+    kept = await service.new_conversation("kept")
+    old = await service.new_conversation("old")
+    for conversation in (kept, old):
+        await service.store.messages.add(
+            conversation.id,
+            role="user",
+            content=[{"type": "text", "text": "zebra"}],
+            text="zebra",
+            token_count=2,
+        )
+    await service.archive(old.id)
+    app = make_app(service, kept.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+f", *"zebra", "enter")
+        search = app.screen
+        assert isinstance(search, SearchScreen)
+        await until(pilot, lambda: len(search.hits) == 2)
+        options = search.query_one(OptionList)
+        shown = {
+            hit.conversation_id: str(options.get_option_at_index(i).prompt)
+            for i, hit in enumerate(search.hits)
+        }
+        assert "[archived]" in shown[old.id] and "[archived]" not in shown[kept.id]

@@ -460,10 +460,11 @@ class MainScreen(ConversationActions):
 
     def action_search(self) -> None:
         """Search every conversation and jump to the chosen message."""
-        from tui_chat.tui.screens.search import SearchScreen
+        from tui_chat.tui.screens.search import SearchScreen, archived_ids
 
         # Pushed at once (not from a worker): keys typed right after ctrl+f reach the search.
-        self.app.push_screen(SearchScreen(self.app.service.search), self._search_closed)
+        screen = SearchScreen(self.app.service.search, partial(archived_ids, self.app.service))
+        self.app.push_screen(screen, self._search_closed)
 
     def _search_closed(self, hit: SearchHit | None) -> None:
         if hit is not None:

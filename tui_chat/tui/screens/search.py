@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -23,12 +23,21 @@ from tui_chat.tui.failures import report_failure
 from tui_chat.tui.stray_keys import type_into
 from tui_chat.tui.text import clock_time, inert_content, one_line
 
+if TYPE_CHECKING:
+    from tui_chat.engine.service import ChatService
+
 SEARCH_DEBOUNCE = 0.2
 
 Search = Callable[[str], Awaitable[list[SearchHit]]]
 """Runs a full-text query (the engine's ``search``)."""
 
 _MATCH = re.compile(f"{HIT_START}([^{HIT_START}{HIT_END}]*){HIT_END}")
+
+
+async def archived_ids(service: ChatService) -> set[str]:
+    """Ids of the archived conversations (their hits are marked)."""
+    infos = await service.list_conversations(include_archived=True)
+    return {i.conversation.id for i in infos if i.conversation.archived_at is not None}
 
 
 def highlight(snippet: str) -> Content:
@@ -68,9 +77,14 @@ class SearchScreen(ModalScreen[SearchHit | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("search")
 
-    def __init__(self, search: Search) -> None:
+    def __init__(
+        self, search: Search, archived: Callable[[], Awaitable[set[str]]] | None = None
+    ) -> None:
         super().__init__()
         self._find = search
+        self._archived_ids = archived
+        self._archived: set[str] = set()
+        """Ids of archived conversations: their hits say so."""
         self.hits: list[SearchHit] = []
         self._timer: Timer | None = None
 
@@ -121,20 +135,25 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         status = self.query_one("#search-status", Static)
         results = self.query_one("#search-results", OptionList)
         self.hits = await self._find(query) if query.strip() else []
+        if self.hits and self._archived_ids is not None:
+            self._archived = await self._archived_ids()
         results.clear_options()
-        results.add_options([Option(self._prompt(hit)) for hit in self.hits])
+        results.add_options(
+            [Option(self._prompt(hit, hit.conversation_id in self._archived)) for hit in self.hits]
+        )
         if query.strip():
             status.update(f"{len(self.hits)} result{'s' if len(self.hits) != 1 else ''}")
         else:
             status.update("")
 
     @staticmethod
-    def _prompt(hit: SearchHit) -> Content:
+    def _prompt(hit: SearchHit, archived: bool = False) -> Content:
         who = "You" if hit.role == "user" else "Claude"
         return Content("\n").join(
             [
                 Content.assemble(
                     inert_content(one_line(hit.conversation_title, 50), "bold"),
+                    ("  [archived]" if archived else "", "$text-warning"),
                     (f"  #{hit.message_id} · {who} · {clock_time(hit.created_at)}", "$text-muted"),
                 ),
                 Content("  ") + highlight(one_line(hit.snippet, 200)),
