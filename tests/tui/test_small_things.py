@@ -140,3 +140,30 @@ async def test_search_results_mark_archived_conversations(service: ChatService) 
             for i, hit in enumerate(search.hits)
         }
         assert "[archived]" in shown[old.id] and "[archived]" not in shown[kept.id]
+
+
+async def test_conversation_list_rows_do_not_wrap_at_80_columns(service: ChatService) -> None:
+    from textual.widgets import OptionList
+
+    from tui_chat.tui.widgets.conversation_list import ConversationList
+
+    long = await service.new_conversation("A very long conversation title that goes on and on")
+    for _ in range(3):
+        await service.store.messages.add(
+            long.id,
+            role="user",
+            content=[{"type": "text", "text": "x" * 40}],
+            text="x" * 40,
+            token_count=123_456,
+        )
+    await service.archive(long.id)
+    short = await service.new_conversation("short")
+    app = make_app(service, short.id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+b", "f6")
+        listing = app.query_one(ConversationList)
+        await until(pilot, lambda: len(listing.conversations) == 2)
+        await settle(pilot)
+        options = listing.query_one(OptionList)
+        assert options.virtual_size.height == 2 * options.option_count  # two lines a row

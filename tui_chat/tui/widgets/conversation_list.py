@@ -70,7 +70,10 @@ class ConversationList(Vertical):
         background: $surface;
         &:focus-within { border-right: vkey $border; }
         & > #conversations-title { text-style: bold; color: $text-accent; padding: 0 1; }
-        & > OptionList { height: 1fr; border: none; background: $surface; }
+        & > OptionList {
+            height: 1fr; border: none; background: $surface;
+            text-wrap: nowrap; text-overflow: ellipsis;  /* a row is two lines, always */
+        }
     }
     """
 
