@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tui_chat.cli import render
 from tui_chat.cli.parser import Args
@@ -17,7 +17,7 @@ async def models(service: ChatService, args: Args) -> int:
     from tui_chat.engine.catalog import model_choices
 
     choices = await model_choices(service.catalog, service.info_for, force=args.refresh)
-    rows: list[dict[str, Any]] = []
+    rows: list[render.JsonObject] = []
     for model in choices.all:
         info = service.info_for(model)
         rows.append(
