@@ -214,12 +214,17 @@ class ModelChoices:
         return f"{model}  {detail}" if detail else model
 
 
+SHOWN_FEATURES = ("adaptive thinking", "thinking", "web search", "compaction", "images", "PDF")
+"""The features a picker row names (``tui-chat models --json`` lists them all)."""
+
+
 def describe(info: ModelInfo) -> str:
-    """A model's window, output limit and features in a few words (``1M in · 64k out``)."""
+    """A model's window, output limit and main features in a few words (``1M in · 64k out``)."""
     text = f"{_tokens(info.context_window)} in · {_tokens(info.max_output)} out"
     if info.source != "endpoint":
         text += " (table)" if info.known else " (guessed)"
-    return f"{text} · {', '.join(info.features)}" if info.features else text
+    shown = [f for f in info.features if f in SHOWN_FEATURES]
+    return f"{text} · {', '.join(shown)}" if shown else text
 
 
 def _tokens(count: int) -> str:
