@@ -64,7 +64,7 @@ def test_quick_cost_leaves_out_the_other_trigger() -> None:
     full = cost.configurations(["adaptive"], ["claude"])
     quick = cost.configurations(["adaptive"], ["claude"], other_trigger=False)
     assert set(quick) == {"baseline", "adaptive + claude"}
-    assert set(full) - set(quick) == {"adaptive (tokens trigger) + claude"}
+    assert set(full) - set(quick) == {"adaptive (cost trigger) + claude"}
 
 
 def test_backlog_import_file_is_written_once(tmp_path: Path) -> None:

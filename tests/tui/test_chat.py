@@ -279,6 +279,8 @@ async def test_gauge_counts_excerpts_recalled_for_the_draft(
     from tests.tui.seed import seed_demo
 
     demo = await seed_demo(service, tmp_path)
+    # A window the folded history could not be carried in: recall is not capped by its cost.
+    await service.set_setting(demo.id, "context_window", "1100")
     app = make_app(service, demo.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)

@@ -129,6 +129,8 @@ async def test_context_preview_shows_the_exact_next_request(
     service: ChatService, tmp_path: Path
 ) -> None:
     demo = await seed_demo(service, tmp_path)
+    # A window the folded history could not be carried in: recall is not capped by its cost.
+    await service.set_setting(demo.id, "context_window", "1100")
     app = make_app(service, demo.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
