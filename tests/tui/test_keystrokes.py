@@ -31,7 +31,7 @@ def _is_named(key: str) -> bool:
     return (
         key in NAMED
         or "+" in key
-        or re.fullmatch(r"f[0-9]+|up|down|home|end|pageup", key) is not None
+        or re.fullmatch(r"f[0-9]+|up|down|home|end|pageup|backspace", key) is not None
     )
 
 
@@ -238,3 +238,17 @@ async def test_a_search_jump_shows_the_hit_with_its_reply_and_no_false_left_out_
         assert reply.id in shown and shown.index(reply.id) == shown.index(hit.id) + 1
         assert pane.has_newer
         assert not any(v.left_out for v in pane.views)
+
+
+async def test_a_rename_typed_in_one_burst_keeps_every_character(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conversation = await service.new_conversation("Old")
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        burst(app, "f2", "backspace", "backspace", "backspace", "Trip to Lisbon", "enter")
+        await until(pilot, lambda: screen.conversation is not None and screen.title != "Old")
+        await _drained(pilot)
+        assert (await service.resolve(conversation.id)).title == "Trip to Lisbon"
+        assert screen.composer.text == ""

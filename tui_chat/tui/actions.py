@@ -129,6 +129,7 @@ ACTIONS: Final[dict[str, Action]] = {
         "Rename",
         "Rename conversation",
         show=False,
+        priority=True,  # opens at once, so the title typed right after f2 reaches it
         palette="Rename conversation",
         palette_help="Give this conversation a title",
     ),

@@ -15,6 +15,7 @@ from textual import events
 from textual.app import SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from tui_chat.core.models import Conversation, Summary
@@ -25,6 +26,17 @@ from tui_chat.tui.host import ChatHost
 from tui_chat.tui.messages import EngineBridge
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.screenshot import with_screenshot
+
+HOLD_FRAMES = 20
+"""Refreshes a key waits at most for an opening prompt's field."""
+
+
+def _text_field(screen: Screen[Any]) -> Widget | bool | None:
+    """A prompt's input: ``False`` for a screen that is no prompt, ``None`` while the prompt
+    is being composed (its class says ``TYPED_INTO``)."""
+    if not getattr(screen, "TYPED_INTO", False):
+        return False
+    return next(iter(screen.query("Input")), None)
 
 
 class ChatApp(ChatHost):
@@ -41,6 +53,11 @@ class ChatApp(ChatHost):
     _unsubscribe: Callable[[], None] | None = None
     _startup_error: str | None = None
     _initial_conversation_id: str | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._held: list[events.Key] = []
+        """Keys typed while a prompt opens, routed to its field once it is there."""
 
     @property
     def main_screen(self) -> MainScreen:
@@ -101,13 +118,29 @@ class ChatApp(ChatHost):
     async def on_event(self, event: events.Event) -> None:
         """A key from the terminal goes where the screen says, before it is routed (issue 22:
         letters typed while the messages have the focus are text, in the order typed)."""
-        if (
-            isinstance(event, events.Key)
-            and not event.is_forwarded
-            and isinstance(screen := self.screen, MainScreen)
-        ):
-            screen.route_key(event)
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if isinstance(screen := self.screen, MainScreen):
+                screen.route_key(event)
+            elif self._held or (screen.focused is None and _text_field(screen) is not False):
+                # A prompt still opening: its keys wait, in order, for its field.
+                self._held.append(event)
+                await self._release_held()
+                return
         await super().on_event(event)
+
+    async def _release_held(self, tries: int = 0) -> None:
+        """Route the keys held for an opening prompt once its field is there (focused)."""
+        screen = self.screen
+        field = _text_field(screen)
+        if not field and tries < HOLD_FRAMES and not isinstance(screen, MainScreen):
+            if tries or len(self._held) == 1:  # one wait per frame
+                self.call_after_refresh(self._release_held, tries + 1)
+            return
+        if isinstance(field, Widget):
+            screen.set_focus(field)
+        held, self._held = self._held, []
+        for key in held:
+            await super().on_event(key)
 
     async def on_unmount(self) -> None:
         """Keep the drafts, stop listening and close the engine if this app opened it."""

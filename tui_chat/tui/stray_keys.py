@@ -8,12 +8,17 @@ reach that screen before its field has the focus, and are kept the same way.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
+
+if TYPE_CHECKING:
+    _Field = Widget
+else:
+    _Field = object  # a plain mixin: a Widget base would cut the field's CSS inheritance
 
 
 def is_stray(screen: Screen[Any], event: events.Key) -> bool:
@@ -50,3 +55,25 @@ def type_into(field: Widget, event: events.Key) -> bool:
     event.stop()
     event.prevent_default()
     return True
+
+
+class InOrder(_Field):
+    """Runs the text field's own key bindings (``backspace``, ``delete``, ``ctrl+u``, …) when
+    the key reaches it, in the order typed.
+
+    Textual runs a widget's bindings only after the key has bubbled up to the App, while the
+    field inserts printable keys at once: in a burst, ``Old⌫⌫⌫Trip to Lisbon⏎`` deleted the
+    end of the new text instead of the old one (issue 22). Mix in before the field's class.
+    """
+
+    async def _on_key(self, event: events.Key) -> None:
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                event.stop()
+                event.prevent_default()
+                return
+        await super()._on_key(event)
+
+
+class OrderedInput(InOrder, Input):
+    """An :class:`~textual.widgets.Input` whose keys all act in the order typed."""

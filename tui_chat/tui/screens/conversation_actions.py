@@ -7,6 +7,7 @@ table of actions (``tui/actions.py``). The prompts it asks with are imported whe
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from textual import work
@@ -28,17 +29,30 @@ class ConversationActions(BranchView):
     def _target(self, conversation_id: str | None) -> str | None:
         return conversation_id or self.conversation_id
 
-    @work(exit_on_error=False)
-    async def action_rename_conversation(self, conversation_id: str | None = None) -> None:
-        """Rename a conversation (the current one by default)."""
+    def action_rename_conversation(self, conversation_id: str | None = None) -> None:
+        """Rename a conversation (the current one by default).
+
+        The prompt for the one on screen opens at once, so the keys typed right after ``f2``
+        reach it in order (issue 22: under load a rename lost its last character).
+        """
         if (conv_id := self._target(conversation_id)) is None:
             return
+        if self.conversation is not None and conv_id == self.conversation.id:
+            self._ask_title(conv_id, self.conversation.title)
+        else:
+            self._rename_other(conv_id)
+
+    @work(exit_on_error=False)
+    async def _rename_other(self, conv_id: str) -> None:
+        self._ask_title(conv_id, (await self.app.service.resolve(conv_id)).title)
+
+    def _ask_title(self, conv_id: str, title: str) -> None:
         from tui_chat.tui.screens.prompt import TextPrompt
 
-        conversation = await self.app.service.resolve(conv_id)
-        title = await self.app.push_screen_wait(
-            TextPrompt("Rename conversation", conversation.title, "A short title")
-        )
+        prompt = TextPrompt("Rename conversation", title, "A short title")
+        self.app.push_screen(prompt, partial(self._rename, conv_id))
+
+    async def _rename(self, conv_id: str, title: str | None) -> None:
         if title is None or not title.strip():
             return
         await self.app.service.rename(conv_id, title)

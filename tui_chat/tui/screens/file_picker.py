@@ -14,6 +14,7 @@ from textual.widgets import DirectoryTree, Input, Static
 
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.screens.prompt import MODAL_CSS
+from tui_chat.tui.stray_keys import OrderedInput
 from tui_chat.tui.text import inert_content
 
 
@@ -29,6 +30,9 @@ class FilePicker(ModalScreen[str | None]):
         "FilePicker DirectoryTree { height: 16; margin-top: 1; background: $surface; }\n"
         + MODAL_CSS
     )
+    TYPED_INTO: ClassVar[bool] = True
+    """Keys typed while it opens wait for its input (``ChatApp.on_event``)."""
+
     BINDINGS: ClassVar[list[BindingType]] = bindings("picker")
 
     def __init__(self, root: Path | None = None) -> None:
@@ -39,7 +43,9 @@ class FilePicker(ModalScreen[str | None]):
         """Title, path input, folder tree, hint."""
         with Vertical(classes="dialog"):
             yield Static("Attach a file (image, PDF or text)", classes="title")
-            yield Input(placeholder="type or paste a path, e.g. ~/shot.png", id="picker-path")
+            yield OrderedInput(
+                placeholder="type or paste a path, e.g. ~/shot.png", id="picker-path"
+            )
             yield DirectoryTree(self._root, id="picker-tree")
             yield Static(
                 inert_content("enter attaches · tab: browse the folder · escape cancels"),

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from tui_chat.tui.actions import bindings
-from tui_chat.tui.stray_keys import type_into
+from tui_chat.tui.stray_keys import OrderedInput, type_into
 from tui_chat.tui.text import inert_content
 
 MODAL_CSS = """
@@ -41,6 +41,9 @@ class TextPrompt(ModalScreen[str | None]):
 
     # DEFAULT_CSS is scoped to the class: a rule naming ModalScreen would never match.
     DEFAULT_CSS = "TextPrompt { align: center middle; }" + MODAL_CSS
+    TYPED_INTO: ClassVar[bool] = True
+    """Keys typed while it opens wait for its input (``ChatApp.on_event``)."""
+
     BINDINGS: ClassVar[list[BindingType]] = bindings("prompt")
 
     def __init__(self, title: str, value: str = "", placeholder: str = "") -> None:
@@ -53,7 +56,7 @@ class TextPrompt(ModalScreen[str | None]):
         """Title and input."""
         with Vertical(classes="dialog"):
             yield Static(inert_content(self._title), classes="title")
-            yield Input(self._value, placeholder=self._placeholder, id="prompt-input")
+            yield OrderedInput(self._value, placeholder=self._placeholder, id="prompt-input")
             yield Static(inert_content("enter to confirm, escape to cancel"), classes="hint")
 
     def on_key(self, event: events.Key) -> None:

@@ -20,7 +20,7 @@ from textual.worker import Worker
 from tui_chat.core.models import HIT_END, HIT_START, SearchHit
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
-from tui_chat.tui.stray_keys import type_into
+from tui_chat.tui.stray_keys import OrderedInput, type_into
 from tui_chat.tui.text import clock_time, inert_content, one_line
 
 if TYPE_CHECKING:
@@ -75,6 +75,9 @@ class SearchScreen(ModalScreen[SearchHit | None]):
     SearchScreen #search-status { color: $text-muted; }
     """
 
+    TYPED_INTO: ClassVar[bool] = True
+    """Keys typed while it opens wait for its input (``ChatApp.on_event``)."""
+
     BINDINGS: ClassVar[list[BindingType]] = bindings("search")
 
     def __init__(
@@ -96,7 +99,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         """Input, status line and results."""
         with Vertical(id="search"):
             yield Static("Search all conversations", id="search-title")
-            yield Input(placeholder="words to find…", id="search-input")
+            yield OrderedInput(placeholder="words to find…", id="search-input")
             yield Static("", id="search-status")
             yield OptionList(id="search-results")
 

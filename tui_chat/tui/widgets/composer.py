@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from tui_chat.tui.actions import KEYMAP, Key, bindings
+from tui_chat.tui.stray_keys import InOrder
 
 
 def _keys(action: str) -> frozenset[str]:
@@ -27,7 +28,7 @@ _SEND_KEYS = _keys("composer.submit")
 _NEWLINE_KEYS = _keys("composer.newline")
 
 
-class Composer(TextArea):
+class Composer(InOrder, TextArea):
     """Where the user types. ``enter`` sends, ``ctrl+j``/``shift+enter`` insert a newline.
 
     ``up`` on the first line and ``down`` on the last line walk through earlier prompts; the
