@@ -252,3 +252,21 @@ async def test_a_rename_typed_in_one_burst_keeps_every_character(
         await _drained(pilot)
         assert (await service.resolve(conversation.id)).title == "Trip to Lisbon"
         assert screen.composer.text == ""
+
+
+async def test_prompts_typed_while_an_edit_forks_go_to_the_fork_in_order(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    conversation = await _chat(keyed_service, tmp_path, TEXTS)
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        burst(app, "f5", "k", "e", " exactly", "enter", "second", "enter", "third")
+        await fake_anthropic.wait_for(2, timeout=60)
+        await until(pilot, lambda: not app.replying and not screen._queued, rounds=3000)
+        await _drained(pilot)
+        sent = [b["messages"][-1]["content"][-1]["text"] for b in fake_anthropic.bodies]
+        assert sent == ["and when? exactly", "second"]
+        assert screen.conversation_id != conversation.id
+        assert screen.composer.text == "third"
+        assert len(await keyed_service.history(conversation.id)) == len(TEXTS)

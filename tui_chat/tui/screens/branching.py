@@ -233,7 +233,13 @@ class BranchView(ChatView):
     @work(exit_on_error=False)
     async def _send_edit(self, message_id: int, text: str, files: list[Attachment]) -> None:
         fork, _ = await self.app.service.branches.fork_for_edit(message_id)
+        # What was typed since enter belongs to the fork, not to the original's draft.
+        typed = self.composer.text
+        self.composer.clear()
         await self.open_conversation(fork.id)
+        if typed and not self.composer.text:
+            self.composer.load_text(typed)
+            self.composer.move_cursor(self.composer.document.end)
         self.notify(f"Edited in a fork: “{one_line(fork.title, 50)}”; the original is unchanged.")
         self.app.send_reply(fork.id, text, files)
 

@@ -11,7 +11,6 @@ their reloading are :class:`~tui_chat.tui.screens.chat_view.ChatView`'s.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
@@ -22,10 +21,11 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import TextArea
 
-from tui_chat.core.attachments import Attachment, AttachmentError, check_request
+from tui_chat.core.attachments import AttachmentError, check_request
 from tui_chat.core.models import SearchHit, Summary
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
+from tui_chat.tui.queued import Queued
 from tui_chat.tui.screens.chat_view import NO_KEY_HELP
 from tui_chat.tui.screens.conversation_actions import ConversationActions
 from tui_chat.tui.text import tokens
@@ -43,17 +43,6 @@ GAUGE_DEBOUNCE = 0.15
 
 RECALL_DEBOUNCE = 0.6
 """Seconds of typing pause before the full request (with recall for the draft) is built."""
-
-
-@dataclass(frozen=True, slots=True)
-class Queued:
-    """A prompt entered while a reply was still running, sent when it ends."""
-
-    conversation_id: str
-    text: str
-    files: list[Attachment]
-    editing: int | None
-    """The prompt it edits (sent as a fork), if any."""
 
 
 def _chat_commands() -> type[Provider]:
@@ -117,7 +106,7 @@ class MainScreen(ConversationActions):
             self.notify(NO_KEY_HELP, title="Cannot send", severity="error", markup=False)
             return
         self.chat.follow()  # the new message and its reply are shown, wherever the view was
-        if self.app.replying or self._queued:
+        if self.app.replying or self._queued or self._forking:
             # Still streaming, or the reply's worker is finishing: the prompt waits its turn
             # (never glued to the next one typed — issue 22).
             self.queue_draft(event.composer, event.text)
@@ -139,7 +128,9 @@ class MainScreen(ConversationActions):
             self.notify(f"{exc}; nothing was queued", severity="error", markup=False)
             return
         composer.remember(text)
-        self._queued.append(Queued(self.conversation.id, text, files, self.editing))
+        # Typed while an edit's fork is made: it goes to the fork (the conversation shown then).
+        target = None if self._forking else self.conversation.id
+        self._queued.append(Queued(target, text, files, self.editing))
         self.pending, self.editing = [], None
         self._show_pending()
         self.notify("Queued: it is sent when the reply ends (escape cancels the reply).")
@@ -147,19 +138,26 @@ class MainScreen(ConversationActions):
     def send_queued(self) -> None:
         """Send the oldest queued prompt (as a fork when it was an edit)."""
         queued = self._queued.pop(0)
-        if queued.editing is None:
-            self.app.send_reply(queued.conversation_id, queued.text, queued.files)
+        if queued.editing is None and (target := queued.conversation_id or self.conversation_id):
+            self.app.send_reply(target, queued.text, queued.files)
         else:
             self._send_edit(queued.editing, queued.text, queued.files)
 
     def keep_queued(self) -> None:
         """Before quitting: prompts still queued become their conversation's draft."""
-        for conversation_id in dict.fromkeys(q.conversation_id for q in self._queued):
-            texts = [q.text for q in self._queued if q.conversation_id == conversation_id]
+        drafts: dict[str, list[str]] = {}
+        for queued in self._queued:
+            if target := queued.conversation_id or self.conversation_id:
+                drafts.setdefault(target, []).append(queued.text)
+        for conversation_id, texts in drafts.items():
             if conversation_id == self.conversation_id and self.composer.text.strip():
                 texts.append(self.composer.text)
             self.app.drafts.note(conversation_id, "\n\n".join(texts))
         self._queued.clear()
+
+    @property
+    def _forking(self) -> bool:  # an edited prompt's fork is being made (no reply yet)
+        return any(w.name == "_send_edit" and not w.is_finished for w in self.workers)
 
     def _show_queue(self) -> None:
         """Say on the composer how many prompts wait for the reply to end."""
