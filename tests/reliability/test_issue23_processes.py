@@ -3,12 +3,13 @@
 - a prompt typed, paused on (so it is kept as the draft) and sent never comes back to the
   composer: after the reply, ``kill -9`` or SIGHUP leaves no draft behind;
 - a TUI that loses its terminal (the pty closed under it, as ``tmux kill-session`` does) ends
-  within seconds whatever it was doing: starting, idle, streaming.
+  within seconds whatever it was doing: starting, idle, streaming, compacting.
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import signal
@@ -20,7 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.helpers import StandaloneFake, cli_argv, cli_env, rows, write_config
+from tests.reliability.helpers import (
+    StandaloneFake,
+    cli_argv,
+    cli_env,
+    rows,
+    run_cli,
+    write_config,
+)
 from tests.reliability.test_hardening_processes import (
     REPLY,
     _db,
@@ -183,3 +191,42 @@ def test_the_tui_ends_when_its_terminal_goes_away(
             (cid,),
         )[0]["text"]
         assert REPLY.startswith(str(text))
+
+
+def _conversation_to_compact(home: Path, tmp_path: Path) -> str:
+    """A conversation with several finished turns, so ``ctrl+g`` has a span to fold."""
+    messages = []
+    for turn in range(1, 7):
+        messages.append({"role": "user", "content": f"question {turn} about the harbour"})
+        messages.append({"role": "assistant", "content": f"answer {turn}: the tide tables"})
+    source = tmp_path / "compacting.json"
+    source.write_text(json.dumps({"title": "hardening", "messages": messages}))
+    done = run_cli(home, "import", str(source), "--json")
+    assert done.returncode == 0, done.stderr
+    conversation_id: str = json.loads(done.stdout)["id"]
+    return conversation_id
+
+
+@pytest.mark.parametrize("ctty", [True, False], ids=["controlling", "streams-only"])
+def test_the_tui_ends_when_its_terminal_goes_away_while_compacting(
+    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path, ctty: bool
+) -> None:
+    home = isolated_env
+    write_config(home)
+    # The summary call hangs until the client goes away: the compaction is under way.
+    standalone_fake.push(kind="hang", target="summary", hang_seconds=300, times=None)
+    cid = _conversation_to_compact(home, tmp_path)
+    terminal = _Tty(cli_argv("open", cid), cli_env(home, standalone_fake.base_url), ctty)
+    try:
+        _wait_for(lambda: "hardening" in terminal.screen_text())
+        terminal.type("\x07")  # ctrl+g: compact now
+
+        def summarizing() -> bool:
+            return any(r.get("behaviour") == "hang" for r in standalone_fake.requests())
+
+        _wait_for(summarizing)
+        _lose_terminal(terminal)
+        code = _ends(terminal.process)
+        assert code in {128 + signal.SIGHUP, -signal.SIGHUP}, code
+    finally:
+        terminal.close()
