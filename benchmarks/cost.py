@@ -41,7 +41,8 @@ import asyncio
 import math
 import random
 import tempfile
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -191,22 +192,22 @@ def _text(message: dict[str, Any]) -> str:
     return "\n".join(str(b.get("text", "")) for b in content or [] if isinstance(b, dict))
 
 
-async def replay(settings: dict[str, str], turns: Script, work: Path, baseline: bool) -> Run:
-    """Replay the script under ``settings`` and bill every request the server saw."""
-    from benchmarks.locomo import request_text
+@asynccontextmanager
+async def replay_service(
+    replies: Sequence[str], clock: VirtualClock, db: Path
+) -> AsyncIterator[Any]:
+    """The fake server on the replay's cache clock, answering each chat request with the
+    next of ``replies``, and a ``ChatService`` on ``db`` talking to it; yields the server
+    (its ``message_requests`` stay readable afterwards) and the service."""
     from tests.fake_anthropic import FakeAnthropic
     from tui_chat.config import Config
-    from tui_chat.core.identifiers import retention
     from tui_chat.engine.service import ChatService
 
-    replies = iter(turns.replies)
-    clock = VirtualClock()
-    run = Run()
+    answers = iter(replies)
     with FakeAnthropic() as server:
         server.clock = clock
-        server.reply_text = lambda _body: next(replies)
+        server.reply_text = lambda _body: next(answers)
         server.words_per_chunk = ONE_DELTA
-        db = work / f"cost-{len(list(work.iterdir()))}.db"
         config = Config(
             db_path=db,
             api_key="sk-ant-bench-0000",
@@ -216,31 +217,43 @@ async def replay(settings: dict[str, str], turns: Script, work: Path, baseline: 
         )
         service = await ChatService.open(config, db)
         try:
-            conversation = await service.new_conversation("cost")
-            for key, value in settings.items():
-                await service.set_setting(conversation.id, key, value)
-            for text, pause in zip(turns.user, turns.pauses, strict=True):
-                clock.now += pause
-                outcome = await service.send(conversation.id, text)
-                if outcome.error is not None:
-                    raise RuntimeError(f"send failed: {outcome.error}")
-                await service.finish_background()
-            run.versions = len(
-                [s for s in await service.summaries(conversation.id) if s.status == "completed"]
-            )
-            final = await service.context(conversation.id, "What did we decide so far?")
-            kept, total = retention(turns.user + turns.replies, request_text(final.request))
-            run.identifiers_kept = 100.0 * kept / total if total else None
+            yield server, service
         finally:
             await service.close()
-        chats = [r for r in server.message_requests if _kind(r) == "chat"]
-        for request in server.message_requests:
-            run.bills.setdefault(_kind(request), Bill()).add(request.usage or {}, _price(request))
-        run.cold_turns = sum(1 for r in chats if not (r.usage or {}).get("cache_read_input_tokens"))
-        if baseline:
-            _check_baseline(chats, turns)
-            if len(chats) != len(server.message_requests):
-                raise RuntimeError("the baseline made summary or compaction calls")
+
+
+async def replay(settings: dict[str, str], turns: Script, work: Path, baseline: bool) -> Run:
+    """Replay the script under ``settings`` and bill every request the server saw."""
+    from benchmarks.locomo import request_text
+    from tui_chat.core.identifiers import retention
+
+    clock = VirtualClock()
+    run = Run()
+    db = work / f"cost-{len(list(work.iterdir()))}.db"
+    async with replay_service(turns.replies, clock, db) as (server, service):
+        conversation = await service.new_conversation("cost")
+        for key, value in settings.items():
+            await service.set_setting(conversation.id, key, value)
+        for text, pause in zip(turns.user, turns.pauses, strict=True):
+            clock.now += pause
+            outcome = await service.send(conversation.id, text)
+            if outcome.error is not None:
+                raise RuntimeError(f"send failed: {outcome.error}")
+            await service.finish_background()
+        run.versions = len(
+            [s for s in await service.summaries(conversation.id) if s.status == "completed"]
+        )
+        final = await service.context(conversation.id, "What did we decide so far?")
+        kept, total = retention(turns.user + turns.replies, request_text(final.request))
+        run.identifiers_kept = 100.0 * kept / total if total else None
+    chats = [r for r in server.message_requests if _kind(r) == "chat"]
+    for request in server.message_requests:
+        run.bills.setdefault(_kind(request), Bill()).add(request.usage or {}, _price(request))
+    run.cold_turns = sum(1 for r in chats if not (r.usage or {}).get("cache_read_input_tokens"))
+    if baseline:
+        _check_baseline(chats, turns)
+        if len(chats) != len(server.message_requests):
+            raise RuntimeError("the baseline made summary or compaction calls")
     return run
 
 

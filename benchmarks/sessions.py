@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import LOCOMO_DIR, Options, Row, missing, parallel_map, row
-from benchmarks.cost import CHAT_MODEL, ONE_DELTA, Bill, VirtualClock, _kind, _price, pause_seconds
+from benchmarks.cost import Bill, VirtualClock, _kind, _price, pause_seconds, replay_service
 
 GROUP = "sessions"
 LOCOMO = ("conv-26", "conv-30", "conv-41")
@@ -169,29 +169,14 @@ class Result:
 async def replay(settings: dict[str, str], session: Session, pattern: str, work: Path) -> Result:
     """Replay ``session`` under ``settings`` with ``pattern``'s pauses; bill every request."""
     from benchmarks.locomo import request_text
-    from tests.fake_anthropic import FakeAnthropic
-    from tui_chat.config import Config
     from tui_chat.core.identifiers import retention
-    from tui_chat.engine.service import ChatService
 
-    replies = iter(session.replies)
     clock = VirtualClock()
     result = Result()
     checks = {len(session.user) // 3, 2 * len(session.user) // 3, len(session.user)}
-    with FakeAnthropic() as server, _stored_times(clock):
-        server.clock = clock
-        server.reply_text = lambda _body: next(replies)
-        server.words_per_chunk = ONE_DELTA
-        db = work / f"{session.name}-{pattern}-{len(list(work.iterdir()))}.db"
-        config = Config(
-            db_path=db,
-            api_key="sk-ant-bench-0000",
-            base_url=server.base_url,
-            max_retries=0,
-            model=CHAT_MODEL,
-        )
-        service = await ChatService.open(config, db)
-        try:
+    db = work / f"{session.name}-{pattern}-{len(list(work.iterdir()))}.db"
+    with _stored_times(clock):
+        async with replay_service(session.replies, clock, db) as (server, service):
             conversation = await service.new_conversation(session.name, system=session.system)
             cid = conversation.id
             for key, value in settings.items():
@@ -217,22 +202,14 @@ async def replay(settings: dict[str, str], session: Session, pattern: str, work:
                 final = await service.context(cid, "What did we decide so far?")
                 kept, total = retention(session.user + session.replies, request_text(final.request))
                 result.identifiers = 100.0 * kept / total if total else None
-        finally:
-            await service.close()
-        for request in server.message_requests:
-            result.bills.setdefault(_kind(request), Bill()).add(
-                request.usage or {}, _price(request)
+    for request in server.message_requests:
+        result.bills.setdefault(_kind(request), Bill()).add(request.usage or {}, _price(request))
+        if _kind(request) == "chat" and request.usage:
+            used = sum(
+                int(request.usage.get(k, 0))
+                for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
             )
-            if _kind(request) == "chat" and request.usage:
-                used = sum(
-                    int(request.usage.get(k, 0))
-                    for k in (
-                        "input_tokens",
-                        "cache_read_input_tokens",
-                        "cache_creation_input_tokens",
-                    )
-                )
-                result.peak = max(result.peak, used)
+            result.peak = max(result.peak, used)
     return result
 
 
