@@ -66,7 +66,13 @@ class InOrder(_Field):
     end of the new text instead of the old one (issue 22). Mix in before the field's class.
     """
 
+    def passes_up(self, event: events.Key) -> bool:
+        """Whether the field leaves this key to the widgets above it (none by default)."""
+        return False
+
     async def _on_key(self, event: events.Key) -> None:
+        if self.passes_up(event):
+            return
         for binding in self._bindings.key_to_bindings.get(event.key, ()):
             if not binding.priority and await self.app.run_action(binding.action, self):
                 event.stop()

@@ -157,3 +157,10 @@ class Composer(InOrder, TextArea):
             event.prevent_default()
             return
         await super()._on_key(event)
+
+    def passes_up(self, event: events.Key) -> bool:
+        """``backspace`` with nothing before the cursor goes up to the screen, which removes
+        the last attached file."""
+        return (
+            event.key == "backspace" and self.cursor_location == (0, 0) and not self.selected_text
+        )
