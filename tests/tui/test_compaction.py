@@ -76,9 +76,14 @@ async def test_compact_now_adds_an_active_version_and_notifies(
         card_text = str(cards[0].query_one(Static).visual)
         assert "active" in card_text and "ids" in card_text and "→" in card_text
         assert any("Summary v1" in n for n in notifications(app))
-        # The gauge now carries a summary section.
-        assert screen.gauge.breakdown is not None
-        assert screen.gauge.breakdown.sections["summary"] > 0
+        # The gauge now carries a summary section (its refresh runs in a worker after the
+        # version's event: wait for the state, not for time).
+
+        def summarised() -> bool:
+            breakdown = screen.gauge.breakdown
+            return breakdown is not None and breakdown.sections["summary"] > 0
+
+        await until(pilot, summarised)
         await pilot.press("ctrl+t")
         assert not timeline.display
 
