@@ -12,12 +12,11 @@ import re
 import stat
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tui_chat import paths
-from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PRESETS, PolicyError, parse_setting
 from tui_chat.llm.models import model_info
 
@@ -62,33 +61,75 @@ class Config:
         return bool(self.api_key)
 
 
-_SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "chat": {"model": str, "system_prompt": str},
-    "api": {"base_url": str, "api_key": str, "timeout": (int, float), "max_retries": int},
-    "storage": {"db_path": str},
-}
-
-
 def _is_http_url(value: str) -> bool:
     return re.fullmatch(r"https?://[^\s/?#]+\S*", value.strip()) is not None
 
 
-_RANGES: dict[tuple[str, str], tuple[Callable[[Any], bool], str]] = {
-    ("chat", "model"): (lambda v: bool(v.strip()), "must not be empty"),
-    ("api", "base_url"): (_is_http_url, "must be an http:// or https:// URL"),
-    ("api", "timeout"): (lambda v: math.isfinite(v) and v > 0, "must be seconds above 0"),
-    ("api", "max_retries"): (lambda v: 0 <= v <= 100, "must be between 0 and 100"),
-    ("storage", "db_path"): (lambda v: bool(v.strip()), "must not be empty"),
-}
-"""Range checks run after the type checks of ``_SECTIONS``: (test, what a good value is)."""
+def _anything(value: object) -> bool:
+    return True
 
-_MODEL_RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "context_window": (lambda v: isinstance(v, int) and v > 0, "must be a whole number above 0"),
-    "max_output": (lambda v: isinstance(v, int) and v > 0, "must be a whole number above 0"),
-    "input_price": (lambda v: math.isfinite(v) and v >= 0, "must be 0 or more (USD/Mtok)"),
-    "output_price": (lambda v: math.isfinite(v) and v >= 0, "must be 0 or more (USD/Mtok)"),
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    """One key of the file: the types it takes, then a range check and what a good value is."""
+
+    types: tuple[type, ...]
+    check: Callable[[Any], bool] = _anything
+    good: str = ""
+    wrong_type: str | None = None
+    """The message for a value of another type; by default "expected <types>, got <value>"."""
+    secret: bool = False
+    """Never echo the value (what was meant to be the API key)."""
+
+    def problem(self, raw: object) -> str | None:
+        """What is wrong with ``raw`` (``None`` when it is good). A boolean is not a number."""
+        if isinstance(raw, bool) or not isinstance(raw, self.types):
+            if self.wrong_type is not None:
+                return self.wrong_type
+            names = " or ".join(t.__name__ for t in self.types)
+            shown = "" if self.secret else f" {raw!r}"
+            return f"expected {names}, got {type(raw).__name__}{shown}"
+        if not self.check(raw):
+            return f"{self.good}, got {raw!r}"
+        return None
+
+
+_TEXT = _Key((str,))
+_NAME = _Key((str,), lambda v: bool(v.strip()), "must not be empty")
+_NUMBER = (int, float)
+
+_SECTIONS: dict[str, dict[str, _Key]] = {
+    "chat": {"model": _NAME, "system_prompt": _TEXT},
+    "api": {
+        "base_url": _Key((str,), _is_http_url, "must be an http:// or https:// URL"),
+        "api_key": _Key((str,), secret=True),
+        "timeout": _Key(_NUMBER, lambda v: math.isfinite(v) and v > 0, "must be seconds above 0"),
+        "max_retries": _Key((int,), lambda v: 0 <= v <= 100, "must be between 0 and 100"),
+    },
+    "storage": {"db_path": _NAME},
 }
-"""``[models."id"]`` keys and their ranges (values are numbers by then)."""
+"""The plain sections and their keys (``[compaction]`` and ``[models]`` are read by rules of
+their own: the policy's :data:`~tui_chat.core.presets.RULES`, and :data:`_MODEL_KEYS`)."""
+
+_WINDOW = _Key(
+    _NUMBER,
+    lambda v: isinstance(v, int) and v > 0,
+    "must be a whole number above 0",
+    "must be a number",
+)
+_PRICE = _Key(
+    _NUMBER,
+    lambda v: math.isfinite(v) and v >= 0,
+    "must be 0 or more (USD/Mtok)",
+    "must be a number",
+)
+_MODEL_KEYS: dict[str, _Key] = {
+    "context_window": _WINDOW,
+    "max_output": _WINDOW,
+    "input_price": _PRICE,
+    "output_price": _PRICE,
+}
+"""``[models."id"]`` keys."""
 
 
 _KEY_PART = r"""(?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)"""
@@ -129,10 +170,90 @@ def _line_of(text: str, section: str, key: str) -> int:
     return 0
 
 
-def _fail(path: Path, text: str, section: str, key: str, message: str) -> ConfigError:
-    line = _line_of(text, section, key)
-    where = f"{path}:{line}" if line else str(path)
-    return ConfigError(f"{where}: [{section}] {key}: {message}")
+@dataclass(frozen=True, slots=True)
+class _File:
+    """The config file being read: errors name it, the section, the key and the line."""
+
+    path: Path
+    text: str
+
+    def fail(self, section: str, key: str, message: str) -> ConfigError:
+        line = _line_of(self.text, section, key)
+        where = f"{self.path}:{line}" if line else str(self.path)
+        return ConfigError(f"{where}: [{section}] {key}: {message}")
+
+
+def _read(path: Path) -> tuple[_File, dict[str, Any]]:
+    """The file's text and its TOML, or a :class:`ConfigError` saying why it cannot be read."""
+    if not path.is_file():  # a FIFO would block the read for ever, a folder fails it
+        raise ConfigError(f"{path}: cannot read: not a regular file")
+    try:
+        text = path.read_text(encoding="utf-8")
+        return _File(path, text), tomllib.loads(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def _plain(file: _File, section: str, table: dict[str, Any]) -> dict[str, Any]:
+    """A section of :data:`_SECTIONS`: every key known and good, in the file's order."""
+    spec = _SECTIONS[section]
+    for key, raw in table.items():
+        if key not in spec:
+            raise file.fail(section, key, "unknown key")
+        problem = spec[key].problem(raw)
+        if problem is not None:
+            raise file.fail(section, key, problem)
+    return table
+
+
+def _compaction(file: _File, section: str, table: dict[str, Any]) -> dict[str, Any]:
+    """``[compaction]``: a preset by its exact name, and any policy key by its rule."""
+    settings: dict[str, Any] = {}
+    for key, raw in table.items():
+        if key == "preset":
+            if not isinstance(raw, str) or raw not in PRESETS:
+                known = ", ".join(PRESETS)
+                raise file.fail(section, key, f"unknown preset {raw!r}; known: {known}")
+            settings[key] = raw
+            continue
+        try:
+            settings[key] = parse_setting(key, raw)
+        except PolicyError as exc:
+            raise file.fail(section, key, str(exc)) from None
+    return {"compaction": settings}
+
+
+def _models(file: _File, section: str, table: dict[str, Any]) -> dict[str, Any]:
+    """``[models."name"]``, each key checked on its own and then the table as a whole."""
+    models: dict[str, dict[str, Any]] = {}
+    for name, overrides in table.items():
+        if not isinstance(overrides, dict):
+            raise file.fail(section, name, "expected a table")
+        where = f"{section}.{name}"
+        for key, raw in overrides.items():
+            if key not in _MODEL_KEYS:
+                raise file.fail(where, key, "unknown key")
+            problem = _MODEL_KEYS[key].problem(raw)
+            if problem is not None:
+                raise file.fail(where, key, problem)
+        try:
+            model_info(name, overrides)
+        except ValueError as exc:  # max_output against context_window: point at the former
+            key = "max_output" if "max_output" in overrides else "context_window"
+            raise file.fail(where, key, str(exc)) from None
+        models[name] = dict(overrides)
+    return {"models": models}
+
+
+_Section = Callable[[_File, str, dict[str, Any]], dict[str, Any]]
+_READERS: dict[str, _Section] = {
+    **dict.fromkeys(_SECTIONS, _plain),
+    "compaction": _compaction,
+    "models": _models,
+}
+"""How each section of the file is read into :class:`Config` fields."""
 
 
 def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
@@ -148,71 +269,16 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     env = os.environ if env is None else env
     path = path or paths.config_path()
     values: dict[str, Any] = {}
-    compaction: dict[str, Any] = {}
-    models: dict[str, dict[str, Any]] = {}
-    source: Path | None = None
-    if path.exists():
-        source = path
-        if not path.is_file():  # a FIFO would block the read for ever, a folder fails it
-            raise ConfigError(f"{path}: cannot read: not a regular file")
-        try:
-            text = path.read_text(encoding="utf-8")
-            data = tomllib.loads(text)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: cannot read: {exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    source = path if path.exists() else None
+    if source is not None:
+        file, data = _read(source)
         for section, table in data.items():
             if not isinstance(table, dict):
-                raise _fail(path, text, section, section, "expected a [table]")
-            if section == "compaction":
-                for key, raw in table.items():
-                    if key == "preset":
-                        if not isinstance(raw, str) or raw not in PRESETS:
-                            raise _fail(
-                                path,
-                                text,
-                                section,
-                                key,
-                                f"unknown preset {raw!r}; known: " + ", ".join(PRESETS),
-                            )
-                        compaction[key] = raw
-                        continue
-                    try:
-                        compaction[key] = parse_setting(key, raw)
-                    except PolicyError as exc:
-                        raise _fail(path, text, section, key, str(exc)) from None
-                continue
-            if section == "models":
-                for name, overrides in table.items():
-                    models[name] = _model_overrides(path, text, name, overrides)
-                continue
-            if section not in _SECTIONS:
-                raise _fail(path, text, section, section, "unknown section")
-            spec = _SECTIONS[section]
-            for key, raw in table.items():
-                if key not in spec:
-                    raise _fail(path, text, section, key, "unknown key")
-                expected = spec[key]
-                if isinstance(raw, bool) or not isinstance(raw, expected):
-                    names = (
-                        " or ".join(t.__name__ for t in expected)
-                        if isinstance(expected, tuple)
-                        else expected.__name__
-                    )
-                    # Never echo what was meant to be the API key.
-                    shown = "" if key == "api_key" else f" {raw!r}"
-                    raise _fail(
-                        path,
-                        text,
-                        section,
-                        key,
-                        f"expected {names}, got {type(raw).__name__}{shown}",
-                    )
-                check = _RANGES.get((section, key))
-                if check is not None and not check[0](raw):
-                    raise _fail(path, text, section, key, f"{check[1]}, got {raw!r}")
-                values[key] = raw
+                raise file.fail(section, section, "expected a [table]")
+            read = _READERS.get(section)
+            if read is None:
+                raise file.fail(section, section, "unknown section")
+            values.update(read(file, section, table))
     if "db_path" in values:
         values["db_path"] = Path(values["db_path"]).expanduser()
     if "timeout" in values:
@@ -222,34 +288,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         values["api_key"] = env["ANTHROPIC_API_KEY"]
     if env.get("ANTHROPIC_BASE_URL"):
         values["base_url"] = env["ANTHROPIC_BASE_URL"]
-    return Config(
-        **values,
-        compaction=compaction,
-        models=models,
-        source=source,
-        warnings=tuple(w for w in warnings if w),
-    )
-
-
-def _model_overrides(path: Path, text: str, name: str, overrides: object) -> dict[str, Any]:
-    """``[models."name"]``, each key checked on its own and then the table as a whole."""
-    if not isinstance(overrides, dict):
-        raise _fail(path, text, "models", name, "expected a table")
-    section = f"models.{name}"
-    for key, raw in overrides.items():
-        if key not in _MODEL_RANGES:
-            raise _fail(path, text, section, key, "unknown key")
-        if isinstance(raw, bool) or not isinstance(raw, int | float):
-            raise _fail(path, text, section, key, "must be a number")
-        check, expected = _MODEL_RANGES[key]
-        if not check(raw):
-            raise _fail(path, text, section, key, f"{expected}, got {raw!r}")
-    try:
-        model_info(name, overrides)
-    except ValueError as exc:  # max_output against context_window: point at the former
-        key = "max_output" if "max_output" in overrides else "context_window"
-        raise _fail(path, text, section, key, str(exc)) from None
-    return dict(overrides)
+    return Config(**values, source=source, warnings=tuple(w for w in warnings if w))
 
 
 def _exposed_key_warning(path: Path) -> str:
@@ -264,8 +303,3 @@ def _exposed_key_warning(path: Path) -> str:
         f"{path} holds api_key and others can read it (mode {mode:04o}); "
         f"run `chmod 600 {path}` or set ANTHROPIC_API_KEY instead"
     )
-
-
-def policy_keys() -> list[str]:
-    """Every key the ``[compaction]`` table accepts."""
-    return ["preset", *(f.name for f in fields(Policy) if f.name != "preset")]

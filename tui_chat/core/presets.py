@@ -8,7 +8,7 @@ setting.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from tui_chat.core.policy import Policy
@@ -115,44 +115,138 @@ SETTING_KEYS: tuple[str, ...] = (
 )
 """Per-conversation keys settable with ``tui-chat set CONV KEY VALUE`` besides model/system."""
 
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "preset": tuple(PRESETS),
-    "trigger": ("tokens", "turns", "ratio", "cost", "budget"),
-    "strategy": ("running", "segments"),
-    "cache_ttl": ("auto", "5m", "1h"),
-}
-_RANGES: dict[str, tuple[float, float]] = {
-    "threshold_tokens": (100, 10_000_000),
-    "every_turns": (1, 1_000),
-    "ratio": (0.1, 1.0),
-    "keep_recent": (0, 1_000),
-    "compression_rate": (0.1, 0.5),
-    "context_window": (1_000, 10_000_000),
-    "budget": (1_000, 10_000_000),
-    "budget_keep": (0.05, 0.9),
-    "recall_budget_tokens": (0, 1_000_000),
-    "anchor_budget_tokens": (0, 1_000_000),
-    "emergency_ratio": (0.1, 1.0),
-    "payback_turns": (1, 100),
-    "summary_share": (0.01, 0.9),
-    "ledger_share": (0.0, 0.5),
-    "recall_share": (0.0, 0.9),
-    "recent_share": (0.01, 0.9),
-    "pins_share": (0.0, 0.9),
-    "cache_cold_share": (0.0, 1.0),
-}
-
-
-_SHARES = ("summary_share", "recall_share", "recent_share", "pins_share")
-"""Shares of the usable window that may be unset (``none``)."""
-
 
 class PolicyError(ValueError):
     """A setting name or value that cannot be used."""
 
 
+_UNSET_WORDS = ("", "none", "off", "default")
+"""What unsets a setting that may be unset (the policy's ``None``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One of a few words, compared without case."""
+
+    options: tuple[str, ...]
+
+    def parse(self, key: str, raw: object) -> str:
+        value = str(raw).strip().lower()
+        if value not in self.options:
+            raise PolicyError(f"{key} must be one of {', '.join(self.options)}, not {raw!r}")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """On or off: a boolean, or a word for one (``on``/``off``, ``yes``/``no``, ``1``/``0``)."""
+
+    def parse(self, key: str, raw: object) -> bool:
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise PolicyError(f"{key} must be on or off, not {raw!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """A name that must not be empty (a summarizer, a model)."""
+
+    def parse(self, key: str, raw: object) -> str:
+        text = str(raw).strip()
+        if not text:
+            raise PolicyError(f"{key} must not be empty")
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    """A number between ``low`` and ``high``: whole (an int) unless ``whole`` is False; with
+    ``unset``, one of :data:`_UNSET_WORDS` (or ``None``) gives ``None``."""
+
+    low: float = 0
+    high: float = 10_000_000
+    whole: bool = True
+    unset: bool = False
+
+    def parse(self, key: str, raw: object) -> int | float | None:
+        if self.unset and (raw is None or str(raw).strip().lower() in _UNSET_WORDS):
+            return None
+        if isinstance(raw, bool) or raw is None:
+            raise PolicyError(f"{key} must be a number, not {raw!r}")
+        try:
+            number = raw if isinstance(raw, int | float) else float(str(raw))
+        except ValueError:
+            raise PolicyError(f"{key} must be a number, not {raw!r}") from None
+        if not self.low <= number <= self.high:
+            raise PolicyError(f"{key} must be between {self.low:g} and {self.high:g}, not {raw!r}")
+        if not self.whole:
+            return float(number)
+        if number != int(number):
+            raise PolicyError(f"{key} must be a whole number, not {raw!r}")
+        return int(number)
+
+
+Rule = Choice | Switch | Name | Number
+"""How one setting is read: :meth:`parse` converts a typed or stored value, or raises
+:class:`PolicyError` with the message the user sees."""
+
+_FRACTION = Number(0, 10_000_000, whole=False)
+_COUNT = Number()
+_LIMIT = Number(unset=True)
+
+RULES: dict[str, Rule] = {
+    "preset": Choice(tuple(PRESETS)),
+    "trigger": Choice(("tokens", "turns", "ratio", "cost", "budget")),
+    "budget": Number(1_000, 10_000_000, unset=True),
+    "cache_ttl": Choice(("auto", "5m", "1h")),
+    "budget_keep": Number(0.05, 0.9, whole=False),
+    "threshold_tokens": Number(100, 10_000_000),
+    "every_turns": Number(1, 1_000),
+    "ratio": Number(0.1, 1.0, whole=False),
+    "emergency_ratio": Number(0.1, 1.0, whole=False),
+    "strategy": Choice(("running", "segments")),
+    "keep_recent": Number(0, 1_000),
+    "keep_recent_tokens": _LIMIT,
+    "compression_rate": Number(0.1, 0.5, whole=False),
+    "summary_max_tokens": _COUNT,
+    "summary_max_chars": _LIMIT,
+    "anchor_budget_tokens": Number(0, 1_000_000),
+    "max_anchors": _LIMIT,
+    "recall": Switch(),
+    "recall_budget_tokens": Number(0, 1_000_000),
+    "recall_max_excerpts": _COUNT,
+    "message_char_limit": _LIMIT,
+    "prompt_char_limit": _LIMIT,
+    "single_user_message": Switch(),
+    "summarizer": Name(),
+    "summarizer_model": Name(),
+    "summarizer_max_tokens": _COUNT,
+    "summarizer_timeout": _FRACTION,
+    "warn_ratio": _FRACTION,
+    "context_window": Number(1_000, 10_000_000, unset=True),
+    "max_output": _LIMIT,
+    "structured_fields": Switch(),
+    "importance": Switch(),
+    "summary_share": Number(0.01, 0.9, whole=False, unset=True),
+    "recall_share": Number(0.0, 0.9, whole=False, unset=True),
+    "recent_share": Number(0.01, 0.9, whole=False, unset=True),
+    "pins_share": Number(0.0, 0.9, whole=False, unset=True),
+    "ledger_share": Number(0.0, 0.5, whole=False),
+    "recall_fill": Switch(),
+    "recall_max_tokens": _COUNT,
+    "payback_turns": Number(1, 100),
+    "cache_cold_share": Number(0.0, 1.0, whole=False),
+}
+"""Every :class:`Policy` field and how a value for it is read (a test keeps the two in step)."""
+
+
 def parse_setting(key: str, raw: object) -> Any:
-    """Validate and convert one policy setting.
+    """Validate and convert one policy setting by its rule in :data:`RULES`.
 
     Args:
         key: A :class:`Policy` field name.
@@ -164,62 +258,10 @@ def parse_setting(key: str, raw: object) -> Any:
     Raises:
         PolicyError: when the key is unknown or the value is out of range.
     """
-    known = {f.name: f for f in fields(Policy)}
-    if key not in known:
-        raise PolicyError(f"unknown setting {key!r}; known: {', '.join(sorted(known))}")
-    default = getattr(Policy(), key)
-    if key in _CHOICES:
-        value = str(raw).strip().lower()
-        if value not in _CHOICES[key]:
-            raise PolicyError(f"{key} must be one of {', '.join(_CHOICES[key])}, not {raw!r}")
-        return value
-    if isinstance(default, bool) or key in ("recall", "single_user_message"):
-        if isinstance(raw, bool):
-            return raw
-        text = str(raw).strip().lower()
-        if text in ("1", "true", "yes", "on"):
-            return True
-        if text in ("0", "false", "no", "off"):
-            return False
-        raise PolicyError(f"{key} must be on or off, not {raw!r}")
-    if key in ("summarizer", "summarizer_model"):
-        text = str(raw).strip()
-        if not text:
-            raise PolicyError(f"{key} must not be empty")
-        return text
-    if key in (
-        "keep_recent_tokens",
-        "summary_max_chars",
-        "max_anchors",
-        "message_char_limit",
-        "prompt_char_limit",
-        "max_output",
-        "context_window",
-        "budget",
-        *_SHARES,
-    ) and (raw is None or str(raw).strip().lower() in ("", "none", "off", "default")):
-        return None
-    number: float
-    try:
-        if isinstance(raw, bool):
-            raise ValueError
-        number = raw if isinstance(raw, int | float) else float(str(raw))
-    except (TypeError, ValueError):
-        raise PolicyError(f"{key} must be a number, not {raw!r}") from None
-    low, high = _RANGES.get(key, (0, 10_000_000))
-    if not low <= number <= high:
-        raise PolicyError(f"{key} must be between {low:g} and {high:g}, not {raw!r}")
-    if isinstance(default, float) or key in (
-        "ratio",
-        "compression_rate",
-        "emergency_ratio",
-        "budget_keep",
-        *_SHARES,
-    ):
-        return float(number)
-    if number != int(number):
-        raise PolicyError(f"{key} must be a whole number, not {raw!r}")
-    return int(number)
+    rule = RULES.get(key)
+    if rule is None:
+        raise PolicyError(f"unknown setting {key!r}; known: {', '.join(sorted(RULES))}")
+    return rule.parse(key, raw)
 
 
 def resolve_policy(
@@ -251,4 +293,9 @@ def resolve_policy(
             if key == "preset" or key not in known:
                 continue
             changes[key] = parse_setting(key, raw)
+    if changes.get("web_allowed_domains") and changes.get("web_blocked_domains"):
+        raise PolicyError(
+            "web_allowed_domains and web_blocked_domains cannot both be set (Claude's web "
+            "tools take one or the other); clear one with `none`"
+        )
     return replace(policy, **changes) if changes else policy

@@ -9,54 +9,41 @@ keys, so a conversation whose settings are invalid still opens (on the defaults 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
 from typing import Any
 
-from tui_chat.core.policy import Policy
-from tui_chat.core.presets import DEFAULT_PRESET, PRESETS, PolicyError, parse_setting
+from tui_chat.core.presets import DEFAULT_PRESET, PRESETS, RULES, PolicyError, parse_setting
 
-_KEYS = frozenset(f.name for f in fields(Policy))
-"""Every key a conversation's settings may hold (the policy's fields)."""
+
+def _problem(key: str, raw: object) -> str | None:
+    """What is wrong with one stored setting (``None`` when it is valid)."""
+    if key == "preset":
+        # A stored preset is a name as written, not a word typed in any case.
+        return (
+            None
+            if isinstance(raw, str) and raw in PRESETS
+            else f"preset: unknown preset {raw!r}; known: {', '.join(PRESETS)}"
+        )
+    if key not in RULES:
+        return f"unknown setting {key!r}"
+    try:
+        parse_setting(key, raw)
+    except PolicyError as exc:
+        return f"{key}: {exc}"
+    return None
 
 
 def settings_problems(settings: object) -> list[str]:
     """Every problem of a settings object, one line each (empty when it is valid)."""
     if not isinstance(settings, Mapping):
         return [f"settings must be an object, not {type(settings).__name__}"]
-    problems: list[str] = []
-    for key, raw in settings.items():
-        if key == "preset":
-            if raw not in PRESETS:
-                problems.append(f"preset: unknown preset {raw!r}; known: {', '.join(PRESETS)}")
-            continue
-        if key not in _KEYS:
-            problems.append(f"unknown setting {key!r}")
-            continue
-        try:
-            parse_setting(key, raw)
-        except PolicyError as exc:
-            problems.append(f"{key}: {exc}")
-    return problems
+    return [p for key, raw in settings.items() if (p := _problem(key, raw)) is not None]
 
 
 def usable_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """``settings`` without its invalid keys (an invalid preset falls back to the default)."""
     if not isinstance(settings, Mapping):
         return {}
-    kept: dict[str, Any] = {}
-    for key, raw in settings.items():
-        if key == "preset":
-            if raw in PRESETS:
-                kept[key] = raw
-            continue
-        if key not in _KEYS:
-            continue
-        try:
-            parse_setting(key, raw)
-        except PolicyError:
-            continue
-        kept[key] = raw
-    return kept
+    return {key: raw for key, raw in settings.items() if _problem(key, raw) is None}
 
 
 def settings_warning(conversation_id: str, title: str, settings: object) -> str | None:
