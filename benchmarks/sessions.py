@@ -7,7 +7,9 @@ prices, 1-hour writes at 2x), once per pattern and configuration:
 - **Sessions.** Each dev LoCoMo conversation as a chat: speaker A's lines are the prompts,
   speaker B's the replies (runs of one speaker joined), sessions at their real dates. The
   generated 200-turn coding session (``benchmarks/coding.py``). The scripted 200-turn session
-  of ``benchmarks/cost.py``.
+  of ``benchmarks/cost.py``. The generated long session (``benchmarks/long_session.py``): 504
+  exchanges over 14 days, over four times the default budget, with planted facts that later
+  prompts come back to.
 - **Patterns.** ``warm``: every prompt follows its reply at once (the cache never expires).
   ``paused``: the pause model of ``cost.py`` before each prompt (75 % about 50 s, 25 % 5-60
   min) and, for LoCoMo, the real gap (days) before a session's first prompt.
@@ -16,7 +18,8 @@ prices, 1-hour writes at 2x), once per pattern and configuration:
   ``claude`` summarizer: the fake server's deterministic summary, billed).
 - **Quality beside the bill.** LoCoMo: at a third, two thirds and the end of the replay, each
   question whose evidence lies in earlier turns is put as a draft (``ChatService.context``):
-  a hit when every evidence turn is in the request. Coding and scripted sessions:
+  a hit when every evidence turn is in the request. The long session: each planted fact,
+  asked the same way, a hit when its sentence is in the request. Coding and scripted sessions:
   identifiers of the whole session found in the final request.
 
 The stored times follow the replay's clock (``created_at`` of each message), so the cache
@@ -121,6 +124,23 @@ def coding_session() -> Session:
     replies = [text for role, text, _ in messages if role == "assistant"]
     rng = random.Random(11)
     return Session("coding", user, replies, [pause_seconds(rng) for _ in user])
+
+
+def long_session() -> Session:
+    """The generated multi-day session over 4x the budget (``benchmarks/long_session.py``):
+    each planted fact is a question, its sentence the evidence."""
+    from benchmarks.long_session import generate, question
+
+    made = generate()
+    questions = [Question(question(f), (f.sentence,), f.turn) for f in made.facts]
+    return Session(
+        "long",
+        made.user,
+        made.replies,
+        made.gaps,
+        questions,
+        system="A long-running work chat between a user and an assistant.",
+    )
 
 
 def scripted_session(turns: int) -> Session:
@@ -249,6 +269,8 @@ def make_session(name: str, turns: int | None) -> Session:
     """A session by name: a LoCoMo conversation, ``coding`` or ``scripted``."""
     if name == "coding":
         return coding_session()
+    if name == "long":
+        return long_session()
     if name == "scripted":
         return scripted_session(turns or 200)
     return locomo_session(LOCOMO_DIR / f"{name}.json", turns)
@@ -268,6 +290,7 @@ def sessions(quick: bool, only: Sequence[str] = ()) -> dict[str, int | None]:
             made[name] = QUICK_TURNS[0] if quick else None
     if not quick:
         made["coding"] = None
+        made["long"] = None
     made["scripted"] = QUICK_TURNS[1] if quick else 200
     return {k: v for k, v in made.items() if not only or k in only}
 

@@ -185,3 +185,21 @@ def test_a_locomo_chat_becomes_prompts_and_replies_with_its_session_gaps() -> No
     assert len(session.user) == len(session.replies) == len(session.gaps) > 100
     assert max(session.gaps) > 86_400  # days between sessions
     assert all(q.after < len(session.user) for q in session.questions)
+
+
+def test_the_long_session_is_over_four_budgets_with_facts_asked_after_they_are_stated() -> None:
+    from benchmarks import long_session, sessions
+    from tui_chat.core.presets import DEFAULT_BUDGET
+    from tui_chat.core.tokens import get_counter
+
+    session = sessions.long_session()
+    counter = get_counter()
+    total = sum(counter.count(t) for t in session.user + session.replies)
+    assert total > 4 * DEFAULT_BUDGET
+    assert len(session.user) == len(session.replies) == len(session.gaps)
+    assert max(session.gaps) > long_session.NIGHT  # nights between days
+    assert len(session.questions) > 50
+    for q in session.questions:  # each fact is stated, word for word, in its prompt
+        assert q.evidence[0] in session.user[q.after]
+    asked = [u for u in session.user if u.startswith(("Remind me", "What did I", "Quick one"))]
+    assert len(asked) > 20  # prompts that come back to an earlier fact
