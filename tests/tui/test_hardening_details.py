@@ -198,7 +198,7 @@ async def test_archived_conversations_can_be_shown_and_unarchived(
         assert shelved.id in ids
         options = listing.query_one("OptionList")
         options.highlighted = ids.index(shelved.id)
-        await pilot.press("a")  # archive toggles: unarchive
+        await pilot.press("f5", "a")  # archive toggles: unarchive (a command in navigation)
         await settle(pilot)
         assert (await service.resolve(shelved.id)).archived_at is None
         assert any("Unarchived" in n for n in notifications(app))

@@ -270,3 +270,41 @@ async def test_prompts_typed_while_an_edit_forks_go_to_the_fork_in_order(
         assert screen.conversation_id != conversation.id
         assert screen.composer.text == "third"
         assert len(await keyed_service.history(conversation.id)) == len(TEXTS)
+
+
+async def test_letters_typed_in_the_conversation_list_are_text_unless_navigating(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conversation = await _chat(service, tmp_path, TEXTS)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        listing = screen.conversations
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: listing.has_focus_within)
+        # n, r, d, a typed at speed: text in the composer, not commands on the list.
+        burst(app, "rename and delete a draft")
+        await _drained(pilot)
+        assert screen.composer.text == "rename and delete a draft"
+        assert app.screen is screen and not listing.navigating
+        assert [i.conversation.title for i in await service.list_conversations()] == ["Chat"]
+        # f5 in the list: a visible navigation mode where the letters are commands.
+        screen.composer.clear()
+        await pilot.press("ctrl+b", "ctrl+b")
+        await until(pilot, lambda: listing.has_focus_within)
+        burst(app, "f5", "n")
+        await until(pilot, lambda: screen.conversation_id != conversation.id)
+        assert len(await service.list_conversations()) == 2
+        if screen.panels.is_shown("conversations"):  # the list stayed open: close it first
+            await pilot.press("ctrl+b")
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: listing.has_focus_within)
+        burst(app, "f5")
+        await until(pilot, lambda: listing.navigating)
+        assert "NAVIGATION" in str(listing.border_title)
+        assert {"n", "r", "d", "a"} <= set(screen.active_bindings)
+        # i leaves it, and what follows is text.
+        burst(app, "i", "and more")
+        await _drained(pilot)
+        assert not listing.navigating and app.focused is screen.composer
+        assert screen.composer.text == "and more"

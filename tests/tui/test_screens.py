@@ -35,7 +35,7 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         assert not listing.display
         await pilot.press("ctrl+b")
         assert listing.display
-        await pilot.press("n")
+        await pilot.press("f5", "n")  # letters are commands in navigation mode (issue 22)
         await settle(pilot)
         infos = await service.list_conversations()
         assert len(infos) == 2
@@ -44,7 +44,7 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         # Rename the new one from the list.
         await pilot.press("ctrl+b", "ctrl+b")
         assert listing.highlighted_id == created
-        await pilot.press("r")
+        await pilot.press("f5", "r")
         await pilot.pause()
         assert isinstance(app.screen, TextPrompt)
         app.screen.query_one(Input).value = "beta [b]bold?[/b]"
@@ -53,13 +53,13 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         assert (await service.resolve(created or "")).title == "beta [b]bold?[/b]"
         assert str(screen.title) == "beta [b]bold?[/b]"
         # Delete asks first; "n" keeps it.
-        await pilot.press("ctrl+b", "ctrl+b", "d")
+        await pilot.press("ctrl+b", "ctrl+b", "f5", "d")
         await pilot.pause()
         assert isinstance(app.screen, Confirm)
         await pilot.press("n")
         await settle(pilot)
         assert len(await service.list_conversations()) == 2
-        await pilot.press("d")
+        await pilot.press("delete")
         await pilot.pause()
         await pilot.press("y")
         await settle(pilot)
@@ -67,7 +67,7 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         assert ids == [first.id]
         assert screen.conversation_id == first.id
         # Archive hides it from the list and opens another conversation.
-        await pilot.press("ctrl+b", "ctrl+b", "a")
+        await pilot.press("ctrl+b", "ctrl+b", "f5", "a")
         await settle(pilot)
         assert await service.list_conversations() == [] or all(
             i.conversation.id != first.id for i in await service.list_conversations()

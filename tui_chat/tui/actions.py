@@ -308,7 +308,7 @@ ACTIONS: Final[dict[str, Action]] = {
     ),
     "chat.fork": Action("screen.fork_conversation", "Fork", "Fork: a new conversation to here"),
     # -- the conversation list ---------------------------------------------------------------
-    "conversations.new": Action("screen.new_conversation", "New"),
+    "conversations.new": Action("new", "New"),
     "conversations.rename": Action("rename", "Rename"),
     "conversations.delete": Action("delete", "Delete"),
     "conversations.archive": Action("archive", "Archive", "Archive or unarchive"),
@@ -400,12 +400,15 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("d", "inspector.diff"),
     ),
     "conversations": (
-        Key("n", "conversations.new"),
-        Key("r", "conversations.rename"),
-        Key("d,delete", "conversations.delete"),
-        Key("a", "conversations.archive"),
+        Key("n", "conversations.new", command=True),
+        Key("r", "conversations.rename", command=True),
+        Key("d", "conversations.delete", command=True),
+        Key("delete", "conversations.delete"),
+        Key("a", "conversations.archive", command=True),
+        Key("i", "chat.compose", command=True),
         Key("f6", "conversations.archived"),
         Note("enter", "Open"),
+        Note("letters", "Commands in navigation mode (f5 here), else text"),
     ),
     "search": (
         Key("escape", "close"),

@@ -109,13 +109,14 @@ class ChatView(Screen[None]):
 
     def route_key(self, event: events.Key) -> None:
         """Before a key from the terminal is routed: a printable one that no binding takes
-        while the messages or the timeline have the focus moves the focus to the composer at
-        once, so it and every key after it are typed there in order (a focus change by
-        ``focus()`` lands only after the keys already received)."""
+        while the messages, the timeline or the conversation list have the focus moves the
+        focus to the composer at once, so it and every key after it are typed there in order
+        (a focus change by ``focus()`` lands only after the keys already received)."""
         focused = self.focused
+        panels = (self.timeline, self.conversations)
         if (
             focused is not None
-            and (focused is self.chat or self.timeline in focused.ancestors)
+            and (focused is self.chat or any(p in focused.ancestors for p in panels))
             and is_stray(self, event)
         ):
             self.set_focus(self.composer)

@@ -10,11 +10,12 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from textual import work
+from textual import on, work
 
 from tui_chat.files import TargetExistsError
 from tui_chat.tui.screens.branching import BranchView
 from tui_chat.tui.text import one_line
+from tui_chat.tui.widgets.conversation_list import ConversationList
 
 
 class ConversationActions(BranchView):
@@ -25,6 +26,22 @@ class ConversationActions(BranchView):
         conversation = await self.app.service.new_conversation()
         await self.open_conversation(conversation.id)
         self.composer.focus()
+
+    @on(ConversationList.New)
+    async def _list_new(self) -> None:
+        await self.action_new_conversation()
+
+    @on(ConversationList.Rename)
+    def _list_rename(self, event: ConversationList.Rename) -> None:
+        self.action_rename_conversation(event.conversation_id)
+
+    @on(ConversationList.Delete)
+    def _list_delete(self, event: ConversationList.Delete) -> None:
+        self.action_delete_conversation(event.conversation_id)
+
+    @on(ConversationList.Archive)
+    async def _list_archive(self, event: ConversationList.Archive) -> None:
+        await self.action_archive_conversation(event.conversation_id)
 
     def _target(self, conversation_id: str | None) -> str | None:
         return conversation_id or self.conversation_id

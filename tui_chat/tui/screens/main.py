@@ -290,11 +290,15 @@ class MainScreen(ConversationActions):
     def action_focus_composer(self) -> None:
         """Back to typing: leave navigation mode and focus the composer at once (the keys
         typed next are routed to it, not to the messages)."""
-        self.chat.navigating = False
+        self.chat.navigating = self.conversations.navigating = False
         self.set_focus(self.composer)
 
     def action_focus_messages(self) -> None:
-        """Navigation mode: the messages get the focus at once and letters are commands."""
+        """Navigation mode: letters are commands. In the conversation list when it has the
+        focus; else the messages get the focus at once."""
+        if self.conversations.has_focus_within:
+            self.conversations.navigating = True
+            return
         self.set_focus(self.chat)
         self.chat.select_default()
         self.chat.navigating = True

@@ -1,4 +1,9 @@
-"""The conversation list (left, toggled): open, new, rename, delete, archive and unarchive."""
+"""The conversation list (left, toggled): open, new, rename, delete, archive and unarchive.
+
+The list asks the screen to act by posting typed messages (:class:`ConversationList.Rename`,
+…); letters are commands only in its navigation mode (``f5`` while it has the focus),
+otherwise they are typed into the composer (issue 22).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -69,6 +75,7 @@ class ConversationList(Vertical):
         border-right: vkey $border-blurred;
         background: $surface;
         &:focus-within { border-right: vkey $border; }
+        &.-navigating { border-top: heavy $accent; border-title-color: $text-accent; }
         & > #conversations-title { text-style: bold; color: $text-accent; padding: 0 1; }
         & > OptionList {
             height: 1fr; border: none; background: $surface;
@@ -77,11 +84,37 @@ class ConversationList(Vertical):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = bindings("conversations")
+    # Priority: each key acts when it arrives, before the next one is routed (issue 22).
+    BINDINGS: ClassVar[list[BindingType]] = bindings("conversations", priority=True)
+
+    NAVIGATION_TITLE: ClassVar[str] = "NAVIGATION · i/esc: typing"
+
+    navigating: reactive[bool] = reactive(False, init=False)
+    """Whether letters are commands (``f5`` while the list has the focus): otherwise they are
+    typed into the composer (issue 22)."""
 
     @dataclass
     class ArchivedToggled(Message):
         """Archived conversations were shown or hidden: list the conversations again."""
+
+    @dataclass
+    class Acted(Message):
+        """The user asked to act on a listed conversation (the screen does it)."""
+
+        conversation_id: str
+
+    class Rename(Acted):
+        """Rename this conversation."""
+
+    class Delete(Acted):
+        """Delete this conversation (after confirmation)."""
+
+    class Archive(Acted):
+        """Archive this conversation, or unarchive it if it is archived."""
+
+    @dataclass
+    class New(Message):
+        """Start a new conversation."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -165,20 +198,46 @@ class ConversationList(Vertical):
         """Give the list keyboard focus."""
         self.options.focus()
 
-    async def action_rename(self) -> None:
+    def watch_navigating(self, navigating: bool) -> None:
+        """Show the mode: a bar over the list, and the letters in the footer."""
+        self.set_class(navigating, "-navigating")
+        self.border_title = self.NAVIGATION_TITLE if navigating else None
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Letters run their commands only in navigation mode."""
+        if action == "command":
+            return self.navigating
+        return True
+
+    async def action_command(self, action: str) -> None:
+        """Run a letter's action (only reached in navigation mode)."""
+        await self.run_action(action)
+
+    def on_descendant_blur(self) -> None:
+        """Leaving the list leaves navigation mode."""
+        if not self.has_focus_within:
+            self.navigating = False
+
+    def _ask(self, message: type[ConversationList.Acted]) -> None:
+        if (conv_id := self.highlighted_id) is not None:
+            self.post_message(message(conv_id))
+
+    def action_new(self) -> None:
+        """Start a new conversation."""
+        self.post_message(self.New())
+
+    def action_rename(self) -> None:
         """Rename the highlighted conversation."""
-        if (conv_id := self.highlighted_id) is not None:
-            await self.screen.run_action(f"rename_conversation('{conv_id}')")
+        self._ask(self.Rename)
 
-    async def action_delete(self) -> None:
+    def action_delete(self) -> None:
         """Delete the highlighted conversation (after confirmation)."""
-        if (conv_id := self.highlighted_id) is not None:
-            await self.screen.run_action(f"delete_conversation('{conv_id}')")
+        self._ask(self.Delete)
 
-    async def action_archive(self) -> None:
+    def action_archive(self) -> None:
         """Archive the highlighted conversation, or unarchive it if it is archived."""
-        if (conv_id := self.highlighted_id) is not None:
-            await self.screen.run_action(f"archive_conversation('{conv_id}')")
+        self._ask(self.Archive)
 
     def action_toggle_archived(self) -> None:
         """Show or hide archived conversations in the list."""
