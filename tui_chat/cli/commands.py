@@ -324,9 +324,9 @@ async def _export(service: ChatService, args: Args) -> int:
         print(f"exported {conversation.id} to {args.output}", file=sys.stderr)
         return 0
     fmt = args.fmt or "md"
-    if fmt == "json":  # written as it is read: memory flat in the conversation's length
-        await service.export_json(
-            conversation.id, lambda part: sys.stdout.write(part.translate(render.C1_ESCAPES))
+    if fmt != "md":  # written as it is read: memory flat in the conversation's length
+        await service.export_stream(
+            conversation.id, lambda part: sys.stdout.write(part.translate(render.C1_ESCAPES)), fmt
         )
         sys.stdout.write("\n")
         return 0

@@ -180,8 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         dest="fmt",
-        choices=("json", "md"),
-        help="default: json for an -o file ending .json, else md",
+        choices=("json", "md", "html"),
+        help="default: json for an -o file ending .json, html for .html, else md",
     )
     p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     _force_flag(p)

@@ -18,6 +18,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger
@@ -28,6 +29,7 @@ from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
 from tui_chat.core.unanswered import without_refused
 from tui_chat.core.upto import BoundaryError, boundary_upto
+from tui_chat.engine.attachments import AttachmentError, expand_request
 from tui_chat.engine.catalog import ListedSupport
 from tui_chat.engine.compaction_errors import CompactionError as CompactionError
 from tui_chat.engine.compaction_errors import NothingToCompact
@@ -348,6 +350,7 @@ class CompactionWorker:
             carried = sum(m.token_count for m in messages) + rest
             if sent is None and len(chunks) == 1:
                 sent = await self._rebuilt(conversation, policy, carried)
+            sent = await self._as_sent(sent)
             output = await fold(
                 self.summarizer_for(conversation, policy, chunks, later, sent),
                 FoldRequest(conversation.id, policy, parent, row.instructions, pinned, used_ratio),
@@ -391,6 +394,16 @@ class CompactionWorker:
         follows it) up to this size, so a larger backlog is not rebuilt for nothing."""
         usable = self.info_for(conversation.model).usable_window
         return usable if policy.budget is None else min(usable, policy.budget)
+
+    async def _as_sent(self, turn: SentTurn | None) -> SentTurn | None:
+        """The turn as the API takes it: attached files' references replaced by their blocks
+        (a turn whose files are gone or over a limit is not continued)."""
+        if turn is None:
+            return None
+        try:
+            return replace(turn, request=await expand_request(self.store, turn.request))
+        except AttachmentError:
+            return None
 
     async def _rebuilt(
         self, conversation: Conversation, policy: Policy, carried: int

@@ -30,6 +30,7 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.request import ContextInputs, build_request
 from tui_chat.core.summarize import SummaryError, SummaryInput, SummaryOutput
 from tui_chat.core.tokens import TokenCounter
+from tui_chat.engine.attachments import expand_request
 from tui_chat.engine.summarizers import Summarizer
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.errors import ChatError
@@ -84,7 +85,7 @@ async def compaction_request(
             counter=counter,
         )
     )
-    return built.request
+    return await expand_request(store, built.request)
 
 
 class ServerSummarizer:

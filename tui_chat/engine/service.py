@@ -24,13 +24,12 @@ from tui_chat.engine.catalog import ModelCatalog
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import EngineEvent, EventCallback
-from tui_chat.engine.export_stream import write_json_export
+from tui_chat.engine.exports import export_file, export_stream, export_text
 from tui_chat.engine.session import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
-from tui_chat.engine.transfer import export_format, export_markdown, import_conversation
+from tui_chat.engine.transfer import import_conversation
 from tui_chat.engine.versions import SummaryVersions
 from tui_chat.engine.watch import OutsideWrites
-from tui_chat.files import check_target, replacing, write_file
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo, cost_usd
 from tui_chat.store.errors import NotFound
@@ -417,44 +416,20 @@ class ChatService(SummaryVersions):
     # -- export / import -----------------------------------------------------------------
 
     async def export(self, conversation_id: str, fmt: str = "md") -> str:
-        """The conversation as JSON (``json``) or Markdown (``md``)."""
-        if fmt == "json":
-            parts: list[str] = []
-            await self.export_json(conversation_id, parts.append)
-            return "".join(parts)
-        conversation = await self.store.conversations.get(conversation_id)
-        messages = await self.store.messages.history(conversation_id)
-        pinned = {a.message_id: a.note for a, _ in await self.store.anchors.pinned(conversation_id)}
-        if fmt == "md":
-            return export_markdown(conversation, messages, pinned)
-        raise SettingError(f"unknown export format {fmt!r}; use json or md")
+        """The conversation as JSON (``json``), Markdown (``md``) or one HTML page (``html``)."""
+        return await export_text(self.store, conversation_id, fmt)
 
     async def export_to(
         self, conversation_id: str, path: Path, fmt: str | None = None, *, force: bool = False
     ) -> None:
-        """Write the conversation to a file by the rule of :mod:`tui_chat.files`.
+        """Write the conversation to a file (see :func:`tui_chat.engine.exports.export_file`)."""
+        await export_file(self.store, conversation_id, path, fmt, force=force)
 
-        Args:
-            conversation_id: The conversation.
-            path: The file to write; refused when it exists unless ``force``.
-            fmt: ``json`` or ``md``; by default ``json`` for a ``.json`` file, else ``md``.
-            force: Replace an existing file (a symlink itself, never its target).
-
-        Raises:
-            SettingError: an unknown format (nothing is written).
-            TargetExistsError: ``path`` exists and ``force`` is not given.
-            OSError: the file cannot be written (the old file, if any, is intact).
-        """
-        check_target(path, force=force)  # before the work of rendering the export
-        if (fmt or export_format(path)) != "json":
-            write_file(path, await self.export(conversation_id, fmt or "md"), force=force)
-            return
-        with replacing(path, force=force) as tmp, tmp.open("w", encoding="utf-8") as out:
-            await self.export_json(conversation_id, out.write)
-
-    async def export_json(self, conversation_id: str, write: Callable[[str], object]) -> None:
-        """Write the JSON export to ``write`` a page of messages at a time (flat memory)."""
-        await write_json_export(self.store, conversation_id, write)
+    async def export_stream(
+        self, conversation_id: str, write: Callable[[str], object], fmt: str = "json"
+    ) -> None:
+        """Write the ``json`` or ``html`` export to ``write`` a page of messages at a time."""
+        await export_stream(self.store, conversation_id, write, fmt)
 
     async def import_file(
         self, path: Path, progress: Callable[[int], None] | None = None, *, force: bool = False

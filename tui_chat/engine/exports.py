@@ -1,0 +1,70 @@
+"""Exporting a conversation: to text (Markdown, JSON, HTML), to a file, or to a stream.
+
+JSON and HTML are written a page of messages at a time (memory flat in the conversation's
+length); Markdown is made whole. A file is written by the rule of :mod:`tui_chat.files`:
+an existing file is refused unless replacing is asked, and then replaced atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tui_chat.engine.export_html import write_html_export
+from tui_chat.engine.export_stream import write_json_export
+from tui_chat.engine.transfer import export_format, export_markdown
+from tui_chat.files import check_target, replacing, write_file
+from tui_chat.store.repository import Store
+
+FORMATS = ("md", "json", "html")
+"""Every export format; ``json`` and ``html`` are streamed."""
+
+
+class UnknownFormat(ValueError):
+    """An export format tui-chat does not write."""
+
+
+def check_format(fmt: str) -> str:
+    """``fmt`` if it is an export format. Raises :class:`UnknownFormat`."""
+    if fmt not in FORMATS:
+        raise UnknownFormat(f"unknown export format {fmt!r}; use json, md or html")
+    return fmt
+
+
+async def export_stream(
+    store: Store, conversation_id: str, write: Callable[[str], object], fmt: str
+) -> None:
+    """Write the ``json`` or ``html`` export to ``write`` a page at a time."""
+    export = write_html_export if fmt == "html" else write_json_export
+    await export(store, conversation_id, write)
+
+
+async def export_text(store: Store, conversation_id: str, fmt: str = "md") -> str:
+    """The conversation as JSON (``json``), Markdown (``md``) or one HTML page (``html``)."""
+    if check_format(fmt) != "md":
+        parts: list[str] = []
+        await export_stream(store, conversation_id, parts.append, fmt)
+        return "".join(parts)
+    conversation = await store.conversations.get(conversation_id)
+    messages = await store.messages.history(conversation_id)
+    pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
+    return export_markdown(conversation, messages, pinned)
+
+
+async def export_file(
+    store: Store, conversation_id: str, path: Path, fmt: str | None, *, force: bool
+) -> None:
+    """Write the conversation to ``path`` (format by its suffix unless ``fmt`` is given).
+
+    Raises:
+        UnknownFormat: nothing is written.
+        TargetExistsError: ``path`` exists and ``force`` is not given.
+        OSError: the file cannot be written (the old file, if any, is intact).
+    """
+    fmt = check_format(fmt or export_format(path))
+    check_target(path, force=force)  # before the work of rendering the export
+    if fmt == "md":
+        write_file(path, await export_text(store, conversation_id, fmt), force=force)
+        return
+    with replacing(path, force=force) as tmp, tmp.open("w", encoding="utf-8") as out:
+        await export_stream(store, conversation_id, out.write, fmt)
