@@ -162,8 +162,10 @@ def export_markdown(
 
 
 def export_format(path: Path) -> str:
-    """The export format a file name asks for: ``json`` for ``.json``, else ``md``."""
-    return "json" if path.suffix.lower() == ".json" else "md"
+    """The export format a file name asks for: ``json`` for ``.json``, ``html`` for
+    ``.html``/``.htm``, else ``md``."""
+    suffix = path.suffix.lower()
+    return {".json": "json", ".html": "html", ".htm": "html"}.get(suffix, "md")
 
 
 def _depth_over(value: Any, limit: int) -> bool:
