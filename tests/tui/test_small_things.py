@@ -3,13 +3,17 @@ reply, f4 opens the active version, a key clears the composer."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+from textual.widgets import Static
 
 from tests.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, ready, settle, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
+from tui_chat.tui.screens.context_preview import ContextPreviewScreen
 from tui_chat.tui.screens.inspector import InspectorScreen
 
 
@@ -167,3 +171,61 @@ async def test_conversation_list_rows_do_not_wrap_at_80_columns(service: ChatSer
         await settle(pilot)
         options = listing.query_one(OptionList)
         assert options.virtual_size.height == 2 * options.option_count  # two lines a row
+
+
+def test_context_preview_labels_merged_runs_and_the_new_message_by_id() -> None:
+    from tui_chat.core.models import Message
+    from tui_chat.tui.screens.context_preview import message_labels
+
+    def stored(message_id: int, role: str) -> Message:
+        return Message(
+            id=message_id,
+            conversation_id="c",
+            role=role,  # type: ignore[arg-type]
+            content=[{"type": "text", "text": "x"}],
+            text="x",
+            turn=message_id,
+            token_count=1,
+            status="complete",
+            created_at="2026-03-14T10:30:00+00:00",
+        )
+
+    request = {"messages": [{"role": "user"}, {"role": "assistant"}, {"role": "user"}]}
+    sent = [stored(3, "user"), stored(4, "user"), stored(5, "assistant"), stored(9, "user")]
+    labels = message_labels(request, sent, new_message=True)
+    assert labels == ["#3 + #4", "#5", "#9 + new message"]
+    # A shape the builder never makes: numbered by place, never a wrong id.
+    assert message_labels(request, [*sent, stored(10, "assistant")], new_message=True) == [
+        "message 1",
+        "message 2",
+        "message 3",
+    ]
+
+
+async def test_context_preview_numbers_the_messages_by_their_id(
+    service: ChatService, tmp_path: Path
+) -> None:
+    texts = ["where to go?", "Lisbon.", "and when?", "In May."]
+    messages = [{"role": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps({"title": "Chat", "messages": messages}))
+    conversation = await service.import_file(path)
+    stored = await service.history(conversation.id)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.composer.load_text("and the weather?")
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, ContextPreviewScreen))
+        shown = str(app.screen.query_one("#request-readable", Static).visual)
+        heads = [
+            line for line in shown.splitlines() if line.startswith("── ") and "system" not in line
+        ]
+        ids = [m.id for m in stored]
+        assert heads == [
+            f"── #{ids[0]} · user",
+            f"── #{ids[1]} · assistant",
+            f"── #{ids[2]} · user",
+            f"── #{ids[3]} · assistant",
+            "── new message · user · cache breakpoint",
+        ]

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from tui_chat.core.models import Message
     from tui_chat.core.request import Breakdown, BuiltRequest
+    from tui_chat.tui.widgets.chat_pane import MessageSource
 
 
 def breakdown_table(breakdown: Breakdown) -> Content:
@@ -63,8 +64,63 @@ def _cache_mark(blocks: list[Any]) -> str:
     return " · cache breakpoint" if marked else ""
 
 
-def readable(request: dict[str, Any]) -> Content:
-    """The request as a reader sees it: system blocks, then each message, real line breaks."""
+def message_labels(
+    request: dict[str, Any], sent: Sequence[Message], *, new_message: bool
+) -> list[str]:
+    """What each message of the request carries, by stored ``#id`` (issue 22 item 11).
+
+    A request message holds the run of stored messages of its role that comes next in
+    ``sent`` (the builder merges consecutive ones); the last one holds the message being
+    written too. A message whose share cannot be told is numbered by its place instead.
+
+    Args:
+        request: The request.
+        sent: The stored messages it sends, in order (``BuiltRequest.sent_message_ids``).
+        new_message: Whether the request ends with the message being written.
+    """
+    messages = request.get("messages", [])
+    queue = list(sent)
+    labels = []
+    for index, message in enumerate(messages, start=1):
+        ids = []
+        while queue and queue[0].role == message.get("role"):
+            ids.append(queue.pop(0).id)
+        parts = [f"#{ids[0]}…#{ids[-1]} ({len(ids)} messages)"] if len(ids) > 3 else []
+        parts = parts or [f"#{i}" for i in ids]
+        if new_message and index == len(messages):
+            parts.append("new message")
+        labels.append(" + ".join(parts) or f"message {index}")
+    if queue:  # not the shape the builder makes: say only where each message is
+        return [f"message {index}" for index in range(1, len(messages) + 1)]
+    return labels
+
+
+async def sent_labels(
+    source: MessageSource, conversation_id: str, built: BuiltRequest, *, new_message: bool
+) -> list[str]:
+    """:func:`message_labels` of a built request, its stored messages read from ``source``.
+
+    The messages it sends lie in one stretch of ids (the raw window), read in one call.
+    """
+    ids = set(built.sent_message_ids)
+    if not ids:
+        return message_labels(built.request, [], new_message=new_message)
+    first, last = min(ids), max(ids)
+    stretch = await source.messages(conversation_id, after_id=first - 1, limit=last - first + 1)
+    by_id = {m.id: m for m in stretch}
+    if not ids <= by_id.keys():
+        return []  # changed meanwhile: numbered by place
+    sent = [by_id[i] for i in built.sent_message_ids]
+    return message_labels(built.request, sent, new_message=new_message)
+
+
+def readable(request: dict[str, Any], labels: Sequence[str] = ()) -> Content:
+    """The request as a reader sees it: system blocks, then each message, real line breaks.
+
+    Args:
+        request: The request.
+        labels: What each message carries (:func:`message_labels`); by place without them.
+    """
     parts: list[Content] = []
     system = request.get("system") or []
     if isinstance(system, str):
@@ -81,7 +137,8 @@ def readable(request: dict[str, Any]) -> Content:
         content = message.get("content", [])
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         style = "bold $text-primary" if role == "user" else "bold $text-secondary"
-        parts.append(Content.styled(f"── message {index} · {role}{_cache_mark(blocks)}", style))
+        label = labels[index - 1] if index <= len(labels) else f"message {index}"
+        parts.append(Content.styled(f"── {label} · {role}{_cache_mark(blocks)}", style))
         for block in blocks:
             parts.append(inert_content(block_text(block)))
         parts.append(Content(""))
@@ -138,6 +195,7 @@ class ContextPreviewScreen(Screen[None]):
         built: The request as built by the engine for the current draft.
         recent: The newest messages, oldest first: the Cache tab shows their replies' reads,
             writes and misses.
+        labels: What each request message carries, by ``#id`` (:func:`message_labels`).
     """
 
     DEFAULT_CSS = """
@@ -153,10 +211,16 @@ class ContextPreviewScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("preview")
 
-    def __init__(self, built: BuiltRequest, recent: Sequence[Message] = ()) -> None:
+    def __init__(
+        self,
+        built: BuiltRequest,
+        recent: Sequence[Message] = (),
+        labels: Sequence[str] = (),
+    ) -> None:
         super().__init__()
         self.built = built
         self.recent = list(recent)
+        self.labels = list(labels)
         self.request_json = inert(json.dumps(built.request, ensure_ascii=False, indent=2))
 
     def compose(self) -> ComposeResult:
@@ -167,7 +231,7 @@ class ContextPreviewScreen(Screen[None]):
                 yield Static(breakdown_table(self.built.breakdown))
             with TabbedContent(id="preview-tabs", initial="readable"):
                 with TabPane("Readable", id="readable"), VerticalScroll():
-                    yield Static(readable(self.built.request), id="request-readable")
+                    yield Static(readable(self.built.request, self.labels), id="request-readable")
                 with TabPane("JSON", id="json"), VerticalScroll(id="preview-json"):
                     yield Static(
                         Syntax(

@@ -474,15 +474,15 @@ class MainScreen(ConversationActions):
 
     async def action_context_preview(self) -> None:
         """Show the exact request the next send would make."""
-        from tui_chat.tui.screens.context_preview import ContextPreviewScreen
+        from tui_chat.tui.screens.context_preview import ContextPreviewScreen, sent_labels
 
-        if self.conversation is None:
+        if (conv_id := self.conversation_id) is None:
             return
-        built = await self.app.service.context(
-            self.conversation.id, self.composer.text or None, self.attached_files()
-        )
-        recent = await self.app.service.messages(self.conversation.id, limit=40)
-        await self.app.push_screen(ContextPreviewScreen(built, recent))
+        service, new = self.app.service, bool(self.composer.text or self.attached_files())
+        built = await service.context(conv_id, self.composer.text or None, self.attached_files())
+        recent = await service.messages(conv_id, limit=40)
+        labels = await sent_labels(service, conv_id, built, new_message=new)
+        await self.app.push_screen(ContextPreviewScreen(built, recent, labels))
 
     async def action_settings(self) -> None:
         """Open the conversation's settings."""
