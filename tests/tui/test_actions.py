@@ -1,0 +1,91 @@
+"""Typed actions: every key binding, palette entry and help line of ``tui/actions.py``
+resolves to a callable ``action_*`` method of the class that carries it (issue 21 item 4).
+
+An action named by a string no class defines would do nothing when its key is pressed; this
+test names the class of each part of the app and resolves every string against it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.actions import parse
+
+from tui_chat.tui.actions import ACTIONS, KEYMAP, Key, help_sections, palette
+from tui_chat.tui.app import ChatApp
+from tui_chat.tui.screens.context_preview import ContextPreviewScreen
+from tui_chat.tui.screens.file_picker import FilePicker
+from tui_chat.tui.screens.help import HelpScreen
+from tui_chat.tui.screens.inspector import InspectorScreen
+from tui_chat.tui.screens.main import MainScreen
+from tui_chat.tui.screens.prompt import Confirm, TextPrompt
+from tui_chat.tui.screens.search import SearchScreen
+from tui_chat.tui.screens.settings import SettingsScreen
+from tui_chat.tui.widgets.chat_pane import ChatPane
+from tui_chat.tui.widgets.composer import Composer
+from tui_chat.tui.widgets.conversation_list import ConversationList
+from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
+
+OWNERS: dict[str, tuple[type[Any], type[Any]]] = {
+    "app": (ChatApp, MainScreen),
+    "main": (MainScreen, MainScreen),
+    "composer": (Composer, MainScreen),
+    "chat": (ChatPane, MainScreen),
+    "navigation": (ChatPane, MainScreen),
+    "conversations": (ConversationList, MainScreen),
+    "timeline": (SummaryTimeline, MainScreen),
+    "inspector": (InspectorScreen, InspectorScreen),
+    "search": (SearchScreen, SearchScreen),
+    "preview": (ContextPreviewScreen, ContextPreviewScreen),
+    "settings": (SettingsScreen, SettingsScreen),
+    "help": (HelpScreen, HelpScreen),
+    "prompt": (TextPrompt, TextPrompt),
+    "picker": (FilePicker, FilePicker),
+    "confirm": (Confirm, Confirm),
+}
+"""The class whose ``BINDINGS`` hold each part's keys, and the screen it lives on."""
+
+
+def resolve(action: str, owner: type[Any], screen: type[Any]) -> Any:
+    """The method a Textual action string runs on ``owner`` (``command(…)`` unwrapped)."""
+    namespace, name, params = parse(action)
+    if name == "command" and not namespace:
+        assert callable(getattr(owner, "action_command", None)), owner
+        assert len(params) == 1 and isinstance(params[0], str)
+        return resolve(params[0], owner, screen)
+    target = {"": owner, "screen": screen, "app": ChatApp}[namespace]
+    return getattr(target, f"action_{name}", None)
+
+
+def test_every_part_of_the_keymap_has_an_owner() -> None:
+    assert set(KEYMAP) == set(OWNERS)
+
+
+@pytest.mark.parametrize("scope", sorted(KEYMAP))
+def test_every_binding_resolves_to_a_callable(scope: str) -> None:
+    owner, screen = OWNERS[scope]
+    keys = [entry for entry in KEYMAP[scope] if isinstance(entry, Key)]
+    for key in keys:
+        binding = key.binding()
+        assert any(b.key == binding.key for b in owner.BINDINGS), (scope, key.keys, owner)
+        method = resolve(binding.action, owner, screen)
+        assert callable(method), f"{scope}: {key.keys} runs {binding.action!r}, not defined"
+
+
+def test_every_palette_entry_resolves_to_a_main_screen_action() -> None:
+    for name, action, _help in palette():
+        assert callable(resolve(action, MainScreen, MainScreen)), name
+
+
+def test_every_help_line_names_a_bound_action() -> None:
+    described = {action.help_text for action in ACTIONS.values()}
+    notes = {entry.text for part in KEYMAP.values() for entry in part if not isinstance(entry, Key)}
+    for title, rows in help_sections():
+        for keys, text in rows:
+            assert text in described or text in notes, (title, keys)
+
+
+def test_a_misspelt_action_is_caught() -> None:
+    assert resolve("screen.no_such_action", ChatPane, MainScreen) is None
+    assert resolve("command('no_such')", ChatPane, MainScreen) is None
