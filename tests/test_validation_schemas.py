@@ -6,6 +6,7 @@ the import's message schema); these tests pin the exact messages a user sees for
 
 from __future__ import annotations
 
+import json
 from dataclasses import fields
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from tui_chat.config import ConfigError, load_config
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import RULES, PolicyError, parse_setting
 from tui_chat.core.settings_check import settings_problems, usable_settings
+from tui_chat.engine.transfer import ImportError_, parse_import
 
 
 class TestPolicySettings:
@@ -127,3 +129,106 @@ class TestConfigFile:
         assert config.compaction == {"preset": "hybrid", "ratio": 0.5}
         assert config.models == {"claude-x": {"context_window": 100_000, "max_output": 8_000}}
         assert config.source == path and config.warnings == ()
+
+
+def _import_file(tmp_path: Path, data: object) -> Path:
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _ours(messages: list[object], **conversation: object) -> dict[str, object]:
+    return {
+        "format": "tui-chat",
+        "version": 1,
+        "conversation": {"title": "T", **conversation},
+        "messages": messages,
+    }
+
+
+class TestImportFile:
+    @pytest.mark.parametrize(
+        ("data", "message"),
+        [
+            ([], "expected a JSON object with a 'messages' list"),
+            ({"messages": []}, "'messages' must be a non-empty list"),
+            ({"title": 3, "messages": [{}]}, "'title' and 'system' must be strings"),
+            ({"messages": [3]}, "messages[0]: must be an object with role and content"),
+            (
+                {"messages": [{"role": "system", "content": "x"}]},
+                "messages[0]: role must be 'user' or 'assistant', not 'system'",
+            ),
+            (
+                {"messages": [{"role": "user", "content": 3}]},
+                "messages[0].content: content must be a string or a list of content blocks",
+            ),
+            (
+                {"messages": [{"role": "user", "content": [{"type": "video"}]}]},
+                "messages[0].content[0]: unknown content block type 'video'",
+            ),
+            (
+                {"messages": [{"role": "user", "content": [{"type": "tool_result"}]}]},
+                "messages[0].content[0]: a tool_result block needs a string 'tool_use_id'",
+            ),
+            (
+                _ours([{"role": "user", "content": "x", "status": "lost"}]),
+                "messages[0]: unknown status 'lost'",
+            ),
+            (
+                _ours([{"role": "user", "content": "x", "created_at": 5}]),
+                "messages[0]: created_at must be a string",
+            ),
+            (
+                _ours([{"role": "user", "content": "x"}], settings={"ratio": 9}),
+                "conversation.settings: ratio: ratio must be between 0.1 and 1, not 9; "
+                "nothing was imported",
+            ),
+        ],
+    )
+    def test_bad_files_say_where_and_why(self, tmp_path: Path, data: object, message: str) -> None:
+        path = _import_file(tmp_path, data)
+        with pytest.raises(ImportError_) as caught:
+            parse_import(path)
+        assert str(caught.value) == f"{path}: {message}"
+
+    def test_a_pin_note_that_is_not_text_is_refused(self, tmp_path: Path) -> None:
+        # It was stored as the pin's note as it was (a number in the anchors table).
+        path = _import_file(
+            tmp_path, _ours([{"role": "user", "content": "x", "pinned": True, "pin_note": 5}])
+        )
+        with pytest.raises(ImportError_, match=r"messages\[0\]: pin_note must be a string$"):
+            parse_import(path)
+
+    def test_a_preset_that_is_not_a_name_is_refused_with_the_rest(self, tmp_path: Path) -> None:
+        # A list as the preset raised TypeError out of the import instead of saying so.
+        path = _import_file(
+            tmp_path, _ours([{"role": "user", "content": "x"}], settings={"preset": ["hybrid"]})
+        )
+        with pytest.raises(ImportError_, match=r"conversation.settings: preset: unknown preset"):
+            parse_import(path)
+
+    def test_our_export_keeps_status_pins_and_what_the_message_was(self, tmp_path: Path) -> None:
+        path = _import_file(
+            tmp_path,
+            _ours(
+                [
+                    {"role": "user", "content": "q", "pinned": True, "id": 7},
+                    {
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": "a"}],
+                        "status": "streaming",
+                        "model": "m",
+                        "pin_note": "not pinned",
+                    },
+                ],
+                model="claude-x",
+                settings={"preset": "hybrid"},
+            ),
+        )
+        fields, messages = parse_import(path)
+        assert fields["model"] == "claude-x" and fields["settings"] == {"preset": "hybrid"}
+        assert [(m.role, m.text, m.status, m.pinned_note) for m in messages] == [
+            ("user", "q", "complete", ""),
+            ("assistant", "a", "incomplete", None),
+        ]
+        assert messages[0].exported == {"id": 7} and messages[1].exported == {"model": "m"}

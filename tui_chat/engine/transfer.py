@@ -42,18 +42,27 @@ EXPORT_VERSION = 1
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_IMPORT_MESSAGES = 200_000
 MAX_IMPORT_DEPTH = 100
-_BLOCK_TYPES = {
-    "attachment",
-    "text",
-    "image",
-    "document",
-    "tool_use",
-    "tool_result",
-    "thinking",
-    "redacted_thinking",
-    "server_tool_use",
-    "web_search_tool_result",
+_BLOCK_TYPES: dict[str, str | None] = {
+    "attachment": None,
+    "text": "text",
+    "image": None,
+    "document": None,
+    "tool_use": "id",
+    "tool_result": "tool_use_id",
+    "thinking": None,
+    "redacted_thinking": None,
+    "server_tool_use": None,
+    "web_search_tool_result": None,
 }
+"""The content block types an import may hold, and the string field each one needs."""
+_STATUSES = {
+    "complete": "complete",
+    "incomplete": "incomplete",
+    "error": "error",
+    "streaming": "incomplete",
+}
+"""A message's status as exported, and as stored: a reply exported while it streamed is
+imported ``incomplete``."""
 
 
 class ImportError_(ValueError):
@@ -162,10 +171,8 @@ def export_markdown(
 
 
 def export_format(path: Path) -> str:
-    """The export format a file name asks for: ``json`` for ``.json``, ``html`` for
-    ``.html``/``.htm``, else ``md``."""
-    suffix = path.suffix.lower()
-    return {".json": "json", ".html": "html", ".htm": "html"}.get(suffix, "md")
+    """The export format a file name asks for: ``json`` for ``.json``, else ``md``."""
+    return "json" if path.suffix.lower() == ".json" else "md"
 
 
 def _depth_over(value: Any, limit: int) -> bool:
@@ -190,20 +197,16 @@ def _blocks(raw: Any, where: str) -> list[dict[str, Any]]:
         return [{"type": "text", "text": raw}]
     if not isinstance(raw, list):
         raise _fail(where, "content must be a string or a list of content blocks")
-    blocks: list[dict[str, Any]] = []
     for index, block in enumerate(raw):
         if not isinstance(block, dict) or not isinstance(block.get("type"), str):
             raise _fail(f"{where}[{index}]", "a content block must be an object with a type")
-        if block["type"] not in _BLOCK_TYPES:
-            raise _fail(f"{where}[{index}]", f"unknown content block type {block['type']!r}")
-        if block["type"] == "text" and not isinstance(block.get("text"), str):
-            raise _fail(f"{where}[{index}]", "a text block needs a string 'text'")
-        if block["type"] == "tool_use" and not isinstance(block.get("id"), str):
-            raise _fail(f"{where}[{index}]", "a tool_use block needs a string 'id'")
-        if block["type"] == "tool_result" and not isinstance(block.get("tool_use_id"), str):
-            raise _fail(f"{where}[{index}]", "a tool_result block needs a string 'tool_use_id'")
-        blocks.append(block)
-    return blocks
+        kind = block["type"]
+        if kind not in _BLOCK_TYPES:
+            raise _fail(f"{where}[{index}]", f"unknown content block type {kind!r}")
+        needs = _BLOCK_TYPES[kind]
+        if needs is not None and not isinstance(block.get(needs), str):
+            raise _fail(f"{where}[{index}]", f"a {kind} block needs a string {needs!r}")
+    return raw
 
 
 def file_hash(path: Path) -> str:
@@ -231,15 +234,8 @@ def _exported(item: dict[str, Any], where: str) -> dict[str, Any]:
     return out
 
 
-def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
-    """Read and validate an import file completely.
-
-    Returns:
-        ``(conversation fields, messages)``.
-
-    Raises:
-        ImportError_: with the file name and what is wrong.
-    """
+def _read_json(path: Path) -> Any:
+    """The file's JSON: readable, within the size limit, UTF-8, valid and not too deep."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -262,9 +258,13 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
     if _depth_over(data, MAX_IMPORT_DEPTH):
         # Deeper values parse, but storing and sending them recurses past Python's limit.
         raise ImportError_(f"{path}: JSON nested too deeply (more than {MAX_IMPORT_DEPTH} levels)")
+    return data
+
+
+def _head(data: Any, path: Path, ours: bool) -> tuple[dict[str, Any], list[Any]]:
+    """The conversation's title and system prompt, and its list of raw messages."""
     if not isinstance(data, dict):
         raise ImportError_(f"{path}: expected a JSON object with a 'messages' list")
-    ours = data.get("format") == EXPORT_FORMAT
     conv = data.get("conversation") if ours else data
     if not isinstance(conv, dict):
         raise ImportError_(f"{path}: 'conversation' must be an object")
@@ -279,6 +279,78 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
         raise ImportError_(f"{path}: 'messages' must be a non-empty list")
     if len(raw_messages) > MAX_IMPORT_MESSAGES:
         raise ImportError_(f"{path}: more than {MAX_IMPORT_MESSAGES} messages")
+    return {"title": title, "system": system}, raw_messages
+
+
+def _message(item: Any, where: str, ours: bool, files: dict[str, bytes]) -> ImportedMessage:
+    """One raw message checked and converted; a plain Messages list gives role and content only."""
+    if not isinstance(item, dict):
+        raise _fail(where, "must be an object with role and content")
+    role = item.get("role")
+    if role not in ("user", "assistant"):
+        raise _fail(where, f"role must be 'user' or 'assistant', not {role!r}")
+    content = _blocks(item.get("content"), f"{where}.content")
+    try:
+        check_refs(content, files, f"{where}.content")
+    except AttachmentImportError as exc:
+        raise ImportError_(str(exc)) from None
+    if not ours:
+        return ImportedMessage(role, content, content_text(content), None, "complete", None)
+    status = item.get("status", "complete")
+    if not isinstance(status, str) or status not in _STATUSES:
+        raise _fail(where, f"unknown status {status!r}")
+    created = item.get("created_at")
+    if created is not None and not isinstance(created, str):
+        raise _fail(where, "created_at must be a string")
+    note = item.get("pin_note")
+    if note is not None and not isinstance(note, str):
+        raise _fail(where, "pin_note must be a string")
+    return ImportedMessage(
+        role=role,
+        content=content,
+        text=content_text(content),
+        created_at=created,
+        status=_STATUSES[status],
+        pinned_note=(note or "") if item.get("pinned") else None,
+        exported=_exported(item, where),
+    )
+
+
+def _ours(data: dict[str, Any], path: Path, messages: list[ImportedMessage]) -> dict[str, Any]:
+    """What only our export holds: summary versions, the fork origin, model and settings."""
+    conv = data["conversation"]
+    fields: dict[str, Any] = {}
+    try:
+        ids = [m.exported.get("id") if m.exported else None for m in messages]
+        fields["summaries"] = parse_summaries(data.get("summaries"), ids, str(path))
+        fields["fork"] = parse_fork(data.get("fork"), str(path))
+    except RestoreError as exc:
+        raise ImportError_(f"{exc}; nothing was imported") from None
+    if isinstance(conv.get("model"), str):
+        fields["model"] = conv["model"]
+    if "settings" in conv:
+        # All or nothing: a bad setting would make the conversation fail to open later.
+        problems = settings_problems(conv["settings"])
+        if problems:
+            raise ImportError_(
+                f"{path}: conversation.settings: {'; '.join(problems)}; nothing was imported"
+            )
+        fields["settings"] = conv["settings"]
+    return fields
+
+
+def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
+    """Read and validate an import file completely.
+
+    Returns:
+        ``(conversation fields, messages)``.
+
+    Raises:
+        ImportError_: with the file name and what is wrong.
+    """
+    data = _read_json(path)
+    ours = isinstance(data, dict) and data.get("format") == EXPORT_FORMAT
+    fields, raw_messages = _head(data, path, ours)
     try:
         files = parse_attachments(data.get("attachments") if ours else None, str(path))
     except AttachmentImportError as exc:
@@ -288,55 +360,10 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
         # Each raw entry is dropped once read: the file's objects and the validated messages
         # are never both held whole (the peak of a large import).
         raw_messages[index] = None
-        where = f"{path}: messages[{index}]"
-        if not isinstance(item, dict):
-            raise _fail(where, "must be an object with role and content")
-        role = item.get("role")
-        if role not in ("user", "assistant"):
-            raise _fail(where, f"role must be 'user' or 'assistant', not {role!r}")
-        content = _blocks(item.get("content"), f"{where}.content")
-        try:
-            check_refs(content, files, f"{where}.content")
-        except AttachmentImportError as exc:
-            raise ImportError_(str(exc)) from None
-        status = item.get("status", "complete") if ours else "complete"
-        if status not in ("complete", "incomplete", "error", "streaming"):
-            raise _fail(where, f"unknown status {status!r}")
-        if status == "streaming":
-            status = "incomplete"
-        created = item.get("created_at") if ours else None
-        if created is not None and not isinstance(created, str):
-            raise _fail(where, "created_at must be a string")
-        note = item.get("pin_note") if ours and item.get("pinned") else None
-        messages.append(
-            ImportedMessage(
-                role=role,
-                content=content,
-                text=content_text(content),
-                created_at=created,
-                status=status,
-                pinned_note=(note or "") if ours and item.get("pinned") else None,
-                exported=_exported(item, where) if ours else None,
-            )
-        )
-    fields: dict[str, Any] = {"title": title, "system": system, "attachments": files}
+        messages.append(_message(item, f"{path}: messages[{index}]", ours, files))
+    fields["attachments"] = files
     if ours:
-        try:
-            ids = [m.exported.get("id") if m.exported else None for m in messages]
-            fields["summaries"] = parse_summaries(data.get("summaries"), ids, str(path))
-            fields["fork"] = parse_fork(data.get("fork"), str(path))
-        except RestoreError as exc:
-            raise ImportError_(f"{exc}; nothing was imported") from None
-        if isinstance(conv.get("model"), str):
-            fields["model"] = conv["model"]
-        if "settings" in conv:
-            # All or nothing: a bad setting would make the conversation fail to open later.
-            problems = settings_problems(conv["settings"])
-            if problems:
-                raise ImportError_(
-                    f"{path}: conversation.settings: {'; '.join(problems)}; nothing was imported"
-                )
-            fields["settings"] = conv["settings"]
+        fields.update(_ours(data, path, messages))
     elif isinstance(data.get("model"), str):
         fields["model"] = data["model"]
     return fields, messages
