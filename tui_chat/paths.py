@@ -6,7 +6,6 @@ the platform's user data and config directories are used. Directories are create
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
@@ -16,16 +15,6 @@ APP_NAME = "tui-chat"
 def _home() -> Path | None:
     value = os.environ.get("TUI_CHAT_HOME")
     return Path(value).expanduser() if value else None
-
-
-def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (and missing parents, 0700 too) if missing and make it private (0700)."""
-    from tui_chat.files import make_private_dirs
-
-    make_private_dirs(path)
-    with contextlib.suppress(OSError):  # e.g. a directory owned by someone else
-        path.chmod(0o700)
-    return path
 
 
 def data_dir() -> Path:

@@ -42,8 +42,6 @@ AttachmentKind = Literal["image", "document", "text"]
 ATTACHMENT_TYPE = "attachment"
 """The ``type`` of a reference block in stored content."""
 
-IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-"""The image formats the API accepts."""
 PDF_MEDIA_TYPE = "application/pdf"
 TEXT_MEDIA_TYPE = "text/plain"
 

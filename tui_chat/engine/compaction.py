@@ -117,11 +117,6 @@ class CompactionWorker:
             self._auto(conversation_id), name=f"compaction-{conversation_id}"
         )
 
-    def running(self, conversation_id: str) -> bool:
-        """True while this process is compacting the conversation."""
-        task = self._tasks.get(conversation_id)
-        return task is not None and not task.done()
-
     async def wait(self, conversation_id: str | None = None) -> None:
         """Wait for background compactions (one conversation, or all) to finish."""
         tasks = [

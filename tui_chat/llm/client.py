@@ -274,14 +274,6 @@ class ClaudeClient:
             raise map_error(exc, secrets=[self._api_key]) from None
         return int(counted.input_tokens)
 
-    async def list_models(self) -> list[str]:
-        """The model ids the endpoint offers (``GET /v1/models``), newest first.
-
-        Raises:
-            ChatError: When there is no key or the endpoint does not answer.
-        """
-        return [str(model["id"]) for model in await self.list_model_info()]
-
     async def list_model_info(self) -> list[dict[str, Any]]:
         """The endpoint's models as it describes them (``GET /v1/models``, every page).
 

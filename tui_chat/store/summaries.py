@@ -232,15 +232,6 @@ class Summaries:
             "conversation_id = ? AND status = 'in_progress'", (conversation_id,)
         )
 
-    async def expired_leases(self) -> list[Summary]:
-        """Every in-progress version whose lease has run out, across conversations."""
-        rows = await self._sql.all(
-            f"SELECT {SUMMARY_COLUMNS} FROM summaries WHERE status = 'in_progress' "
-            "AND lease_expires_at < ?",
-            (time.time(),),
-        )
-        return [summary_from(r) for r in rows]
-
     async def renew_lease(self, summary_id: int, *, owner: str, lease_seconds: float) -> bool:
         """Extend our lease; False when it is no longer ours (taken over)."""
         async with self._sql.transaction() as db:

@@ -59,31 +59,6 @@ def prepare(
     return Piece(message, message.role, blocks, tokens, "recent", cut)
 
 
-def prepare_all(
-    messages: Sequence[Message], counter: TokenCounter, limit: int | None, pinned: set[int]
-) -> dict[int, Piece]:
-    """Every raw message that can be sent, by id (superseded replies left out).
-
-    Args:
-        messages: Raw messages in order.
-        counter: Counts changed messages.
-        limit: The policy's ``message_char_limit``.
-        pinned: Ids of pinned messages (never cut).
-
-    Returns:
-        The pieces by message id, in order.
-    """
-    skipped = superseded(messages)
-    pieces: dict[int, Piece] = {}
-    for message in messages:
-        if message.id in skipped:
-            continue
-        piece = prepare(message, counter, limit, message.id in pinned)
-        if piece is not None:
-            pieces[message.id] = piece
-    return pieces
-
-
 def new_piece(content: list[ContentBlock] | None, counter: TokenCounter) -> Piece | None:
     """The user's new message as a piece.
 
