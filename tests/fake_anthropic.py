@@ -95,6 +95,13 @@ try:
         sign,
     )
     from tests.fake_continuation import summary_sources
+    from tests.fake_web import (
+        ReplyRequestError,
+        block_events,
+        check_reply_request,
+        thinking_for,
+        web_blocks,
+    )
 except ImportError:  # run as a script: tests/ is on sys.path, the repository root is not
     from fake_compaction import (  # type: ignore[no-redef]
         DOCUMENTED_MODELS,
@@ -106,6 +113,13 @@ except ImportError:  # run as a script: tests/ is on sys.path, the repository ro
         sign,
     )
     from fake_continuation import summary_sources  # type: ignore[no-redef]
+    from fake_web import (  # type: ignore[no-redef]
+        ReplyRequestError,
+        block_events,
+        check_reply_request,
+        thinking_for,
+        web_blocks,
+    )
 
 __all__ = [
     "Behaviour",
@@ -610,6 +624,12 @@ class FakeAnthropic:
                 supported = _base_id(model) in self.compaction_models
                 management["compact_20260112"] = {"supported": supported}
         return listed
+
+    def adaptive_ok(self, model: str) -> bool:
+        """False when this endpoint lists ``model`` as without adaptive thinking."""
+        entry = self.model_limits.get(_base_id(model), {})
+        types = entry.get("capabilities", {}).get("thinking", {}).get("types", {})
+        return bool(types.get("adaptive", {}).get("supported", True))
 
     def is_summary_request(self, body: Any) -> bool:
         """Whether ``body`` is a summary request (marker in system or last user text)."""
@@ -1153,10 +1173,15 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _InvalidRequest(f"request body is not valid JSON: {raw[:40]!r}")
             if self.fake.validate:
                 self.fake._validate(body)
+                check_reply_request(body, self.fake.adaptive_ok, self.fake.signature)
             self.fake._validate_compaction(body, record.headers, asks=record.is_compaction)
         except _InvalidRequest as exc:
             record.behaviour = "invalid"
             self._send_error(record, exc.status, exc.error_type, exc.message)
+            return
+        except ReplyRequestError as exc:
+            record.behaviour = "invalid"
+            self._send_error(record, 400, "invalid_request_error", str(exc))
             return
         behaviour = self.fake._take(record, "messages") or Behaviour(kind="reply")
         record.behaviour = behaviour.kind
@@ -1290,6 +1315,9 @@ class _Reply:
     words_per_chunk: int
     compaction: dict[str, Any] | None = None
     stop_details: dict[str, Any] | None = None
+    signature: str = ""
+    web: list[dict[str, Any]] | None = None
+    """Server tool blocks and cited text (``tests/fake_web.py``) replacing ``text``."""
 
     @classmethod
     def build(cls, fake: FakeAnthropic, body: dict[str, Any], behaviour: Behaviour) -> _Reply:
@@ -1310,7 +1338,20 @@ class _Reply:
                 "name": behaviour.tool_name,
                 "input": behaviour.tool_input,
             }
-        output = fake_tokens(text) + (fake_tokens(behaviour.thinking) if behaviour.thinking else 0)
+        thinking = None
+        web: list[dict[str, Any]] | None = None
+        counts: dict[str, int] = {}
+        if not is_compaction_request(body) and not fake.is_summary_request(body):
+            prompt = _last_user_text(body)
+            thinking = thinking_for(body, prompt, behaviour.thinking)
+            found = web_blocks(body, prompt, fake._next_id, fake.signature)
+            if found is not None and behaviour.kind == "reply" and behaviour.text is None:
+                web, counts = found
+                text = "".join(b["text"] for b in web if b["type"] == "text")
+        elif behaviour.thinking is not None:
+            thinking = behaviour.thinking
+        thought = fake_tokens(thinking) + 8 if thinking is not None else 0  # omitted text: 8
+        output = fake_tokens(text) + thought
         if tool is not None:
             output += fake_tokens(json.dumps(tool["input"])) + fake_tokens(tool["name"])
         if output > max_tokens:
@@ -1335,13 +1376,22 @@ class _Reply:
             text, stop_reason = "", "refusal"
             stop_details = {"type": "refusal", "category": None, "explanation": None}
         usage = fake._usage(body, output)
+        if thinking is not None:
+            usage["output_tokens_details"] = {"thinking_tokens": thought}
+        if counts:
+            usage["server_tool_use"] = counts
+            usage["input_tokens"] += sum(
+                fake_tokens(json.dumps(b)) for b in web or () if b["type"].endswith("_result")
+            )
         if behaviour.usage:
             usage.update(behaviour.usage)
         return cls(
             message_id=fake._next_id("msg"),
             model=str(body.get("model")),
             text=text,
-            thinking=behaviour.thinking,
+            thinking=thinking,
+            signature=fake.signature(thinking) if thinking is not None else "",
+            web=web,
             tool=tool,
             stop_reason=stop_reason,
             usage=usage,
@@ -1354,8 +1404,12 @@ class _Reply:
         if self.compaction is not None:
             return [dict(self.compaction)]
         blocks: list[dict[str, Any]] = []
-        if self.thinking:
-            blocks.append({"type": "thinking", "thinking": self.thinking, "signature": "sig-fake"})
+        if self.thinking is not None:
+            blocks.append(
+                {"type": "thinking", "thinking": self.thinking, "signature": self.signature}
+            )
+        if self.web is not None:
+            return blocks + copy.deepcopy(self.web)
         if self.text or self.tool is None:
             blocks.append({"type": "text", "text": self.text})
         if self.tool is not None:
@@ -1395,16 +1449,19 @@ class _Reply:
             events.append(_block_start(0, start))
             events.append(_delta(0, delta))
             events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
-        elif self.thinking:
+        elif self.thinking is not None:
             events.append(
                 _block_start(index, {"type": "thinking", "thinking": "", "signature": ""})
             )
-            for piece in self._pieces(self.thinking):
+            for piece in self._pieces(self.thinking) if self.thinking else []:
                 events.append(_delta(index, {"type": "thinking_delta", "thinking": piece}))
-            events.append(_delta(index, {"type": "signature_delta", "signature": "sig-fake"}))
+            events.append(_delta(index, {"type": "signature_delta", "signature": self.signature}))
             events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
             index += 1
-        if self.compaction is None and (self.text or self.tool is None):
+        for block in self.web or ():
+            events += block_events(index, block, self._pieces)
+            index += 1
+        if self.compaction is None and self.web is None and (self.text or self.tool is None):
             events.append(_block_start(index, {"type": "text", "text": ""}))
             if index == 0:
                 events.append(("ping", {"type": "ping"}))

@@ -116,7 +116,7 @@ async def test_thinking_block_kept(client: ClaudeClient, fake_anthropic: FakeAnt
     assert result.content[0] == {
         "type": "thinking",
         "thinking": "Two plus two is four.",
-        "signature": "sig-fake",
+        "signature": fake_anthropic.signature("Two plus two is four."),
     }
     assert result.text == "Four."
 

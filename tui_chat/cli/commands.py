@@ -93,12 +93,14 @@ async def _reply(
     start: Callable[[EventCallback], Awaitable[SendOutcome]],
 ) -> int:
     """Stream (or print as JSON) a reply that ``start`` asks for, then report its error."""
+    from tui_chat.core.web import stream_note
     from tui_chat.engine.events import ReplyDelta, SendWaiting
 
     streamed = not as_json
+    thinking = False  # thinking is being written to stderr
 
     def on_event(event: EngineEvent) -> None:
-        nonlocal streamed
+        nonlocal streamed, thinking
         if isinstance(event, SendWaiting):
             held = f" ({event.holder})" if event.holder else ""
             print(
@@ -107,7 +109,20 @@ async def _reply(
                 file=sys.stderr,
                 flush=True,
             )
+        elif streamed and isinstance(event, ReplyDelta) and event.kind != "text":
+            # Thinking and what the reply searched go to stderr; stdout is the reply alone.
+            note = event.text if event.kind == "thinking" else stream_note(event.block)
+            if event.kind == "thinking" and not thinking:
+                note = "[thinking] " + note
+            elif event.kind != "thinking" and thinking:
+                note = "\n" + note
+            thinking = event.kind == "thinking"
+            sys.stderr.write(inert(note))
+            sys.stderr.flush()
         elif streamed and isinstance(event, ReplyDelta):
+            if thinking:
+                thinking = False
+                sys.stderr.write("\n")
             try:
                 sys.stdout.write(inert(event.text))
                 sys.stdout.flush()

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from tui_chat.core.inert import inert
 from tui_chat.core.unanswered import refusal_category
+from tui_chat.core.web import markdown_body
 
 if TYPE_CHECKING:
     from tui_chat.core.models import (
@@ -211,7 +212,7 @@ def print_conversation(
             marks.append("pinned")
         suffix = f" [{', '.join(marks)}]" if marks else ""
         out(f"\n--- #{m.id} {m.role} {m.created_at[:19].replace('T', ' ')}{suffix}")
-        out(inert(m.text))
+        out(inert(markdown_body(m.content, m.text, markdown=False)))  # thinking, sources
         if refusal is not None and m.error:
             out(f"({inert(m.error)})")
 

@@ -36,6 +36,13 @@ class Usage:
     cache_creation_1h_input_tokens: int = 0
     """The part of ``cache_creation_input_tokens`` written with the 1-hour TTL (billed 2x
     instead of 1.25x; the API's ``usage.cache_creation.ephemeral_1h_input_tokens``)."""
+    thinking_tokens: int = 0
+    """The part of ``output_tokens`` spent thinking (``usage.output_tokens_details``); billed
+    as output whether the thinking text was shown, summarized or omitted."""
+    web_search_requests: int = 0
+    """Web searches the server ran for this reply (``usage.server_tool_use``; billed per use)."""
+    web_fetch_requests: int = 0
+    """Pages the server fetched for this reply (billed as the input tokens they add)."""
 
     @property
     def total_input(self) -> int:
@@ -54,6 +61,15 @@ class Usage:
                 if self.cache_creation_1h_input_tokens
                 else {}
             ),
+            **{key: value for key, value in self._extra().items() if value},
+        }
+
+    def _extra(self) -> dict[str, int]:
+        """The counts written only when not zero (older rows and exports lack them)."""
+        return {
+            "thinking_tokens": self.thinking_tokens,
+            "web_search_requests": self.web_search_requests,
+            "web_fetch_requests": self.web_fetch_requests,
         }
 
     @classmethod
@@ -67,6 +83,9 @@ class Usage:
             cache_creation_input_tokens=int(data.get("cache_creation_input_tokens") or 0),
             cache_read_input_tokens=int(data.get("cache_read_input_tokens") or 0),
             cache_creation_1h_input_tokens=int(data.get("cache_creation_1h_input_tokens") or 0),
+            thinking_tokens=int(data.get("thinking_tokens") or 0),
+            web_search_requests=int(data.get("web_search_requests") or 0),
+            web_fetch_requests=int(data.get("web_fetch_requests") or 0),
         )
 
 

@@ -113,3 +113,23 @@ class Policy:
     """``cost`` trigger: turns within which a compaction must pay for itself."""
     cache_cold_share: float = 0.25
     """``cost`` trigger: share of turns that arrive after the 5-minute cache lifetime."""
+    # -- what the reply may use (issue 19 items 1-2; :mod:`tui_chat.core.reply_options`) --
+    thinking: str = "off"
+    """``on`` asks for thinking (adaptive where the model supports it, else the budget form with
+    :attr:`thinking_budget`); ``off`` (the default) sends no ``thinking`` parameter."""
+    thinking_budget: int = 8_000
+    """``budget_tokens`` of the budget form (at least 1,024, kept below ``max_tokens``)."""
+    thinking_display: str = "summarized"
+    """``display`` of the thinking parameter: ``summarized`` (shown) or ``omitted``."""
+    effort: str = "default"
+    """``output_config.effort`` (``low`` … ``max``); ``default`` sends none."""
+    web_search: bool = False
+    """Offer Claude the server-side ``web_search`` tool."""
+    web_fetch: bool = False
+    """Offer Claude the server-side ``web_fetch`` tool."""
+    web_max_uses: int = 5
+    """``max_uses`` of each web tool per request."""
+    web_allowed_domains: tuple[str, ...] = ()
+    """Only these domains are searched and fetched (not together with blocked domains)."""
+    web_blocked_domains: tuple[str, ...] = ()
+    """These domains are never searched or fetched."""

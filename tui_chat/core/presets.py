@@ -7,6 +7,7 @@ setting.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -112,6 +113,15 @@ SETTING_KEYS: tuple[str, ...] = (
     "context_window",
     "recall",
     "single_user_message",
+    "thinking",
+    "thinking_budget",
+    "thinking_display",
+    "effort",
+    "web_search",
+    "web_fetch",
+    "web_max_uses",
+    "web_allowed_domains",
+    "web_blocked_domains",
 )
 """Per-conversation keys settable with ``tui-chat set CONV KEY VALUE`` besides model/system."""
 
@@ -191,7 +201,32 @@ class Number:
         return int(number)
 
 
-Rule = Choice | Switch | Name | Number
+_DOMAIN = re.compile(r"^(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?:/\S*)?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Domains:
+    """Domains for Claude's web tools, from a list or a comma/space separated text (``none``
+    empties it); written without a scheme (``example.com``, ``docs.example.com/api``), and a
+    given ``https://`` is removed."""
+
+    def parse(self, key: str, raw: object) -> tuple[str, ...]:
+        if raw is None:
+            return ()
+        items = [str(x) for x in raw] if isinstance(raw, list | tuple) else str(raw).split(",")
+        domains: list[str] = []
+        for item in (part for chunk in items for part in chunk.split()):
+            text = item.strip().lower().removeprefix("https://").removeprefix("http://")
+            if text in ("none", "off"):
+                continue
+            if not _DOMAIN.match(text):
+                raise PolicyError(f"{key}: {item!r} is not a domain (write it as example.com)")
+            if text not in domains:
+                domains.append(text)
+        return tuple(domains)
+
+
+Rule = Choice | Switch | Name | Number | Domains
 """How one setting is read: :meth:`parse` converts a typed or stored value, or raises
 :class:`PolicyError` with the message the user sees."""
 
@@ -241,6 +276,15 @@ RULES: dict[str, Rule] = {
     "recall_max_tokens": _COUNT,
     "payback_turns": Number(1, 100),
     "cache_cold_share": Number(0.0, 1.0, whole=False),
+    "thinking": Choice(("off", "on")),
+    "thinking_budget": Number(1_024, 128_000),
+    "thinking_display": Choice(("summarized", "omitted")),
+    "effort": Choice(("default", "low", "medium", "high", "xhigh", "max")),
+    "web_search": Switch(),
+    "web_fetch": Switch(),
+    "web_max_uses": Number(1, 100),
+    "web_allowed_domains": Domains(),
+    "web_blocked_domains": Domains(),
 }
 """Every :class:`Policy` field and how a value for it is read (a test keeps the two in step)."""
 

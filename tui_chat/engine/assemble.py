@@ -20,6 +20,7 @@ from tui_chat.core import ledger
 from tui_chat.core.cache_ttl import GAPS, pauses
 from tui_chat.core.models import ContentBlock, Conversation, Message, Summary
 from tui_chat.core.policy import Policy
+from tui_chat.core.reply_options import reply_options
 from tui_chat.core.request import BuiltRequest, ContextInputs, build_request, dates
 from tui_chat.core.request.recall import (
     SECOND_HOP_SOURCES,
@@ -327,7 +328,12 @@ async def assemble(
             timeline=timeline,
         )
     )
-    if (note := left_out_note(left_out, refused_prompts(tail) if left_out else None)) is None:
+    # Thinking, effort and the web tools the conversation turned on (core/reply_options).
+    options, notes = reply_options(policy, conversation.model, window.max_output, info.features)
+    built.request.update(options)
+    if (note := left_out_note(left_out, refused_prompts(tail) if left_out else None)) is not None:
+        notes.append(note)
+    if not notes:
         return built
-    warnings = (*built.breakdown.warnings, note)
+    warnings = (*built.breakdown.warnings, *notes)
     return replace(built, breakdown=replace(built.breakdown, warnings=warnings))

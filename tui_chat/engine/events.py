@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
-from tui_chat.core.models import Message, Summary
+from tui_chat.core.models import ContentBlock, Message, Summary
 from tui_chat.llm.errors import ChatError
 
 
@@ -39,10 +40,14 @@ class ReplyStarted:
 
 @dataclass(frozen=True, slots=True)
 class ReplyDelta:
-    """A chunk of reply text."""
+    """A chunk of the reply: its text, its thinking, or a finished server tool block."""
 
     message_id: int
     text: str
+    kind: Literal["text", "thinking", "block"] = "text"
+    """``text``: reply text; ``thinking``: thinking text; ``block``: :attr:`block` is a
+    server tool's call or result (``server_tool_use``, ``web_search_tool_result`` …)."""
+    block: ContentBlock | None = None
 
 
 @dataclass(frozen=True, slots=True)

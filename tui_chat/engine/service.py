@@ -13,6 +13,7 @@ from tui_chat.core.attachments import Attachment
 from tui_chat.core.models import Conversation, ConversationInfo, Message, SearchHit
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PolicyError, parse_setting, resolve_policy
+from tui_chat.core.reply_options import REPLY_KEYS
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
 from tui_chat.core.request.budget import for_window
 from tui_chat.core.settings_check import settings_warning, usable_settings
@@ -402,7 +403,10 @@ class ChatService(SummaryVersions):
             settings = dict(conversation.settings)
             if key == "preset":
                 # A preset replaces earlier per-key choices: it runs as its seed wrote it.
-                settings = {"preset": parsed}
+                # What the reply may use (thinking, web tools) is not part of a preset.
+                settings = {"preset": parsed} | {
+                    k: v for k, v in settings.items() if k in REPLY_KEYS
+                }
             else:
                 settings[key] = parsed
             try:

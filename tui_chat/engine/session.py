@@ -15,9 +15,10 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from tui_chat.core.attachments import Attachment, AttachmentError, check_request, message_text
-from tui_chat.core.models import Conversation, Message, MessageStatus, Summary
+from tui_chat.core.models import ContentBlock, Conversation, Message, MessageStatus, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request import BuiltRequest
 from tui_chat.core.tokens import TokenCounter, update_calibration
@@ -36,6 +37,7 @@ from tui_chat.engine.events import (
     UserMessageSaved,
 )
 from tui_chat.engine.failures import explain_refusal
+from tui_chat.engine.partial import PartialReply
 from tui_chat.engine.send_lock import SendLock
 from tui_chat.engine.tail import TailCache
 from tui_chat.llm.client import ClaudeClient, StreamResult
@@ -258,19 +260,32 @@ class ChatSession:
         if on_event:
             on_event(ReplyStarted(reply))
         chunks: list[str] = []
+        partial = PartialReply()
         last_flush = time.monotonic()
 
-        async def on_text(delta: str) -> None:
+        async def flush(delta: str, kind: Literal["text", "thinking"]) -> None:
             nonlocal last_flush
-            chunks.append(delta)
+            partial.add(delta, kind)
+            if kind == "text":
+                chunks.append(delta)
             if on_event:
-                on_event(ReplyDelta(reply.id, delta))
+                on_event(ReplyDelta(reply.id, delta, kind))
             if time.monotonic() - last_flush >= FLUSH_SECONDS:
                 last_flush = time.monotonic()
-                partial = "".join(chunks)
                 await self.store.messages.update(
-                    reply.id, content=[{"type": "text", "text": partial}], text=partial
+                    reply.id, content=partial.content(), text="".join(chunks)
                 )
+
+        async def on_text(delta: str) -> None:
+            await flush(delta, "text")
+
+        async def on_thinking(delta: str) -> None:
+            await flush(delta, "thinking")
+
+        def on_block(block: ContentBlock) -> None:
+            partial.add_block(block)
+            if on_event:
+                on_event(ReplyDelta(reply.id, "", "block", block))
 
         try:
             try:
@@ -281,22 +296,21 @@ class ChatSession:
                 problem = ChatError("too_large", str(exc), "fork before that file or remove it")
                 result = StreamResult(content=[], text="", error=problem)
             else:
-                result = await self.client.stream(request, on_text)
+                result = await self.client.stream(request, on_text, on_thinking, on_block)
                 if result.error is not None:  # a refused file or summary block is named
                     result.error = await explain_refusal(
                         self.store, conversation_id, result.error, built.request
                     )
         except BaseException as exc:
             # Cancelled (escape, a signal) or broken: keep every character that arrived.
-            partial = "".join(chunks)
             reason = (
                 "the reply was cancelled"
                 if isinstance(exc, asyncio.CancelledError)
                 else f"the reply stopped: {exc or type(exc).__name__}"
             )
             cut = StreamResult(
-                content=[{"type": "text", "text": partial}] if partial else [],
-                text=partial,
+                content=partial.content(),  # thinking cut short has no signature: never sent
+                text="".join(chunks),
                 error=ChatError("incomplete", reason, "retry to ask again"),
             )
             await asyncio.shield(self._finish(conversation, reply, cut, built, on_event))

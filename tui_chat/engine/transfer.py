@@ -21,6 +21,7 @@ from tui_chat.core.blocks import content_text
 from tui_chat.core.models import Conversation, Fork, Message, Summary, Usage, utc_now
 from tui_chat.core.settings_check import settings_problems
 from tui_chat.core.tokens import TokenCounter
+from tui_chat.core.web import markdown_body
 from tui_chat.engine.attachment_transfer import (
     AttachmentImportError,
     check_refs,
@@ -53,6 +54,7 @@ _BLOCK_TYPES: dict[str, str | None] = {
     "redacted_thinking": None,
     "server_tool_use": None,
     "web_search_tool_result": None,
+    "web_fetch_tool_result": None,
 }
 """The content block types an import may hold, and the string field each one needs."""
 _STATUSES = {
@@ -166,7 +168,8 @@ def export_markdown(
         if message.status != "complete":
             marks.append(message.status)
         suffix = f" ({', '.join(marks)})" if marks else ""
-        lines += [f"## {message.role.title()} · {message.created_at}{suffix}", "", message.text, ""]
+        body = markdown_body(message.content, message.text)  # thinking, searches, sources
+        lines += [f"## {message.role.title()} · {message.created_at}{suffix}", "", body, ""]
     return "\n".join(lines)
 
 

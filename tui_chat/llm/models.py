@@ -23,6 +23,7 @@ __all__ = [
     "CACHE_WRITE_MULTIPLIER",
     "FALLBACK_CONTEXT_WINDOW",
     "FALLBACK_MAX_OUTPUT",
+    "WEB_SEARCH_PRICE",
     "ModelInfo",
     "base_model_id",
     "cost_usd",
@@ -44,6 +45,10 @@ CACHE_WRITE_1H_MULTIPLIER = 2.0
 
 CACHE_READ_MULTIPLIER = 0.1
 """Price of a cache read relative to the input price."""
+
+WEB_SEARCH_PRICE = 10.0 / 1_000
+"""USD per web search (Claude's web search tool page, "Usage and pricing": $10 per 1,000
+searches, on top of the tokens its results add); web fetch costs only its tokens."""
 
 # Unknown models are priced like Sonnet so a cost estimate never reads as free.
 _FALLBACK_INPUT_PRICE = 3.0
@@ -304,7 +309,8 @@ def cost_usd(info: ModelInfo, usage: Usage) -> float:
 
     Cache writes are billed at 1.25x the input price (5-minute TTL) or 2x (1-hour TTL, the
     part ``Usage.cache_creation_1h_input_tokens`` names), cache reads at 0.1x (Claude's
-    prompt-caching page, "Pricing").
+    prompt-caching page, "Pricing"); thinking is part of ``output_tokens``; each web search
+    adds :data:`WEB_SEARCH_PRICE`.
 
     Args:
         info: The model's figures (see :func:`model_info`).
@@ -321,4 +327,5 @@ def cost_usd(info: ModelInfo, usage: Usage) -> float:
         + usage.cache_read_input_tokens * CACHE_READ_MULTIPLIER
     )
     output_cost = info.output_price * usage.output_tokens
-    return (input_cost + output_cost) / 1_000_000
+    searches = usage.web_search_requests * WEB_SEARCH_PRICE
+    return (input_cost + output_cost) / 1_000_000 + searches

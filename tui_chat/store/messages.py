@@ -314,12 +314,26 @@ class Messages:
             "sum(json_extract(usage, '$.input_tokens')), "
             "sum(json_extract(usage, '$.output_tokens')), "
             "sum(json_extract(usage, '$.cache_creation_input_tokens')), "
-            "sum(json_extract(usage, '$.cache_read_input_tokens')) "
+            "sum(json_extract(usage, '$.cache_read_input_tokens')), "
+            "sum(json_extract(usage, '$.thinking_tokens')), "
+            "sum(json_extract(usage, '$.web_search_requests')), "
+            "sum(json_extract(usage, '$.web_fetch_requests')) "
             "FROM messages WHERE conversation_id = ? AND usage IS NOT NULL GROUP BY model",
             (conversation_id,),
         )
         return [
-            (str(r[0]), Usage(int(r[1] or 0), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0)))
+            (
+                str(r[0]),
+                Usage(
+                    input_tokens=int(r[1] or 0),
+                    output_tokens=int(r[2] or 0),
+                    cache_creation_input_tokens=int(r[3] or 0),
+                    cache_read_input_tokens=int(r[4] or 0),
+                    thinking_tokens=int(r[5] or 0),
+                    web_search_requests=int(r[6] or 0),
+                    web_fetch_requests=int(r[7] or 0),
+                ),
+            )
             for r in rows
         ]
 

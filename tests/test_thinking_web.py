@@ -1,0 +1,253 @@
+"""Thinking and web search/fetch (issue 19 items 1 and 2), through the real SDK.
+
+What the requests and blocks look like follows Claude's docs as read on 2026-11-26 (see
+``tui_chat/core/reply_options.py`` and ``tui_chat/core/web.py``); the fake server
+(``tests/fake_web.py``) models them and refuses what the docs say the API refuses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fake_anthropic import FakeAnthropic
+from tui_chat.core.models import Usage
+from tui_chat.core.presets import PolicyError, parse_setting, resolve_policy
+from tui_chat.core.reply_options import reply_options
+from tui_chat.core.web import activity, cited_text, sources
+from tui_chat.engine.service import ChatService
+from tui_chat.llm.models import cost_usd, model_info
+
+Make = Callable[..., Awaitable[ChatService]]
+
+
+def types(body: dict[str, Any]) -> list[list[str]]:
+    return [[b["type"] for b in m["content"]] for m in body["messages"]]
+
+
+# -- the request keys -----------------------------------------------------------------------
+
+
+def test_thinking_is_adaptive_where_supported_and_the_budget_form_elsewhere() -> None:
+    on = resolve_policy({"thinking": "on", "thinking_budget": 4000})
+    adaptive, _ = reply_options(on, "claude-sonnet-4-6", 16_384, ("adaptive thinking",))
+    assert adaptive == {"thinking": {"type": "adaptive", "display": "summarized"}}
+    budget, _ = reply_options(on, "claude-haiku-4-5", 16_384, ("thinking",))
+    assert budget["thinking"] == {"type": "enabled", "budget_tokens": 4000, "display": "summarized"}
+    # Kept below max_tokens; no room at all is said, not sent.
+    assert reply_options(on, "claude-haiku-4-5", 3000, ())[0]["thinking"]["budget_tokens"] == 2999
+    none, warnings = reply_options(on, "claude-haiku-4-5", 1024, ())
+    assert "thinking" not in none and "no room" in warnings[0]
+    assert reply_options(resolve_policy({}), "claude-sonnet-4-6", 16_384, ())[0] == {}
+
+
+def test_web_tools_carry_max_uses_and_one_domain_list() -> None:
+    policy = resolve_policy(
+        {
+            "web_search": "on",
+            "web_fetch": "on",
+            "web_max_uses": "3",
+            "web_blocked_domains": "spam.example, https://Ads.example.com",
+        }
+    )
+    tools = reply_options(policy, "claude-sonnet-4-6", 16_384)[0]["tools"]
+    assert tools[0] == {
+        "type": "web_search_20250305",
+        "name": "web_search",
+        "max_uses": 3,
+        "blocked_domains": ["spam.example", "ads.example.com"],
+    }
+    assert tools[1]["type"] == "web_fetch_20250910" and tools[1]["citations"] == {"enabled": True}
+    with pytest.raises(PolicyError, match="cannot both be set"):
+        resolve_policy({"web_allowed_domains": "a.org", "web_blocked_domains": "b.org"})
+    with pytest.raises(PolicyError, match="not a domain"):
+        parse_setting("web_allowed_domains", "not a domain!")
+
+
+def test_cost_counts_thinking_as_output_and_each_search() -> None:
+    info = model_info("claude-sonnet-4-6")
+    plain = cost_usd(info, Usage(input_tokens=1000, output_tokens=500))
+    searched = cost_usd(info, Usage(1000, 500, thinking_tokens=400, web_search_requests=2))
+    assert searched == pytest.approx(plain + 0.02)
+    assert Usage.from_dict(Usage(1, 2, web_search_requests=3).to_dict()) == Usage(
+        1, 2, web_search_requests=3
+    )
+
+
+# -- thinking end to end --------------------------------------------------------------------
+
+
+async def test_thinking_streams_is_stored_signed_and_not_sent_back(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()  # claude-sonnet-4-6 by default
+    await service.set_setting(conv.id, "thinking", "on")
+    seen: list[tuple[str, str]] = []
+    outcome = await service.send(
+        conv.id,
+        "Why is the sky blue?",
+        on_event=lambda e: seen.append((getattr(e, "kind", ""), getattr(e, "text", ""))),
+    )
+    assert outcome.error is None
+    body = fake_anthropic.message_requests[-1].body
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
+    thinking = outcome.reply.content[0]
+    assert thinking["type"] == "thinking" and thinking["thinking"].startswith("Considering:")
+    assert thinking["signature"] == fake_anthropic.signature(thinking["thinking"])
+    assert "".join(t for k, t in seen if k == "thinking") == thinking["thinking"]
+    assert outcome.reply.text == "Reply to: Why is the sky blue?"  # the text has no thinking
+    assert outcome.reply.usage is not None and outcome.reply.usage.thinking_tokens > 0
+    # The next request leaves the earlier turn's thinking out (the docs allow it; a prefix
+    # changed by compaction would make it invalid) and still asks for thinking.
+    assert (await service.send(conv.id, "And at sunset?")).error is None
+    body = fake_anthropic.message_requests[-1].body
+    assert types(body) == [["text"], ["text"], ["text"]]
+    assert body["thinking"]["type"] == "adaptive"
+
+
+async def test_budget_form_for_a_model_without_adaptive_thinking(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await make_service()
+    await service.catalog.refresh(force=True)  # the endpoint: haiku has no adaptive thinking
+    conv = await service.new_conversation(model="claude-haiku-4-5")
+    await service.set_setting(conv.id, "thinking", "on")
+    await service.set_setting(conv.id, "thinking_display", "omitted")
+    outcome = await service.send(conv.id, "Plan a trip.")
+    assert outcome.error is None, outcome.error
+    sent = fake_anthropic.message_requests[-1].body["thinking"]
+    assert sent == {"type": "enabled", "budget_tokens": 8000, "display": "omitted"}
+    assert outcome.reply.content[0]["thinking"] == ""  # omitted: only the signature comes
+
+
+async def test_a_changed_thinking_block_is_refused_by_the_server(
+    fake_anthropic: FakeAnthropic,
+) -> None:
+    from tui_chat.llm.client import ClaudeClient
+
+    client = ClaudeClient("sk-ant-test", base_url=fake_anthropic.base_url, max_retries=0)
+    block = {"type": "thinking", "thinking": "edited", "signature": fake_anthropic.signature("x")}
+    result = await client.stream(
+        {
+            "model": "claude-sonnet-4-6",
+            "max_tokens": 100,
+            "messages": [
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "content": [block, {"type": "text", "text": "a"}]},
+                {"role": "user", "content": "q2"},
+            ],
+        }
+    )
+    assert result.error is not None and "signature" in result.error.message
+    await client.aclose()
+
+
+# -- web search end to end -------------------------------------------------------------------
+
+
+async def test_web_search_results_citations_usage_and_cost(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    await service.set_setting(conv.id, "web_search", "on")
+    await service.set_setting(conv.id, "web_allowed_domains", "docs.python.org en.wikipedia.org")
+    blocks: list[dict[str, Any]] = []
+    outcome = await service.send(
+        conv.id,
+        "Search the web for python 3.14 release",
+        on_event=lambda e: blocks.append(e.block) if getattr(e, "block", None) else None,
+    )
+    assert outcome.error is None, outcome.error
+    body = fake_anthropic.message_requests[-1].body
+    assert body["tools"] == [
+        {
+            "type": "web_search_20250305",
+            "name": "web_search",
+            "max_uses": 5,
+            "allowed_domains": ["docs.python.org", "en.wikipedia.org"],
+        }
+    ]
+    content = outcome.reply.content
+    assert [activity(b) for b in blocks] == ["searched the web: “python 3.14 release”", "2 results"]
+    found = sources(content)
+    assert [(s.number, s.domain) for s in found] == [
+        (1, "docs.python.org"),
+        (2, "en.wikipedia.org"),
+    ]
+    assert "[1]" in cited_text(content) and "[2]" in cited_text(content)
+    usage = outcome.reply.usage
+    assert usage is not None and usage.web_search_requests == 1
+    cost = await service.cost_usd(conv.id)
+    assert cost == pytest.approx(cost_usd(model_info("claude-sonnet-4-6"), usage))
+    assert cost > 0.01
+    # The results and citations go back unchanged with the next request.
+    assert (await service.send(conv.id, "thanks")).error is None
+    again = fake_anthropic.message_requests[-1].body["messages"][1]["content"]
+    assert again == [{k: v for k, v in b.items()} for b in content]
+
+
+async def test_web_fetch_reads_a_page(make_service: Make, fake_anthropic: FakeAnthropic) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    await service.set_setting(conv.id, "web_fetch", "on")
+    outcome = await service.send(conv.id, "Summarize https://example.com/post please")
+    assert outcome.error is None
+    kinds = [b["type"] for b in outcome.reply.content]
+    assert kinds[:2] == ["server_tool_use", "web_fetch_tool_result"]
+    assert activity(outcome.reply.content[1]) == "read Page at example.com"
+    assert outcome.reply.usage is not None and outcome.reply.usage.web_fetch_requests == 1
+
+
+async def test_thinking_and_search_survive_export_and_import(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    for key in ("thinking", "web_search"):
+        await service.set_setting(conv.id, key, "on")
+    assert (await service.send(conv.id, "Search for sqlite wal mode")).error is None
+    before = (await service.context(conv.id, "next")).request
+    path = tmp_path / "conv.json"
+    path.write_text(await service.export(conv.id, "json"))
+    imported = await service.import_file(path)
+    after = (await service.context(imported.id, "next")).request
+    assert json.dumps(after, sort_keys=True) == json.dumps(before, sort_keys=True)
+    stored = (await service.messages(imported.id))[-1].content
+    assert stored[0]["type"] == "thinking" and stored[0]["signature"]
+    text = await service.export(conv.id, "md")
+    assert "searched the web: “sqlite wal mode”" in text
+    assert "[1]: " in text and "https://docs.python.org/sqlite-wal-mode" in text
+    assert "<details><summary>Thinking</summary>" in text
+
+
+def test_cli_send_show_and_context_with_thinking_and_search(
+    isolated_env: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    from tests.test_cli import js, run
+
+    run(isolated_env, "send", "--new", "hello", fake=fake_anthropic)
+    for key in ("thinking", "web_search"):
+        assert run(isolated_env, "set", "last", key, "on").returncode == 0
+    bad = run(isolated_env, "set", "last", "web_allowed_domains", "not a domain!")
+    assert bad.returncode != 0 and "not a domain" in bad.stderr
+    result = run(isolated_env, "send", "search for tmux copy mode", fake=fake_anthropic)
+    assert result.returncode == 0, result.stderr
+    assert "[thinking] Considering: search for tmux copy mode" in result.stderr
+    assert "[searched the web: “tmux copy mode”]" in result.stderr
+    assert "Considering" not in result.stdout and "Here is what I found" in result.stdout
+    shown = run(isolated_env, "show", "last").stdout
+    assert "[thinking: 6 words]" in shown and "[3 results]" in shown
+    assert "[1] Tmux Copy Mode — docs.python.org — https://docs.python.org/tmux-copy-mode" in shown
+    ctx = js(run(isolated_env, "context", "last", "--message", "next", "--json"))
+    assert ctx["request"]["thinking"] == {"type": "adaptive", "display": "summarized"}
+    assert ctx["request"]["tools"][0]["name"] == "web_search"
+    # The preset changes compaction only: thinking and search stay on.
+    assert run(isolated_env, "set", "last", "preset", "window").returncode == 0
+    ctx = js(run(isolated_env, "context", "last", "--message", "next", "--json"))
+    assert "thinking" in ctx["request"] and "tools" in ctx["request"]

@@ -1,0 +1,134 @@
+"""What a reply may use beyond the conversation: thinking, effort and Claude's web tools.
+
+The request keys here follow Claude's documentation as read on 2026-11-26 (docs corpus:
+"Building with extended thinking" and "Adaptive thinking", platform.claude.com/docs
+build-with-claude/extended-thinking and …/adaptive-thinking; "Preserved thinking"; "Web
+search tool" and "Web fetch tool", …/tool-use/web-search-tool and …/web-fetch-tool; the
+SDK's ``ThinkingConfigAdaptiveParam``, ``WebSearchTool20250305Param`` and
+``WebFetchTool20250910Param`` of anthropic 2.14):
+
+- ``thinking: {"type": "adaptive", "display": …}`` on models that support adaptive thinking
+  (the endpoint's ``capabilities.thinking.types.adaptive``, or the table below); elsewhere the
+  budget form ``{"type": "enabled", "budget_tokens": N, "display": …}`` with ``1024 <= N <
+  max_tokens``. ``display`` is always sent, because its default depends on the model (newer
+  models omit the thinking text unless asked for ``summarized``).
+- ``output_config: {"effort": …}`` only when the conversation sets an effort.
+- ``tools``: ``web_search_20250305`` / ``web_fetch_20250910`` with ``max_uses`` and either
+  ``allowed_domains`` or ``blocked_domains`` (never both).
+
+Thinking is off unless a conversation turns it on: the docs make no default for models where
+thinking is optional (newer models that think by default think whatever is sent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tui_chat.core.policy import Policy
+
+__all__ = ["MIN_THINKING_BUDGET", "REPLY_KEYS", "ReplyOptions", "reply_options", "thinking_kind"]
+
+MIN_THINKING_BUDGET = 1_024
+"""The least ``budget_tokens`` the API accepts."""
+
+WEB_SEARCH_TOOL = "web_search_20250305"
+WEB_FETCH_TOOL = "web_fetch_20250910"
+
+_ADAPTIVE_MODELS = ("claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-7")
+"""Models the docs list for adaptive thinking, for endpoints whose model list says nothing."""
+
+REPLY_KEYS = frozenset(
+    {
+        "thinking",
+        "thinking_budget",
+        "thinking_display",
+        "effort",
+        "web_search",
+        "web_fetch",
+        "web_max_uses",
+        "web_allowed_domains",
+        "web_blocked_domains",
+    }
+)
+"""The settings of what a reply may use (kept when a conversation changes its preset)."""
+
+ReplyOptions = dict[str, Any]
+"""Request keys added to a chat request (``thinking``, ``output_config``, ``tools``)."""
+
+
+def thinking_kind(model: str, features: Sequence[str]) -> str:
+    """``adaptive`` or ``enabled`` (the budget form) for a model.
+
+    Args:
+        model: The model id (any spelling).
+        features: What the endpoint says the model supports (``llm.models.model_features``
+            labels); empty when it said nothing.
+    """
+    if "adaptive thinking" in features:
+        return "adaptive"
+    if "thinking" in features:
+        return "enabled"
+    name = model.lower()
+    return "adaptive" if any(m in name for m in _ADAPTIVE_MODELS) else "enabled"
+
+
+def reply_options(
+    policy: Policy, model: str, max_output: int, features: Sequence[str] = ()
+) -> tuple[ReplyOptions, list[str]]:
+    """The request keys a conversation's policy adds, and warnings about what it could not.
+
+    Args:
+        policy: The conversation's policy.
+        model: The model id.
+        max_output: The request's ``max_tokens``.
+        features: The endpoint's feature labels for the model (empty: unknown).
+
+    Returns:
+        ``(options, warnings)``: options to merge into the request (empty when nothing is on).
+    """
+    options: ReplyOptions = {}
+    warnings: list[str] = []
+    if policy.thinking == "on":
+        kind = thinking_kind(model, features)
+        if kind == "adaptive":
+            options["thinking"] = {"type": "adaptive", "display": policy.thinking_display}
+        else:
+            budget = min(policy.thinking_budget, max_output - 1)
+            if budget < MIN_THINKING_BUDGET:
+                warnings.append(
+                    f"thinking is off for this request: max_tokens {max_output:,} leaves no room "
+                    f"for the least thinking budget ({MIN_THINKING_BUDGET:,}); raise max_output"
+                )
+            else:
+                options["thinking"] = {
+                    "type": "enabled",
+                    "budget_tokens": budget,
+                    "display": policy.thinking_display,
+                }
+    if policy.effort != "default":
+        options["output_config"] = {"effort": policy.effort}
+    tools = _web_tools(policy)
+    if tools:
+        options["tools"] = tools
+    return options, warnings
+
+
+def _web_tools(policy: Policy) -> list[dict[str, Any]]:
+    """The server tool definitions the policy turns on (web search first)."""
+    tools: list[dict[str, Any]] = []
+    for on, kind, name in (
+        (policy.web_search, WEB_SEARCH_TOOL, "web_search"),
+        (policy.web_fetch, WEB_FETCH_TOOL, "web_fetch"),
+    ):
+        if not on:
+            continue
+        tool: dict[str, Any] = {"type": kind, "name": name, "max_uses": policy.web_max_uses}
+        if policy.web_allowed_domains:
+            tool["allowed_domains"] = list(policy.web_allowed_domains)
+        elif policy.web_blocked_domains:
+            tool["blocked_domains"] = list(policy.web_blocked_domains)
+        if name == "web_fetch":
+            tool["citations"] = {"enabled": True}
+        tools.append(tool)
+    return tools
