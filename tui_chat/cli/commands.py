@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tui_chat.cli import compaction_view, models_view, render
+from tui_chat.cli import compaction_view, models_view, render, usage_view
 from tui_chat.cli.parser import Args
 from tui_chat.cli.process import silence_stdout
 from tui_chat.core.inert import inert
@@ -428,6 +428,7 @@ HANDLERS: dict[str, Handler] = {
     "import": _import,
     "doctor": _doctor,
     "models": models_view.models,
+    "usage": usage_view.usage,
     "backup": _backup,
 }
 """The handler of each subcommand (``open`` and no command start the TUI instead)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 __all__ = ["Args", "build_parser"]
@@ -56,6 +57,17 @@ class Args(argparse.Namespace):
     """``doctor --repair``: rebuild the search index from the messages."""
     refresh: bool
     """``models --refresh``: read the endpoint's model list now."""
+    month: bool
+    """``usage --month``: a row per month instead of per day."""
+    since: str | None
+    """``usage --since``: the first local day counted (``YYYY-MM-DD``)."""
+
+
+def since_day(value: str) -> str:
+    """``--since``: a day (``2026-11-01``) or a month (``2026-11``, its first day)."""
+    if not re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", value):
+        raise argparse.ArgumentTypeError(f"{value!r}: give a day (2026-11-01) or a month (2026-11)")
+    return value if len(value) == 10 else f"{value}-01"
 
 
 def _json_flag(parser: argparse.ArgumentParser) -> None:
@@ -197,6 +209,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--refresh", action="store_true", help="read the endpoint's list now (else once a day)"
     )
+    _json_flag(p)
+
+    p = sub.add_parser("usage", help="what replies and summaries cost, per day or month")
+    p.add_argument("--month", action="store_true", help="a row per month (default: per day)")
+    p.add_argument("--since", type=since_day, metavar="DAY", help="from this day or month on")
     _json_flag(p)
 
     p = sub.add_parser("doctor", help="check paths, key, tokenizer, database and search index")

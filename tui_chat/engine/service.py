@@ -29,6 +29,7 @@ from tui_chat.engine.exports import export_file, export_stream, export_text
 from tui_chat.engine.session import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.engine.transfer import import_conversation
+from tui_chat.engine.usage import Period, UsageReport, usage_report
 from tui_chat.engine.versions import SummaryVersions
 from tui_chat.engine.watch import OutsideWrites
 from tui_chat.llm.client import ClaudeClient
@@ -344,6 +345,10 @@ class ChatService(SummaryVersions):
         """What the conversation's replies have cost so far, in USD."""
         total = 0.0
         for model, usage in await self.store.messages.usage_totals(conversation_id):
+    async def usage(self, by: Period = "day", since: str | None = None) -> UsageReport:
+        """Cost of every conversation's replies and summaries per ``by`` and model."""
+        return await usage_report(self.store, self.info_for, by, since)
+
             total += cost_usd(self.info_for(model), usage)
         return total
 

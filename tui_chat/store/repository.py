@@ -33,6 +33,7 @@ from tui_chat.store.search import Search
 from tui_chat.store.send_leases import SendLeases
 from tui_chat.store.sql import Sql
 from tui_chat.store.summaries import Summaries
+from tui_chat.store.usage import UsageLedger
 
 
 class Store:
@@ -62,6 +63,8 @@ class Store:
     """The unsent draft of each conversation."""
     imports: Imports
     """Which file each import came from; what an import restores beyond messages."""
+    usage: UsageLedger
+    """The API's usage summed by day and model, over every conversation (``usage``)."""
     access: Access
     """Whether the file is writable (and if not, why and what to do)."""
 
@@ -78,6 +81,7 @@ class Store:
         self.model_catalog = ModelCatalogStore(self._sql)
         self.send_leases = SendLeases(self._sql)
         self.attachments = Attachments(self._sql)
+        self.usage = UsageLedger(self._sql)
         self.forks = Forks(self._sql)
         self.drafts = Drafts(self._sql)
         self.imports = Imports(self._sql)

@@ -1,0 +1,76 @@
+"""`tui-chat usage`: what replies and summaries cost, per day or month and model."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from tests.fake_anthropic import FakeAnthropic
+from tests.test_cli import run
+from tui_chat.engine.service import ChatService
+
+Make = Callable[..., Awaitable[ChatService]]
+
+
+def test_usage_sums_replies_and_summaries_by_day_and_month(
+    isolated_env: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    for n in range(3):
+        assert run(isolated_env, "send", "--new", f"hello {n}", fake=fake_anthropic).returncode == 0
+    assert run(isolated_env, "send", "and more", fake=fake_anthropic).returncode == 0
+    result = run(isolated_env, "usage", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["by"] == "day" and len(report["rows"]) == 1
+    row = report["rows"][0]
+    assert row["replies"] == 4 and row["input_tokens"] > 0 and row["output_tokens"] > 0
+    assert row["chat_usd"] > 0 and report["total_usd"] == pytest.approx(row["total_usd"])
+    month = json.loads(run(isolated_env, "usage", "--month", "--json").stdout)
+    assert [r["period"] for r in month["rows"]] == [row["period"][:7]]
+    assert month["total_usd"] == pytest.approx(report["total_usd"])
+    table = run(isolated_env, "usage")
+    assert "replies" in table.stdout and "█" in table.stdout and "total $" in table.stdout
+    later = run(isolated_env, "usage", "--since", "2999-01")
+    assert later.returncode == 0 and "no usage yet" in later.stdout
+    bad = run(isolated_env, "usage", "--since", "last week")
+    assert bad.returncode == 2 and "give a day (2026-11-01) or a month" in bad.stderr
+
+
+async def test_summary_calls_count_and_days_are_local(
+    make_service: Make, fake_anthropic: FakeAnthropic, isolated_env: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    for n in range(4):
+        await service.send(conv.id, f"question {n} about the deploy")
+    summary = await service.compact(conv.id)
+    calls = await service.store.usage.summary_calls()
+    assert summary.summarizer != "extractive"
+    assert [c.calls for c in calls] == [1] and calls[0].cost_usd > 0
+    report = await service.usage()
+    (row,) = report.rows
+    assert row.summary_calls == 1 and row.summary_usd == pytest.approx(calls[0].cost_usd)
+    assert row.total_usd == pytest.approx(row.chat_usd + row.summary_usd)
+    assert row.chat_usd == pytest.approx(await service.cost_usd(conv.id))
+    # A reply made at 02:00 UTC belongs to the previous day in New York.
+    with sqlite3.connect(isolated_env / "engine.db") as db:
+        db.execute("UPDATE messages SET created_at = '2026-03-10T02:00:00+00:00'")
+        db.execute("UPDATE summaries SET created_at = '2026-03-10T02:00:00+00:00'")
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "America/New_York"
+    time.tzset()  # SQLite's 'localtime' asks the C library
+    try:
+        days = {r.period for r in (await service.usage()).rows}
+    finally:
+        if old is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
+    assert days == {"2026-03-09"}

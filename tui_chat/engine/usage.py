@@ -1,0 +1,92 @@
+"""``tui-chat usage``: what the replies and the summaries cost, per day or month and model.
+
+Replies are priced now at each model's prices (the prices the gauge uses); a summary call's
+dollars were stored when it ran. Both are the API's own token counts, never estimates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tui_chat.llm.models import ModelInfo, cost_usd
+from tui_chat.store.repository import Store
+
+Period = Literal["day", "month"]
+
+
+@dataclass(slots=True)
+class UsageRow:
+    """One model in one period."""
+
+    period: str
+    model: str
+    replies: int = 0
+    input_tokens: int = 0
+    """Every input token the replies' requests carried (uncached, cache writes and reads)."""
+    cache_read_tokens: int = 0
+    output_tokens: int = 0
+    web_searches: int = 0
+    chat_usd: float = 0.0
+    summary_calls: int = 0
+    summary_usd: float = 0.0
+
+    @property
+    def total_usd(self) -> float:
+        """Replies and summaries together."""
+        return self.chat_usd + self.summary_usd
+
+
+@dataclass(slots=True)
+class UsageReport:
+    """Rows by period then model, and each period's total."""
+
+    by: Period
+    rows: list[UsageRow] = field(default_factory=list)
+
+    def totals(self) -> list[tuple[str, float]]:
+        """Each period with its dollars, oldest first."""
+        sums: dict[str, float] = {}
+        for row in self.rows:
+            sums[row.period] = sums.get(row.period, 0.0) + row.total_usd
+        return list(sums.items())
+
+    @property
+    def total_usd(self) -> float:
+        """Everything in the report."""
+        return sum(row.total_usd for row in self.rows)
+
+
+async def usage_report(
+    store: Store,
+    info_for: Callable[[str], ModelInfo],
+    by: Period = "day",
+    since: str | None = None,
+) -> UsageReport:
+    """Usage of every conversation (archived ones too) from ``since`` (a ``YYYY-MM-DD``
+    local day; everything by default), summed by ``by`` and model."""
+    width = 10 if by == "day" else 7
+    rows: dict[tuple[str, str], UsageRow] = {}
+
+    def row(day: str, model: str) -> UsageRow:
+        key = (day[:width], model)
+        if key not in rows:
+            rows[key] = UsageRow(period=key[0], model=model)
+        return rows[key]
+
+    for day in await store.usage.replies(since):
+        target, usage = row(day.day, day.model), day.usage
+        target.replies += day.replies
+        target.input_tokens += usage.total_input
+        target.cache_read_tokens += usage.cache_read_input_tokens
+        target.output_tokens += usage.output_tokens
+        target.web_searches += usage.web_search_requests
+        target.chat_usd += cost_usd(info_for(day.model), usage)
+    for calls in await store.usage.summary_calls(since):
+        target = row(calls.day, calls.model)
+        target.summary_calls += calls.calls
+        target.input_tokens += calls.input_tokens
+        target.output_tokens += calls.output_tokens
+        target.summary_usd += calls.cost_usd
+    return UsageReport(by=by, rows=[rows[key] for key in sorted(rows)])
