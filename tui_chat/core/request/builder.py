@@ -42,7 +42,7 @@ from tui_chat.core.payback import break_even
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget, within_budget
 from tui_chat.core.request.clip import fit_text
-from tui_chat.core.request.compose import EPHEMERAL, Candidate, Composer, MemoryTexts
+from tui_chat.core.request.compose import EPHEMERAL, Candidate, MemoryTexts, RequestLayout
 from tui_chat.core.request.pieces import new_piece
 from tui_chat.core.request.render import (
     MEMORY_PREAMBLE,
@@ -139,7 +139,7 @@ class _Builder:
             # Where the history could be carried, recall sends only what matches the message.
             recalled = [p for p in recalled if p.relevance >= RELEVANCE_FLOOR]
         self.selector = Selector(self.policy, self.counter, inputs.anchors, recalled)
-        self.composer = Composer(inputs.system_prompt, fresh, self.counter)
+        self.layout = RequestLayout(inputs.system_prompt, fresh, self.counter)
         self.system_tokens = self.counter.count(inputs.system_prompt.strip())
         summary = inputs.summary
         self.block = summary.compaction_block if summary is not None else None
@@ -185,7 +185,7 @@ class _Builder:
         count = self._count
         others = self.system_tokens + count(MEMORY_PREAMBLE) + sum(count(t) for t in texts)
         others += self.timeline.span_tokens(start, len(self.timeline))
-        others += self.composer.new_piece.tokens if self.composer.new_piece is not None else 0
+        others += self.layout.new_piece.tokens if self.layout.new_piece is not None else 0
         room = int(self.usable / max(1.0, self.inputs.calibration)) - others - FILL_RESERVE
         filled = max(limit, min(policy.recall_max_tokens, room))
         return filled if cap is None else min(filled, cap)
@@ -254,7 +254,7 @@ class _Builder:
             over_budget_anchors=over_budget,
             cut_messages=timeline.span_cuts(start, len(timeline)),
         )
-        candidate = self.composer.compose(
+        candidate = self.layout.compose(
             candidate, self._units(start), texts, single=self.policy.single_user_message
         )
         if ledger_text:
@@ -270,7 +270,7 @@ class _Builder:
         the new message hold one)."""
         timeline = self.timeline
         start = timeline.turn_start(shed.turns)
-        fresh = self.composer.new_piece
+        fresh = self.layout.new_piece
         return bool(timeline.span_refs(start, len(timeline))) or (
             fresh is not None and any(is_ref(block) for block in fresh.content)
         )

@@ -85,7 +85,7 @@ class MemoryTexts:
     """The active ``server`` version's compaction block, sent first in ``messages``."""
 
 
-class Composer:
+class RequestLayout:
     """Lays out candidates for one build.
 
     Args:

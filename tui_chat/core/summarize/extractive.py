@@ -11,7 +11,7 @@ from typing import Literal, NamedTuple
 from tui_chat.core.blocks import message_body, message_parts
 from tui_chat.core.identifiers import extract_identifiers, might_hold_identifiers
 from tui_chat.core.summarize.fields import DECISION, DECISION_STEMS, split_fields
-from tui_chat.core.summarize.output import check_request, finish
+from tui_chat.core.summarize.output import finish, require_messages
 from tui_chat.core.summarize.segments import (
     new_segment,
     parent_segments,
@@ -324,7 +324,7 @@ class ExtractiveSummarizer:
         Raises:
             SummaryError: when there is nothing to summarize.
         """
-        check_request(request)
+        require_messages(request)
         targets = targets_for(request)
         if request.policy.strategy == "running":
             previous = split_fields(request.previous.text) if request.previous is not None else ""

@@ -6,7 +6,7 @@ import asyncio
 
 from tui_chat.core.models import Usage
 from tui_chat.core.summarize.continuation import PromptBuilder
-from tui_chat.core.summarize.output import check_request, finish
+from tui_chat.core.summarize.output import finish, require_messages
 from tui_chat.core.summarize.prompt import build_summary_prompt, extract_summary
 from tui_chat.core.summarize.segments import new_segment, parent_segments, roll_up, segments_text
 from tui_chat.core.summarize.targets import targets_for
@@ -77,7 +77,7 @@ class ModelSummarizer:
             SummaryError: when a call fails, times out, or returns an empty or error-looking
                 reply.
         """
-        check_request(request)
+        require_messages(request)
         targets = targets_for(request)
         system, user = self._prompt(request)
         text, usage = await self._call(request, system, user)

@@ -10,7 +10,7 @@ from tui_chat.core.summarize.fields import extract_fields, with_fields
 from tui_chat.core.summarize.types import SummaryError, SummaryInput, SummaryOutput
 
 
-def check_request(request: SummaryInput) -> None:
+def require_messages(request: SummaryInput) -> None:
     """Refuse a request with nothing to summarize.
 
     Args:
