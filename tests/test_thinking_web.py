@@ -251,3 +251,47 @@ def test_cli_send_show_and_context_with_thinking_and_search(
     assert run(isolated_env, "set", "last", "preset", "window").returncode == 0
     ctx = js(run(isolated_env, "context", "last", "--message", "next", "--json"))
     assert "thinking" in ctx["request"] and "tools" in ctx["request"]
+
+
+def test_a_continuation_summary_keeps_thinking_and_tools_and_makes_room() -> None:
+    from tui_chat.core.summarize.continuation import continuation_request
+
+    chat = {
+        "model": "claude-haiku-4-5",
+        "max_tokens": 16_384,
+        "thinking": {"type": "enabled", "budget_tokens": 8000, "display": "summarized"},
+        "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 5}],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "q"}]}],
+    }
+    reply = [
+        {"type": "thinking", "thinking": "private", "signature": "s"},
+        {"type": "text", "text": "answer"},
+    ]
+    request = continuation_request(chat, reply, "Summarize.", 2048)
+    assert request["thinking"] == chat["thinking"] and request["tools"] == chat["tools"]
+    assert request["max_tokens"] == 2048 + 8000  # budget_tokens < max_tokens
+    assert request["messages"][1]["content"] == [{"type": "text", "text": "answer"}]
+    assert "Do not search the web" in request["messages"][2]["content"][0]["text"]
+
+
+async def test_a_thinking_search_conversation_survives_compaction_and_roll_back(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    for key, value in (("thinking", "on"), ("web_search", "on"), ("keep_recent", "2")):
+        await service.set_setting(conv.id, key, value)
+    for text in ("We use PostgreSQL 16.", "Search for postgres vacuum tuning", "Thanks.", "Ok."):
+        assert (await service.send(conv.id, text)).error is None
+    await service.finish_background()
+    version = await service.compact(conv.id)
+    assert version.status == "completed" and "PostgreSQL" in version.text
+    assert "Considering" not in version.text  # thinking never reaches a summary's input
+    summaries = [r.body for r in fake_anthropic.message_requests if r.is_summary]
+    assert summaries and all("thinking" not in kinds for body in summaries for kinds in types(body))
+    after = await service.context(conv.id, "next")
+    assert after.request["thinking"]["type"] == "adaptive" and after.request["tools"]
+    assert (await service.send(conv.id, "Search for pg_stat_statements")).error is None
+    restored = await service.activate(conv.id, version.version - 1 if version.version > 1 else 0)
+    assert restored is None or restored.version < version.version
+    assert (await service.send(conv.id, "And now?")).error is None

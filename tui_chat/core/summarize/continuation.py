@@ -124,8 +124,15 @@ def continuation_request(
     blocks = clean_blocks(reply)
     if not blocks or any(b.get("type") == "tool_use" for b in blocks):
         raise ValueError("the reply is not a finished answer")
+    if any(str(tool.get("type", "")).startswith("web_") for tool in request.get("tools") or ()):
+        # The tools stay as sent (the cached prefix); the summary needs no new pages.
+        instruction += "\n\nDo not search the web or fetch pages: use only this conversation."
     messages.append({"role": "assistant", "content": blocks})
     messages.append({"role": "user", "content": [{"type": "text", "text": instruction}]})
     request["messages"] = messages
     request["max_tokens"] = max_tokens
+    thinking = request.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") == "enabled":
+        # The budget form needs max_tokens above budget_tokens; the summary keeps its own room.
+        request["max_tokens"] = max_tokens + int(thinking.get("budget_tokens") or 0)
     return request
