@@ -17,12 +17,12 @@ from tui_chat.tui.screens.main import MainScreen
 
 
 async def _attach(pilot: ChatPilot, screen: MainScreen, path: Path) -> None:
-    count = len(screen.pending)
+    count = len(screen.tray.pending)
     await pilot.press("ctrl+a")
     await until(pilot, lambda: bool(pilot.app.screen.query(Input)))
     pilot.app.screen.query_one(Input).value = str(path)
     await pilot.press("enter")
-    await until(pilot, lambda: len(screen.pending) == count + 1)
+    await until(pilot, lambda: len(screen.tray.pending) == count + 1)
 
 
 def _chips(screen: MainScreen) -> str:
@@ -67,7 +67,7 @@ async def test_a_refused_send_keeps_its_text_and_files(
         await until(pilot, lambda: any("tokens" in n for n in notifications(app)))
         await settle(pilot)
         assert fake_anthropic.bodies == []
-        assert [a.name for a in screen.pending] == ["big.pdf"] and "big.pdf" in _chips(screen)
+        assert [a.name for a in screen.tray.pending] == ["big.pdf"] and "big.pdf" in _chips(screen)
         assert screen.composer.text == "read this"
         assert [a.name for a in await keyed_service.drafts.files(conversation.id)] == ["big.pdf"]
         assert await keyed_service.history(conversation.id) == []
@@ -88,22 +88,22 @@ async def test_files_stay_with_the_draft_and_backspace_removes_one(
         await _attach(pilot, screen, image)
         await _attach(pilot, screen, notes)
         await screen.open_conversation(second.id)
-        assert screen.pending == [] and not _chips(screen).strip()
+        assert screen.tray.pending == [] and not _chips(screen).strip()
         await screen.open_conversation(first.id)
-        assert [a.name for a in screen.pending] == ["plot.png", "notes.txt"]
+        assert [a.name for a in screen.tray.pending] == ["plot.png", "notes.txt"]
         assert "plot.png" in _chips(screen) and "notes.txt" in _chips(screen)
         await settle(pilot)
     # Quit and start again: the files are still attached.
     app = make_app(keyed_service, first.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await until(pilot, lambda: len(screen.pending) == 2)
+        await until(pilot, lambda: len(screen.tray.pending) == 2)
         screen.composer.load_text("typed")
         screen.composer.move_cursor((0, 1))
         await pilot.press("backspace")  # inside the text: a character goes, not a file
-        assert screen.composer.text == "yped" and len(screen.pending) == 2
+        assert screen.composer.text == "yped" and len(screen.tray.pending) == 2
         await pilot.press("backspace")  # at the start: the last file goes
-        await until(pilot, lambda: [a.name for a in screen.pending] == ["plot.png"])
+        await until(pilot, lambda: [a.name for a in screen.tray.pending] == ["plot.png"])
         assert "notes.txt" not in _chips(screen) and screen.composer.text == "yped"
         await settle(pilot)
         kept = await keyed_service.drafts.files(first.id)
@@ -124,7 +124,7 @@ async def test_an_edit_cancelled_brings_the_draft_files_back(
         await pilot.press("f5", "up")  # the prompt
         await pilot.press("e")
         await until(pilot, lambda: screen.composer.text == "first prompt")
-        await until(pilot, lambda: screen.pending == [])  # the prompt had no files
+        await until(pilot, lambda: screen.tray.pending == [])  # the prompt had no files
         await pilot.press("escape")
-        await until(pilot, lambda: [a.name for a in screen.pending] == ["kept.png"])
+        await until(pilot, lambda: [a.name for a in screen.tray.pending] == ["kept.png"])
         assert "kept.png" in _chips(screen)

@@ -81,7 +81,7 @@ async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
         await until(pilot, lambda: bool(app.screen.query(Input)))
         app.screen.query_one(Input).value = str(image)
         await pilot.press("enter")
-        await until(pilot, lambda: len(screen.pending) == 1)
+        await until(pilot, lambda: len(screen.tray.pending) == 1)
         chips = str(app.query_one("#pending-files", Static).visual)
         assert "shot.png" in chips and " B" in chips
         assert screen.composer.text == "what is this?"
@@ -105,7 +105,7 @@ async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
         content = fake_anthropic.bodies[-1]["messages"][-1]["content"]
         assert content[0]["type"] == "image"
         assert base64.b64decode(content[0]["source"]["data"]) == image.read_bytes()
-        assert screen.pending == []
+        assert screen.tray.pending == []
         # The stored message shows the chip, not the file.
         view = app.query_one(ChatPane).views[0]
         assert "shot.png" in str(view.query_one(".chips", Static).visual)
@@ -127,14 +127,14 @@ async def test_a_file_with_no_typed_text_is_sent_and_a_blank_draft_alone_is_not(
         await until(pilot, lambda: bool(app.screen.query(Input)))
         app.screen.query_one(Input).value = str(image)
         await pilot.press("enter")
-        await until(pilot, lambda: len(screen.pending) == 1)
+        await until(pilot, lambda: len(screen.tray.pending) == 1)
         assert screen.composer.text == ""
         await pilot.press("enter")
         await until(pilot, lambda: len(fake_anthropic.bodies) == 1)
         await settle(pilot)
         content = fake_anthropic.bodies[-1]["messages"][-1]["content"]
         assert [block["type"] for block in content] == ["image"]
-        assert screen.pending == [] and not screen.composer.has_files
+        assert screen.tray.pending == [] and not screen.composer.has_files
         stored = await keyed_service.history(conversation.id)
         assert stored[0].role == "user" and "only.png" in stored[0].text
 
@@ -158,7 +158,7 @@ async def test_ctrl_a_refuses_a_missing_or_oversized_file_and_keeps_the_draft(
             await pilot.pause()
         shown = " ".join(notifications(app))
         assert "big.png is 5.0 MB" in shown and "does not exist" in shown
-        assert screen.pending == [] and screen.composer.text == "keep me"
+        assert screen.tray.pending == [] and screen.composer.text == "keep me"
         assert fake_anthropic.bodies == []
 
 
@@ -258,10 +258,10 @@ async def test_e_brings_back_the_files_of_a_prompt_and_escape_drops_the_edit(
         screen = await ready(pilot)
         await pilot.press("f5", "e")
         await until(pilot, lambda: screen.composer.text == "read this")
-        assert [a.sha256 for a in screen.pending] == [attachment.sha256]
+        assert [a.sha256 for a in screen.tray.pending] == [attachment.sha256]
         assert "scan.png" in str(app.query_one("#pending-files", Static).visual)
         await pilot.press("escape")
-        assert screen.editing is None and screen.pending == []
+        assert screen.editing is None and screen.tray.pending == []
         assert screen.composer.text == ""
         assert app.focused is screen.composer
 
@@ -311,10 +311,10 @@ async def test_ctrl_a_picks_a_file_from_the_folder_tree(
         tree.focus()
         tree.move_cursor(node)
         await pilot.press("enter")
-        await until(pilot, lambda: len(screen.pending) == 1)
-        assert screen.pending[0].kind == "text" and screen.pending[0].name == "notes.md"
+        await until(pilot, lambda: len(screen.tray.pending) == 1)
+        assert screen.tray.pending[0].kind == "text" and screen.tray.pending[0].name == "notes.md"
         await pilot.press("ctrl+a")
         await until(pilot, lambda: isinstance(app.screen, FilePicker))
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen)
-        assert len(screen.pending) == 1
+        assert len(screen.tray.pending) == 1

@@ -352,6 +352,24 @@ class ChatService(SummaryVersions):
             total += cost_usd(self.info_for(model), usage)
         return total
 
+    # -- drafts (the composer's text and files) --------------------------------------------
+
+    async def draft(self, conversation_id: str) -> str:
+        """The conversation's draft text (``""`` for none)."""
+        return await self.drafts.get(conversation_id)
+
+    async def set_draft(self, conversation_id: str, text: str) -> None:
+        """Keep ``text`` as the conversation's draft (blank, with no files: none)."""
+        await self.drafts.set(conversation_id, text)
+
+    async def draft_files(self, conversation_id: str) -> list[Attachment]:
+        """The files attached to the conversation's draft."""
+        return await self.drafts.files(conversation_id)
+
+    async def set_draft_files(self, conversation_id: str, files: Sequence[Attachment]) -> None:
+        """Keep ``files`` (in this order) as the files of the conversation's draft."""
+        await self.drafts.set_files(conversation_id, files)
+
     # -- anchors -------------------------------------------------------------------------
 
     async def pin(self, message_id: int, note: str = "") -> None:

@@ -84,7 +84,7 @@ class ChatHost(App[None]):
     def drafts(self) -> DraftKeeper:
         """The composer's drafts, kept per conversation in the database."""
         if self._drafts is None:
-            self._drafts = DraftKeeper(self.service.drafts)
+            self._drafts = DraftKeeper(self.service)
         return self._drafts
 
     def copy_to_clipboard(self, text: str) -> None:

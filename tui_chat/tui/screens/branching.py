@@ -8,28 +8,25 @@ methods are named in the table of actions (``tui/actions.py``).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from urllib.parse import unquote
 
 from textual import events, on, work
-from textual.widgets import Static
 
 from tui_chat.core.attachments import (
     Attachment,
     AttachmentError,
     check_request,
-    chip,
     typed_text,
 )
 from tui_chat.core.codeblocks import code_blocks
 from tui_chat.core.models import Message
 from tui_chat.core.turns import starts_turn
-from tui_chat.engine.attachments import read_attachment
 from tui_chat.engine.session import EmptyMessage, MessageTooLarge
 from tui_chat.tui.screens.chat_view import ChatView
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
+from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.message_view import MessageView
 
 NOT_SENT = (EmptyMessage, MessageTooLarge, AttachmentError)
@@ -45,60 +42,42 @@ def pasted_path(text: str) -> str:
 
 
 class BranchView(ChatView):
-    """The chat screen's message-level actions and the files attached to the draft."""
-
-    DEFAULT_CSS = """
-    BranchView #pending-files { height: auto; color: $text-accent; padding: 0 1; display: none; }
-    """
+    """The chat screen's message-level actions and the draft tray's files."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.pending: list[Attachment] = []
-        """Files attached to the message being written."""
-        self.editing: int | None = None
-        """The prompt being edited (sending forks before it), if any."""
         self._code_turns: dict[int, int] = {}
         self._unsent: tuple[str, str, list[Attachment]] | None = None
         """The last send (conversation, text, files) until its worker ends."""
 
-    @on(events.Mount)
-    async def _add_chip_row(self) -> None:
-        """Add the row of chips above the composer."""
-        await self.query_one("#center").mount(
-            Static("", id="pending-files", markup=False), before=self.composer
-        )
+    @property
+    def tray(self) -> DraftTray:
+        """The files attached to the draft, and the prompt being edited."""
+        return self.query_one("#pending-files", DraftTray)
+
+    @property
+    def editing(self) -> int | None:
+        """The prompt being edited (sending forks before it), if any."""
+        return self.tray.editing
+
+    @on(DraftTray.Changed)
+    def _files_changed(self, event: DraftTray.Changed) -> None:
+        self.composer.has_files = event.has_files
 
     def attached_files(self) -> Sequence[Attachment]:
         """Files attached to the draft (counted by the gauge)."""
-        return self.pending
-
-    def _show_pending(self) -> None:
-        chips = "   ".join(chip(a.ref()) for a in self.pending)
-        self.composer.has_files = bool(self.pending)
-        if self.editing is not None:
-            chips = f"✎ editing #{self.editing}: enter sends it as a fork, escape cancels   {chips}"
-        for row in self.query("#pending-files").results(Static):
-            row.update(chips.rstrip())
-            row.display = bool(chips.strip())
+        return self.tray.pending
 
     async def open_conversation(
         self, conversation_id: str, around: int | None = None, **options: bool
     ) -> None:
         """Show a conversation with the files attached to its draft; an edit of another one
         is dropped (the other's attached files stay in its draft)."""
-        switched = conversation_id != self.conversation_id
-        if switched:
-            self.pending = []
-            self.editing = None
+        if conversation_id != self.conversation_id:
+            for tray in self.query(DraftTray):  # not there yet at start-up
+                tray.forget()
         await super().open_conversation(conversation_id, around, **options)
-        if switched and self.conversation is not None:
-            self.pending = await self.app.service.drafts.files(self.conversation.id)
-        self._show_pending()
-
-    async def _keep_files(self) -> None:
-        """Write the attached files as the draft's (an edit's files are not a draft)."""
-        if self.conversation is not None and self.editing is None:
-            await self.app.service.drafts.set_files(self.conversation.id, self.pending)
+        await self.tray.switch(self.conversation_id)
 
     async def unsent_back(self, error: BaseException | None) -> None:
         """After a send: when it was refused before its message was stored, its text and
@@ -113,15 +92,12 @@ class BranchView(ChatView):
         conversation_id, text, files = unsent
         if conversation_id != self.conversation_id:
             return
-        known = {a.sha256 for a in files}
-        self.pending = [*files, *(a for a in self.pending if a.sha256 not in known)]
         if isinstance(error, MessageTooLarge):
             text = error.text  # the text with the draft kept before it
         if not self.composer.text.strip() and text.strip():
             self.composer.load_text(text)
             self.composer.move_cursor(self.composer.document.end)
-        self._show_pending()
-        await self._keep_files()
+        await self.tray.give_back(files)
         await self.refresh_gauge()
 
     @on(events.Key)
@@ -129,7 +105,7 @@ class BranchView(ChatView):
         """``backspace`` at the very start of the composer removes the last attached file."""
         if (
             event.key == "backspace"
-            and self.pending
+            and self.tray.pending
             and self.focused is self.composer
             and self.composer.cursor_location == (0, 0)
             and not self.composer.selected_text
@@ -140,13 +116,11 @@ class BranchView(ChatView):
 
     async def action_detach_file(self) -> None:
         """Remove the last file attached to the draft."""
-        if not self.pending:
+        removed = await self.tray.detach()
+        if removed is None:
             self.notify("No file is attached to the message.", severity="warning")
             return
-        removed = self.pending.pop()
-        self._show_pending()
         self.notify(f"Removed {removed.name}.", markup=False, timeout=2)
-        await self._keep_files()
         await self.refresh_gauge()
 
     @on(events.Key)
@@ -158,20 +132,12 @@ class BranchView(ChatView):
             and self.focused is self.composer
             and not self.app.replying
         ):
-            self.editing = None
-            self.pending = []
+            self.tray.drop_edit()
             self.composer.clear()
-            self._show_pending()
             self.notify("Edit cancelled.")
             event.stop()
             event.prevent_default()
-            self.run_worker(self._draft_files_back(), exit_on_error=False)
-
-    async def _draft_files_back(self) -> None:
-        """The draft's own files, shown again (an edit's files stood in for them)."""
-        if self.conversation is not None and self.editing is None:
-            self.pending = await self.app.service.drafts.files(self.conversation.id)
-            self._show_pending()
+            self.run_worker(self.tray.reload(), exit_on_error=False)
 
     def _selected(self) -> MessageView | None:
         view = self.chat.selected_view
@@ -192,16 +158,12 @@ class BranchView(ChatView):
             return
         path = pasted_path(answer)
         try:
-            # Off the event loop: a file can be tens of megabytes.
-            attachment = await asyncio.to_thread(read_attachment, path)
-            check_request([a.ref() for a in [*self.pending, attachment]])
+            await self.tray.attach(path)
         except AttachmentError as exc:
             self.notify(str(exc), title="Cannot attach", severity="error", markup=False)
             return
-        self.pending.append(attachment)
-        self._show_pending()
         self.composer.focus()
-        await self._keep_files()
+        await self.tray.keep()
         await self.refresh_gauge()
 
     def send_draft(self, composer: Composer, text: str) -> None:
@@ -211,9 +173,8 @@ class BranchView(ChatView):
         """
         if self.conversation is None:
             return
-        files = list(self.pending)
         try:
-            check_request([a.ref() for a in files])
+            check_request([a.ref() for a in self.tray.pending])
         except AttachmentError as exc:
             composer.restore(text)  # cleared when it was submitted
             self.notify(f"{exc}; nothing was sent", severity="error", markup=False)
@@ -221,10 +182,8 @@ class BranchView(ChatView):
         composer.remember(text)
         # The stored draft keeps the files until the message is stored (one transaction), so
         # a refused send gives them back (unsent_back).
-        self.pending = []
-        self._unsent = (self.conversation.id, text, files) if self.editing is None else None
-        editing, self.editing = self.editing, None
-        self._show_pending()
+        files, editing = self.tray.take()
+        self._unsent = (self.conversation.id, text, files) if editing is None else None
         if editing is None:
             self.app.send_reply(self.conversation.id, text, files)
         else:
@@ -257,11 +216,9 @@ class BranchView(ChatView):
         if not starts_turn(message.role, message.content):
             self.notify("Only your own prompts can be edited.", severity="warning")
             return
-        self.editing = message.id
-        self.pending = []
+        self.tray.start_edit(message.id)
         self.composer.load_text(typed_text(message.content, message.text))
         self.composer.move_cursor(self.composer.document.end)
-        self._show_pending()
         self.chat.navigating = False
         self.set_focus(self.composer)
         self._edit_files(message)
@@ -273,9 +230,7 @@ class BranchView(ChatView):
         except AttachmentError as exc:
             self.notify(f"{exc}; edited without them", severity="error", markup=False)
             return
-        if self.editing == message.id:
-            self.pending = files
-            self._show_pending()
+        self.tray.edit_files(message.id, files)
 
     def action_compact_upto(self) -> None:
         """Compact every whole turn up to the selected message's turn (in the background)."""

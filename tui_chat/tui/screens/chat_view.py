@@ -30,6 +30,7 @@ from tui_chat.tui.text import inert, one_line
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
+from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.footer import ChatFooter
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 from tui_chat.tui.widgets.token_gauge import TokenGauge
@@ -69,6 +70,7 @@ class ChatView(Screen[None]):
             with Vertical(id="center"):
                 yield ChatPane(self.app.service, id="chat")
                 yield Static(NO_KEY_HELP, id="no-key", markup=False)
+                yield DraftTray(self.app.service, id="pending-files")
                 yield Composer(id="composer", cursor_blink=self.app.cursor_blink)
                 yield TokenGauge(id="gauge")
             yield SummaryTimeline(id="timeline", clock=self.app.clock)

@@ -120,9 +120,8 @@ class MainScreen(ConversationActions):
         for the next prompt."""
         if self.conversation is None:
             return
-        files = list(self.pending)
         try:
-            check_request([a.ref() for a in files])
+            check_request([a.ref() for a in self.tray.pending])
         except AttachmentError as exc:
             composer.restore(text)
             self.notify(f"{exc}; nothing was queued", severity="error", markup=False)
@@ -130,9 +129,8 @@ class MainScreen(ConversationActions):
         composer.remember(text)
         # Typed while an edit's fork is made: it goes to the fork (the conversation shown then).
         target = None if self._forking else self.conversation.id
-        self._queued.append(Queued(target, text, files, self.editing))
-        self.pending, self.editing = [], None
-        self._show_pending()
+        files, editing = self.tray.take()
+        self._queued.append(Queued(target, text, files, editing))
         self.notify("Queued: it is sent when the reply ends (escape cancels the reply).")
 
     def send_queued(self) -> None:
@@ -229,7 +227,7 @@ class MainScreen(ConversationActions):
     @on(messages.ReplyDelta)
     async def _reply_delta(self, message: messages.ReplyDelta) -> None:
         if (streaming := self.chat.view_for(message.event.message_id)) is not None:
-            await streaming.write(message.event.text)
+            await streaming.take(message.event)  # text, thinking or a web search's block
 
     @on(messages.ReplyFinished)
     async def _reply_finished(self, message: messages.ReplyFinished) -> None:
