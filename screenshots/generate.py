@@ -7,7 +7,8 @@ Usage::
 A temporary ``TUI_CHAT_HOME`` gets the demo conversation of ``tests/tui/seed.py`` (imported,
 compacted offline into three summary versions, one message pinned) through the engine; the
 app then runs headless at 120x36 and saves one SVG per view with ``App.save_screenshot``.
-PNG copies are written too when ``cairosvg`` is importable.
+PNG copies are written too when ``cairosvg`` is importable, and a headless Chromium's picture
+of the conversation's HTML export when Chromium is installed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -97,8 +100,11 @@ async def generate(out: Path) -> list[Path]:
         service = await ChatService.open(load_config())
         try:
             conversation = await seed_demo(service, Path(home))
+            page = Path(home) / "export.html"
+            await service.export_to(conversation.id, page)
         finally:
             await service.close()
+        written += browser_shot(page, out / "html-export.png")
         # The app gets a placeholder key so the no-key banner stays out of the pictures.
         os.environ["ANTHROPIC_API_KEY"] = "sk-ant-demo-placeholder"
         os.environ["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"
@@ -110,6 +116,22 @@ async def generate(out: Path) -> list[Path]:
                 await step(pilot)
                 written.append(Path(app.save_screenshot(f"{stem}.svg", str(out))))
     return written
+
+
+def browser_shot(page: Path, png: Path) -> list[Path]:
+    """A headless Chromium's picture of the HTML export (none without Chromium)."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        print("chromium is not installed: the HTML export's picture skipped", file=sys.stderr)
+        return []
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    subprocess.run(
+        [browser, *flags, f"--screenshot={png}", "--window-size=1000,1200", page.as_uri()],
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    return [png]
 
 
 def to_png(svgs: list[Path]) -> list[Path]:
@@ -133,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    svgs = asyncio.run(generate(args.out))
-    for path in [*svgs, *to_png(svgs)]:
+    shots = asyncio.run(generate(args.out))
+    svgs = [path for path in shots if path.suffix == ".svg"]
+    for path in [*shots, *to_png(svgs)]:
         print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     return 0
 

@@ -99,6 +99,11 @@ def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _when(iso: str) -> str:
+    """``2026-03-14T09:00:00.000000+00:00`` as ``2026-03-14 09:00 UTC`` (as stored: UTC)."""
+    return f"{iso[:10]} {iso[11:16]} UTC" if len(iso) >= 16 else iso
+
+
 def page_head(conversation: Conversation) -> str:
     """The page from ``<!doctype>`` to the end of the conversation's header."""
     code_style = _CODE_STYLE
@@ -112,7 +117,7 @@ def page_head(conversation: Conversation) -> str:
             f"<style>{_STYLE}\n{code_style}\n</style>\n</head>\n<body>\n",
             f'<header class="conv">\n<h1>{_e(conversation.title)}</h1>\n',
             f'<p class="meta">Model <code>{_e(conversation.model)}</code>'
-            f" · started {_e(conversation.created_at)} · id {_e(conversation.id)}</p>\n",
+            f" · started {_e(_when(conversation.created_at))} · id {_e(conversation.id)}</p>\n",
             f'<div class="system"><b>System:</b> {_e(system)}</div>\n' if system else "",
             "</header>\n",
         ]
@@ -168,7 +173,8 @@ def message_html(
         badges.append(f'<span class="badge bad">{_e(message.status)}</span>')
     head = (
         f'<div class="head"><a href="#m{message.id}">#{message.id}</a> '
-        f"<b>{_e(message.role.title())}</b> · {_e(message.created_at)}{''.join(badges)}</div>\n"
+        f"<b>{_e(message.role.title())}</b> · {_e(_when(message.created_at))}"
+        f"{''.join(badges)}</div>\n"
     )
     body = [head, markdown_html(message.text)]
     for ref in refs(message.content):
