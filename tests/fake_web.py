@@ -44,8 +44,14 @@ __all__ = [
 
 _SEARCH_WORDS = re.compile(r"\b(search|look up)\b", re.IGNORECASE)
 _URL = re.compile(r"https?://[^\s)>\]]+")
-RESULT_DOMAINS = ("docs.python.org", "en.wikipedia.org", "example.com", "news.example.org")
-"""The domains the fake search finds pages on, in order (three are returned)."""
+RESULT_DOMAINS = {
+    "docs.python.org": "documentation",
+    "en.wikipedia.org": "Wikipedia",
+    "example.com": "a guide",
+    "news.example.org": "news",
+}
+"""The domains the fake search finds pages on, in order (three are returned), and what the
+page title calls the site."""
 
 
 class ReplyRequestError(ValueError):
@@ -199,11 +205,11 @@ def web_blocks(
             {
                 "type": "web_search_result",
                 "url": f"https://{domain}/{slug}",
-                "title": f"{query.title()} — {domain}",
+                "title": f"{query.capitalize()} – {site}",
                 "encrypted_content": sign(f"{domain}/{slug}"),
                 "page_age": "November 20, 2026",
             }
-            for domain in RESULT_DOMAINS
+            for domain, site in RESULT_DOMAINS.items()
             if _allowed(search, domain)
         ][:3]
         blocks.append({"type": "web_search_tool_result", "tool_use_id": use_id, "content": pages})
@@ -215,7 +221,7 @@ def web_blocks(
                 blocks.append(
                     {
                         "type": "text",
-                        "text": f"{page['title'].split(' — ')[0]} is covered on {page['url']}. ",
+                        "text": f"{page['title']} covers {query}. ",
                         "citations": [
                             {
                                 "type": "web_search_result_location",

@@ -243,7 +243,7 @@ def test_cli_send_show_and_context_with_thinking_and_search(
     assert "Considering" not in result.stdout and "Here is what I found" in result.stdout
     shown = run(isolated_env, "show", "last").stdout
     assert "[thinking: 6 words]" in shown and "[3 results]" in shown
-    assert "[1] Tmux Copy Mode — docs.python.org — https://docs.python.org/tmux-copy-mode" in shown
+    assert "[1] Tmux copy mode – documentation — https://docs.python.org/tmux-copy-mode" in shown
     ctx = js(run(isolated_env, "context", "last", "--message", "next", "--json"))
     assert ctx["request"]["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert ctx["request"]["tools"][0]["name"] == "web_search"

@@ -307,6 +307,8 @@ ACTIONS: Final[dict[str, Action]] = {
         "screen.copy_code", "Copy code", "Copy the next fenced code block of this message"
     ),
     "chat.fork": Action("screen.fork_conversation", "Fork", "Fork: a new conversation to here"),
+    "chat.thinking": Action("toggle_thinking", "Thinking", "Open or fold this reply's thinking"),
+    "chat.links": Action("copy_links", "Links", "Copy the web pages this reply cites or read"),
     # -- the conversation list ---------------------------------------------------------------
     "conversations.new": Action("new", "New"),
     "conversations.rename": Action("rename", "Rename"),
@@ -385,6 +387,8 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("s", "chat.compact_upto", command=True),
         Key("b", "chat.copy_code", command=True),
         Key("f", "chat.fork", command=True),
+        Key("t", "chat.thinking", command=True),
+        Key("u", "chat.links", command=True),
         Key("i", "chat.compose", command=True),
     ),
     "timeline": (

@@ -24,6 +24,7 @@ from tui_chat.core.unanswered import unanswered_prompts
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.widgets.message_view import MessageView
+from tui_chat.tui.widgets.reply_keys import ReplyKeys
 
 
 class MessageSource(Protocol):
@@ -46,7 +47,7 @@ class MessageSource(Protocol):
         ...
 
 
-class ChatPane(VerticalScroll, can_focus=True):
+class ChatPane(ReplyKeys, VerticalScroll, can_focus=True):
     """Messages of one conversation, newest at the bottom, with a keyboard selection.
 
     Args:

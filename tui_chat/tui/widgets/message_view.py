@@ -14,8 +14,10 @@ from textual.widgets import Button, Markdown, Static
 from tui_chat.core.attachments import chip, refs, typed_text
 from tui_chat.core.models import Message
 from tui_chat.core.unanswered import refusal_category, refused
+from tui_chat.engine.events import ReplyDelta
 from tui_chat.tui import gc_pause
 from tui_chat.tui.text import clock_time, inert, inert_content
+from tui_chat.tui.widgets import reply_parts
 from tui_chat.tui.widgets.fold import HeadFold
 from tui_chat.tui.widgets.reply_stream import ReplyStream
 
@@ -104,7 +106,9 @@ class MessageView(Vertical):
         """Header, body, status line and the Retry button."""
         yield Static(self._header(), classes="header")
         if self.message.role == "assistant":
-            yield Markdown(inert(self.message.text))
+            yield from reply_parts.parts_above(self.message)  # thinking, web searches
+            yield Markdown(inert(reply_parts.shown_text(self.message)))
+            yield from reply_parts.parts_below(self.message)  # cited pages
         else:
             yield Static(inert_content(self.body_text), classes="user-text")
             if attached := refs(self.message.content):
@@ -259,6 +263,16 @@ class MessageView(Vertical):
         stream = await self.start_stream()
         stream.write(text)
 
+    async def take(self, delta: ReplyDelta) -> None:
+        """Show a streamed piece: text, thinking (folded above the text) or a web search's
+        call or result."""
+        if delta.kind == "thinking":
+            await reply_parts.write_thinking(self, delta.text)
+        elif delta.block is not None:
+            await reply_parts.add_block(self, delta.block)
+        else:
+            await self.write(delta.text)
+
     async def finish(self, message: Message, error_text: str | None = None) -> None:
         """Stop the stream and show the stored message's final text and status.
 
@@ -270,9 +284,10 @@ class MessageView(Vertical):
         self.error_text = error_text
         if message.role == "assistant":
             markdown = self.query_one(Markdown)
-            if markdown.source != inert(message.text):
+            if markdown.source != inert(shown := reply_parts.shown_text(message)):
                 self.unfold()
-                await markdown.update(inert(message.text))
+                await markdown.update(inert(shown))
+            await reply_parts.finish_parts(self, message)
         self.query_one(".header", Static).update(self._header())
         self._apply_status()
 

@@ -1,0 +1,76 @@
+"""Thinking and web search in the TUI (issue 19 items 1 and 2): the thinking streams folded and
+dimmed above the reply and opens with ``t``; the searches, results and cited pages are shown
+by title and domain, and ``u`` copies their links."""
+
+from __future__ import annotations
+
+from tests.fake_anthropic import FakeAnthropic
+from tests.tui.conftest import make_app
+from tests.tui.helpers import ready, settle, until
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.widgets.chat_pane import ChatPane
+from tui_chat.tui.widgets.message_view import MessageView
+from tui_chat.tui.widgets.thinking_block import ThinkingBlock
+from tui_chat.tui.widgets.web_blocks import WebActivity, WebSources
+
+
+async def test_thinking_and_a_web_search_are_shown_and_open_with_keys(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    app = make_app(keyed_service)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await ready(pilot)
+        conversation = await keyed_service.new_conversation()
+        for key in ("thinking", "web_search"):
+            await keyed_service.set_setting(conversation.id, key, "on")
+        await screen.open_conversation(conversation.id)
+        await settle(pilot)
+        fake_anthropic.chunk_delay = 0.001  # thinking arrives in several deltas
+        screen.query_one("#composer").focus()
+        await pilot.press(*"search for textual widgets")
+        await pilot.press("enter")
+        pane = screen.query_one(ChatPane)
+        await until(pilot, lambda: len(pane.views) == 2)
+        reply = pane.views[-1]
+        await until(pilot, lambda: reply.message.status == "complete")
+        await settle(pilot)
+        block = reply.query_one(ThinkingBlock)
+        folded = str(block.visual)
+        assert "▸ Thinking · 5 words" in folded and "Considering" not in folded
+        activity = str(reply.query_one(WebActivity).visual)
+        assert "searched the web: “textual widgets”" in activity
+        assert "Textual widgets – documentation — docs.python.org" in activity
+        sources = str(reply.query_one(WebSources).visual)
+        assert "[1] Textual widgets – documentation — docs.python.org" in sources
+        assert "[2]" in sources
+        # The body marks the cited passages with the sources' numbers.
+        assert "[1]" in reply.query_one("Markdown").source
+        # Navigation mode: t opens the thinking, u copies the links.
+        await pilot.press("f5")
+        assert pane.selected == reply.message_id
+        await pilot.press("t")
+        await until(pilot, lambda: block.expanded)
+        assert "Considering: search for textual widgets" in str(block.visual)
+        await pilot.press("u")
+        assert app.clipboard.splitlines()[:2] == [
+            "https://docs.python.org/textual-widgets",
+            "https://en.wikipedia.org/textual-widgets",
+        ]
+        await pilot.press("t")
+        await until(pilot, lambda: not block.expanded)
+
+
+async def test_a_stored_reply_shows_its_thinking_and_sources_when_opened(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    conversation = await keyed_service.new_conversation()
+    for key in ("thinking", "web_search"):
+        await keyed_service.set_setting(conversation.id, key, "on")
+    assert (await keyed_service.send(conversation.id, "Search for rich tables")).error is None
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        reply = app.main_screen.query_one(ChatPane).views[-1]
+        assert isinstance(reply, MessageView)
+        assert "Thinking" in str(reply.query_one(ThinkingBlock).visual)
+        assert "[1]" in str(reply.query_one(WebSources).visual)

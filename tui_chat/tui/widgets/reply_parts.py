@@ -1,0 +1,93 @@
+"""The parts of a reply around its Markdown body: thinking and web searches above, sources
+below (:mod:`~tui_chat.tui.widgets.thinking_block`, :mod:`~tui_chat.tui.widgets.web_blocks`).
+
+:class:`~tui_chat.tui.widgets.message_view.MessageView` composes them for a stored reply, mounts
+them as a streaming reply's thinking and tool blocks arrive, and brings them in line with the
+stored message when the reply ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+from tui_chat.core.models import Message
+from tui_chat.core.web import activity, cited_text, sources
+from tui_chat.tui.widgets.thinking_block import ThinkingBlock
+from tui_chat.tui.widgets.web_blocks import WebActivity, WebSources
+
+__all__ = ["add_block", "finish_parts", "parts_above", "parts_below", "shown_text", "thinking"]
+
+
+def thinking(message: Message) -> str | None:
+    """The reply's thinking text (``""`` when omitted), or ``None`` when it did not think."""
+    blocks = [b for b in message.content if b.get("type") in ("thinking", "redacted_thinking")]
+    if not blocks:
+        return None
+    return "\n\n".join(str(b.get("thinking") or "") for b in blocks)
+
+
+def shown_text(message: Message) -> str:
+    """The body's text: with ``[n]`` after cited passages when the reply cites pages."""
+    if message.role == "assistant" and sources(message.content):
+        return cited_text(message.content)
+    return message.text
+
+
+def parts_above(message: Message) -> list[Widget]:
+    """The thinking block and the searches of a stored reply, as present."""
+    parts: list[Widget] = []
+    text = thinking(message)
+    if text is not None:
+        parts.append(ThinkingBlock(text, streaming=message.status == "streaming"))
+    if any(activity(b) is not None for b in message.content):
+        parts.append(WebActivity(message.content))
+    return parts
+
+
+def parts_below(message: Message) -> list[Widget]:
+    """The numbered sources of a stored reply that cites pages."""
+    return [WebSources(message.content)] if sources(message.content) else []
+
+
+async def write_thinking(view: Widget, delta: str) -> None:
+    """Append streamed thinking, mounting the block above the body at its first delta."""
+    found = view.query(ThinkingBlock)
+    if found:
+        found.first().append(delta)
+        return
+    block = ThinkingBlock(streaming=True)
+    await view.mount(block, before=view.query_one(Markdown))
+    block.append(delta)
+
+
+async def add_block(view: Widget, block: Mapping[str, Any]) -> None:
+    """Show a search, fetch or result that arrived while the reply streams."""
+    if activity(block) is None:
+        return
+    found = view.query(WebActivity)
+    if found:
+        found.first().add(block)
+    else:
+        await view.mount(WebActivity([block]), before=view.query_one(Markdown))
+
+
+async def finish_parts(view: Widget, message: Message) -> None:
+    """Bring the parts in line with the stored reply (the stream may have missed some)."""
+    text = thinking(message)
+    block = view.query(ThinkingBlock)
+    if text is not None and block:
+        block.first().finish(text)
+    await view.query(WebActivity).remove()
+    await view.query(WebSources).remove()
+    markdown = view.query_one(Markdown)
+    above: list[Widget] = [p for p in parts_above(message) if isinstance(p, WebActivity)]
+    if text is not None and not block:
+        above.insert(0, ThinkingBlock(text))
+    if above:
+        await view.mount_all(above, before=markdown)
+    if below := parts_below(message):
+        await view.mount_all(below, after=markdown)

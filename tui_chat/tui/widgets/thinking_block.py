@@ -1,0 +1,91 @@
+"""Claude's thinking above a reply: one dimmed line while folded, the whole text when opened.
+
+The block streams with the reply (a word count grows on its one line, so a long think does not
+push the answer down) and is folded by default, as Claude Code and claude.ai show thinking.
+``t`` in navigation mode (``f5``) or a click opens and closes it. The text is shown inert:
+markup and escape sequences in it are displayed, never interpreted.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from tui_chat.tui.text import inert_content
+
+__all__ = ["ThinkingBlock"]
+
+
+class ThinkingBlock(Static):
+    """The thinking of one reply (possibly still streaming).
+
+    Args:
+        text: The thinking received so far (empty when the API omitted it).
+        streaming: True while the reply is streaming.
+    """
+
+    DEFAULT_CSS = """
+    ThinkingBlock {
+        height: auto;
+        color: $text-muted;
+        margin: 0 0 1 0;
+        &.-expanded { border-left: vkey $foreground 25%; padding-left: 1; }
+    }
+    """
+
+    expanded: reactive[bool] = reactive(False, init=False)
+    """Whether the whole text is shown."""
+
+    def __init__(self, text: str = "", *, streaming: bool = False) -> None:
+        super().__init__(classes="thinking")
+        self.text = text
+        self.streaming = streaming
+        self._words = len(text.split())
+
+    def on_mount(self) -> None:
+        """Show the folded line."""
+        self._show()
+
+    def append(self, delta: str) -> None:
+        """Add a streamed piece of thinking."""
+        # Words split across two deltas are counted twice at most: the count is a gauge.
+        self._words += len(delta.split())
+        self.text += delta
+        self._show()
+
+    def finish(self, text: str) -> None:
+        """The stored thinking of the finished reply."""
+        self.text, self.streaming = text, False
+        self._words = len(text.split())
+        self._show()
+
+    def toggle(self) -> None:
+        """Open or fold the block."""
+        self.expanded = not self.expanded
+
+    def watch_expanded(self, expanded: bool) -> None:
+        """Show the whole text or the folded line."""
+        self.set_class(expanded, "-expanded")
+        self._show()
+
+    def on_click(self, event: events.Click) -> None:
+        """A click opens or folds the block."""
+        event.stop()
+        self.toggle()
+
+    def _show(self) -> None:
+        self.update(self.line())
+
+    def line(self) -> Content:
+        """What the block shows now."""
+        if not self.text.strip():
+            state = "thinking…" if self.streaming else "thinking not shown (display: omitted)"
+            return Content.styled(f"✻ {state}", "italic")
+        count = f"{self._words:,} word{'s' if self._words != 1 else ''}"
+        if self.expanded:
+            head = Content.styled(f"▾ Thinking · {count}  (t folds)\n", "italic")
+            return Content.assemble(head, inert_content(self.text.strip()))
+        state = "Thinking…" if self.streaming else "Thinking"
+        return Content.styled(f"▸ {state} · {count}  (t or click to open)", "italic")
