@@ -267,6 +267,8 @@ class RecordedRequest:
         usage: The usage reported (for replies and token counts).
         disconnected: True if the client went away before the response was complete.
         received_at: ``time.monotonic()`` at arrival.
+        last_delta_at: ``time.monotonic()`` right after the stream's last content delta was
+            written (0 before it, or for a reply that was not streamed).
     """
 
     index: int
@@ -281,6 +283,7 @@ class RecordedRequest:
     usage: dict[str, Any] | None = None
     disconnected: bool = False
     received_at: float = 0.0
+    last_delta_at: float = 0.0
 
     @property
     def streamed(self) -> bool:
@@ -1053,6 +1056,7 @@ class _Handler(BaseHTTPRequestHandler):
                         "behaviour": r.behaviour,
                         "status": r.status,
                         "usage": r.usage,
+                        "last_delta_at": r.last_delta_at,
                     }
                     for r in self.fake.requests
                 ],
@@ -1271,6 +1275,8 @@ class _Handler(BaseHTTPRequestHandler):
             if name == "content_block_delta" and delay > 0:
                 self._wait(delay)
             self._event(name, payload)
+            if name == "content_block_delta":
+                record.last_delta_at = time.monotonic()
         self._chunk(b"")
 
     def _fault(self, behaviour: Behaviour) -> bool:
