@@ -150,6 +150,12 @@ class ClaudeClient:
         """True when an API key is configured."""
         return self._api_key is not None
 
+    @staticmethod
+    def preload() -> None:
+        """Import the SDK now (about a second of CPU): from a thread, so that the first send
+        does not run the import on the event loop while its reply starts streaming."""
+        import anthropic  # noqa: F401
+
     def _sdk(self) -> AsyncAnthropic:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:

@@ -38,6 +38,7 @@ def run_app(
     from tui_chat.tui.app import ChatApp
 
     app = ChatApp(config, db_path, conversation_ref)
+    app.freeze_after_start = True
     try:
         app.run()
     except OSError:  # the last words written to a terminal that is gone

@@ -51,6 +51,8 @@ class ChatApp(ChatHost):
     BINDINGS: ClassVar[list[BindingType]] = bindings("app")
 
     _unsubscribe: Callable[[], None] | None = None
+    freeze_after_start = False
+    """Whether to freeze the heap once drawn (:meth:`_warm_up`; the process's own app only)."""
     _startup_error: str | None = None
     _initial_conversation_id: str | None = None
 
@@ -114,6 +116,19 @@ class ChatApp(ChatHost):
         await main.open_conversation(self._initial_conversation_id, panels_after_paint=True)
         # `tui-chat` starts with the cyclic garbage collector off (cli.main): on once drawn.
         self.call_after_refresh(gc.enable)
+        self.call_after_refresh(self.run_worker, self._warm_up, thread=True)
+
+    def _warm_up(self) -> None:
+        """Once drawn, in a thread: import the SDK (about a second of CPU that the first send
+        would spend on the event loop while its reply starts), then, in the ``tui-chat``
+        process, move what start-up made into the collector's permanent generation, so the
+        full collection after each reply (:mod:`~tui_chat.tui.gc_pause`) does not walk the
+        SDK's and Textual's objects again (100 ms of CPU, a second on a loaded machine)."""
+        if self.service.has_key:
+            self.service.client.preload()
+        if self.freeze_after_start:
+            gc.collect()
+            gc.freeze()
 
     async def on_event(self, event: events.Event) -> None:
         """A key from the terminal goes where the screen says, before it is routed (issue 22:
