@@ -2,8 +2,8 @@
 
 Only the tail of unsummarised messages that can fit the usable window is read
 (:meth:`Messages.raw_tail <tui_chat.store.messages.Messages.raw_tail>`), and recall searches
-the compacted prefix in two bounded hops (:func:`recall`), so building the next request costs
-the same for a 100-message and a 100,000-message conversation.
+the compacted prefix in bounded hops (:mod:`tui_chat.engine.recall`), so building the next
+request costs the same for a 100-message and a 100,000-message conversation.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import math
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from operator import attrgetter
 
 from tui_chat.core import ledger
@@ -21,16 +20,8 @@ from tui_chat.core.cache_ttl import GAPS, pauses
 from tui_chat.core.models import ContentBlock, Conversation, Message, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.reply_options import reply_options
-from tui_chat.core.request import BuiltRequest, ContextInputs, build_request, dates
-from tui_chat.core.request.recall import (
-    SECOND_HOP_SOURCES,
-    Passage,
-    combine,
-    expansion_terms,
-    idf,
-    rank_passages,
-)
-from tui_chat.core.request.render import message_text
+from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
+from tui_chat.core.request.recall import Passage
 from tui_chat.core.request.timeline import Timeline
 from tui_chat.core.tokens import (
     CALIBRATION_MAX,
@@ -45,9 +36,9 @@ from tui_chat.core.unanswered import (
     unanswered_prompts,
     without_unanswered,
 )
+from tui_chat.engine.recall import recall
 from tui_chat.engine.tail import TailCache
 from tui_chat.llm.models import ModelInfo
-from tui_chat.store import fts
 from tui_chat.store.repository import Store
 from tui_chat.store.search_index import SearchIndexError
 
@@ -182,66 +173,6 @@ def _answered_only(
     timeline.align(tail)
     spans = timeline.unanswered(keep_last=keep_last)
     return [tail[start] for start, _ in spans], _without(tail, spans)
-
-
-RECALL_MESSAGES = 128
-"""Most messages (hits and their neighbours) read to make passages."""
-
-
-async def recall(
-    store: Store,
-    conversation_id: str,
-    query: str,
-    coverage: int,
-    counter: TokenCounter,
-    sent_at: str | None = None,
-) -> list[Passage]:
-    """Passage candidates from the compacted prefix (ids up to ``coverage``), best first.
-
-    First hop: the distinctive words of ``query`` (:func:`fts.recall_terms`). Second hop: the
-    rarest words of the best first-hop passages that the query lacks
-    (:func:`~tui_chat.core.request.recall.expansion_terms`). Each hop is one bounded FTS5
-    query (:meth:`~tui_chat.store.search.Search.recall_hits`); neighbours are two index
-    lookups per hit; at most :data:`RECALL_MESSAGES` messages are read. Nothing here grows
-    with the history. Scores, neighbours and passages: :mod:`tui_chat.core.request.recall`.
-
-    Args:
-        store: The open store.
-        conversation_id: The conversation.
-        query: The new user message.
-        coverage: The active summary's ``covers_to_message_id``.
-        counter: Splits long messages into passages.
-        sent_at: When the query was sent (ISO 8601; ``None``: now), for the periods it names
-            relative to that (:mod:`~tui_chat.core.request.dates`).
-
-    Returns:
-        Passages to offer, best first (the builder takes what fits its budget).
-    """
-    words = fts.recall_terms(query)
-    counts, total = await store.search.recall_counts(words)
-    first = await store.search.recall_hits(conversation_id, words, coverage, counts)
-    if not first:
-        return []
-    sources = await store.messages.get_many([h.message_id for h in first[:SECOND_HOP_SOURCES]])
-    texts = [message_text(m) for m in sources]
-    asked = set(words)
-    candidates = [w for w in fts.recall_terms(" ".join(texts), limit=64) if w not in asked]
-    found = await store.search.word_counts(candidates)
-    extra = expansion_terms(texts, words, found)
-    second = await store.search.recall_hits(conversation_id, extra, coverage) if extra else []
-    hit_ids = list(dict.fromkeys(h.message_id for h in [*first, *second]))
-    neighbours = await store.search.neighbours(conversation_id, hit_ids, coverage)
-    scores = combine(first, second, neighbours)
-    best = sorted(sorted(scores, key=lambda i: -scores[i])[:RECALL_MESSAGES])
-    messages = await store.messages.get_many(best)
-    stems = [fts.stem_prefix(w) or w for w in words]
-    weights: dict[str, float] = {}
-    for stem, count in zip(stems, counts, strict=True):
-        weights[stem] = max(weights.get(stem, 0.0), idf(count, total))
-    ranked = rank_passages(messages, scores, stems, counter, message_text, weights, neighbours)
-    # Passages written in a period the query names first ("in June", "last week").
-    now = datetime.fromisoformat(sent_at) if sent_at else datetime.now(UTC)
-    return dates.boost(ranked, dates.spans(query, now))
 
 
 async def assemble(

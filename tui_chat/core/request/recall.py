@@ -41,6 +41,9 @@ NEIGHBOUR_WEIGHT = 0.5
 """Share of a direct neighbour's score a message takes (context smoothing)."""
 SECOND_HOP_WEIGHT = 0.3
 """Weight of the second-hop score next to the first hop's."""
+RELATED_WEIGHT = 0.3
+"""Weight of a hit found by words related in meaning (:mod:`tui_chat.core.related`) next to the
+first hop's: a related word is evidence of less than the word itself."""
 SECOND_HOP_SOURCES = 3
 """Best first-hop passages whose terms make the second-hop query."""
 SECOND_HOP_TERMS = 5
@@ -144,14 +147,17 @@ def combine(
     first: Iterable[Hit],
     second: Iterable[Hit],
     neighbours: Mapping[int, tuple[int | None, int | None]],
+    related: Iterable[Hit] = (),
 ) -> dict[int, float]:
-    """Final message scores: both hops, then neighbour smoothing.
+    """Final message scores: the hops, then neighbour smoothing.
 
     Args:
         first: First-hop hits.
         second: Second-hop hits.
         neighbours: Message id -> ``(previous id, next id)`` in the conversation, for every
             hit (ids of the compacted prefix only; ``None`` at an edge).
+        related: Hits of the words related in meaning to the query's
+            (:data:`RELATED_WEIGHT`).
 
     Returns:
         Message id -> score for the hits and their neighbours (0 scores left out).
@@ -161,6 +167,8 @@ def combine(
         base[hit.message_id] = base.get(hit.message_id, 0.0) + hit.score
     for hit in second:
         base[hit.message_id] = base.get(hit.message_id, 0.0) + SECOND_HOP_WEIGHT * hit.score
+    for hit in related:
+        base[hit.message_id] = base.get(hit.message_id, 0.0) + RELATED_WEIGHT * hit.score
     scores = dict(base)
     for message_id, score in base.items():
         for neighbour in neighbours.get(message_id, (None, None)):

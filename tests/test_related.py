@@ -1,0 +1,78 @@
+"""Words related in meaning (core/related.py) and recall's hop through them (issue 18)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui_chat.core import related
+from tui_chat.core.tokens import get_counter
+from tui_chat.engine.recall import recall
+from tui_chat.store.repository import Store
+
+COUNTER = get_counter()
+CHAT = [
+    ("user", "We finally got married last spring, a small ceremony by the sea."),
+    ("assistant", "Congratulations! That sounds beautiful."),
+    ("user", "I started learning to play the violin this winter."),
+    ("assistant", "Lovely, string quartets next?"),
+]
+
+
+def test_related_words_are_near_in_meaning_and_not_forms_of_the_word() -> None:
+    words = {r.word for r in related.related(["husband"])}
+    assert {"wife", "married"} <= words
+    assert not {"husband", "husbands"} & words
+    assert all(r.similarity >= related.MIN_SIMILARITY for r in related.related(["guitar"]))
+    assert not any(w.startswith("camp") for w in (r.word for r in related.related(["camping"])))
+    assert related.related([]) == []
+
+
+def test_the_vectors_are_read_from_the_package_files_without_its_code() -> None:
+    assert related.package_root() is not None
+    assert related.vectors() is not None
+    # wordllama's own loader reaches for the network when a file is missing: never imported.
+    assert "wordllama" not in sys.modules
+
+
+async def _store(tmp_path: Path) -> tuple[Store, str, int]:
+    store = await Store.open(tmp_path / "r.db")
+    conv = await store.conversations.create(title="t", model="m")
+    last = 0
+    for role, text in CHAT:
+        message = await store.messages.add(
+            conv.id,
+            role=role,  # type: ignore[arg-type]
+            content=[{"type": "text", "text": text}],
+            text=text,
+            token_count=COUNTER.count(text) + 4,
+            created_at="2023-05-08T10:00:00+00:00",
+        )
+        last = message.id
+    return store, conv.id, last
+
+
+async def test_recall_finds_evidence_that_shares_no_word_with_the_question(
+    tmp_path: Path,
+) -> None:
+    store, cid, last = await _store(tmp_path)
+    try:
+        passages = await recall(store, cid, "When did I meet my husband's parents?", last, COUNTER)
+        assert passages and passages[0].text.startswith("We finally got married")
+    finally:
+        await store.close()
+
+
+async def test_without_the_vectors_recall_searches_the_words_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(related, "vectors", lambda: None)
+    store, cid, last = await _store(tmp_path)
+    try:
+        assert await recall(store, cid, "my husband's parents?", last, COUNTER) == []
+        married = await recall(store, cid, "when did we get married?", last, COUNTER)
+        assert married and married[0].text.startswith("We finally got married")
+    finally:
+        await store.close()

@@ -1,0 +1,99 @@
+"""Recall's search of the compacted prefix: bounded FTS5 hops, then ranked passages.
+
+Three searches, each one bounded FTS5 query
+(:meth:`~tui_chat.store.search.Search.recall_hits`): the distinctive words of the new message
+(first hop); words related to them in meaning (:mod:`tui_chat.core.related`: ``husband`` →
+wife, married), for evidence that shares no word with the question; and the rarest words of
+the best first-hop passages that the message lacks (second hop, for questions that need two
+facts). Neighbours are two index lookups per hit; at most :data:`RECALL_MESSAGES` messages are
+read. Nothing here grows with the history. Scores, neighbours and passages:
+:mod:`tui_chat.core.request.recall`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from tui_chat.core import related
+from tui_chat.core.request import dates
+from tui_chat.core.request.recall import (
+    SECOND_HOP_SOURCES,
+    Hit,
+    Passage,
+    combine,
+    expansion_terms,
+    idf,
+    rank_passages,
+)
+from tui_chat.core.request.render import message_text
+from tui_chat.core.tokens import TokenCounter
+from tui_chat.store import fts
+from tui_chat.store.repository import Store
+
+RECALL_MESSAGES = 128
+"""Most messages (hits and their neighbours) read to make passages."""
+
+
+async def related_hits(
+    store: Store, conversation_id: str, words: list[str], coverage: int
+) -> list[Hit]:
+    """Hits for the words related in meaning to ``words`` (none when the vectors are not
+    installed). The word vectors are read once per process, off the event loop."""
+    if not words:
+        return []
+    near = await asyncio.to_thread(related.related, words)
+    extra = [w for w in fts.recall_terms(" ".join(r.word for r in near)) if w not in words]
+    if not extra:
+        return []
+    return await store.search.recall_hits(conversation_id, extra, coverage)
+
+
+async def recall(
+    store: Store,
+    conversation_id: str,
+    query: str,
+    coverage: int,
+    counter: TokenCounter,
+    sent_at: str | None = None,
+) -> list[Passage]:
+    """Passage candidates from the compacted prefix (ids up to ``coverage``), best first.
+
+    Args:
+        store: The open store.
+        conversation_id: The conversation.
+        query: The new user message.
+        coverage: The active summary's ``covers_to_message_id``.
+        counter: Splits long messages into passages.
+        sent_at: When the query was sent (ISO 8601; ``None``: now), for the periods it names
+            relative to that (:mod:`~tui_chat.core.request.dates`).
+
+    Returns:
+        Passages to offer, best first (the builder takes what fits its budget).
+    """
+    words = fts.recall_terms(query)
+    counts, total = await store.search.recall_counts(words)
+    first = await store.search.recall_hits(conversation_id, words, coverage, counts)
+    near = await related_hits(store, conversation_id, words, coverage)
+    if not first and not near:
+        return []
+    sources = await store.messages.get_many([h.message_id for h in first[:SECOND_HOP_SOURCES]])
+    texts = [message_text(m) for m in sources]
+    asked = set(words)
+    candidates = [w for w in fts.recall_terms(" ".join(texts), limit=64) if w not in asked]
+    found = await store.search.word_counts(candidates)
+    extra = expansion_terms(texts, words, found)
+    second = await store.search.recall_hits(conversation_id, extra, coverage) if extra else []
+    hit_ids = list(dict.fromkeys(h.message_id for h in [*first, *second, *near]))
+    neighbours = await store.search.neighbours(conversation_id, hit_ids, coverage)
+    scores = combine(first, second, neighbours, near)
+    best = sorted(sorted(scores, key=lambda i: -scores[i])[:RECALL_MESSAGES])
+    messages = await store.messages.get_many(best)
+    stems = [fts.stem_prefix(w) or w for w in words]
+    weights: dict[str, float] = {}
+    for stem, count in zip(stems, counts, strict=True):
+        weights[stem] = max(weights.get(stem, 0.0), idf(count, total))
+    ranked = rank_passages(messages, scores, stems, counter, message_text, weights, neighbours)
+    # Passages written in a period the query names first ("in June", "last week").
+    now = datetime.fromisoformat(sent_at) if sent_at else datetime.now(UTC)
+    return dates.boost(ranked, dates.spans(query, now))
