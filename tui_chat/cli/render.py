@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tui_chat.core.inert import inert
+from tui_chat.core.records import conversation_record, message_record, summary_record
 from tui_chat.core.unanswered import refusal_category
 from tui_chat.core.web import markdown_body
 
@@ -54,34 +55,16 @@ def json_out(value: object) -> None:
 
 
 def message_json(message: Message, pinned: set[int]) -> JsonObject:
-    """The stable JSON shape of a message (``show --json``)."""
-    return {
-        "id": message.id,
-        "role": message.role,
-        "text": message.text,
-        "content": message.content,
-        "token_count": message.token_count,
-        "status": message.status,
-        "pinned": message.id in pinned,
-        "turn": message.turn,
-        "model": message.model,
-        "usage": message.usage.to_dict() if message.usage else None,
-        "stop_reason": message.stop_reason,
-        "error": message.error,
-        "created_at": message.created_at,
-    }
+    """The stable JSON shape of a message (``show --json``): its record and whether it is
+    pinned."""
+    return {**message_record(message), "pinned": message.id in pinned}
 
 
 def conversation_json(conversation: Conversation) -> JsonObject:
-    """The stable JSON shape of a conversation."""
+    """The stable JSON shape of a conversation: its record, archived or not, and the summary
+    version in force."""
     return {
-        "id": conversation.id,
-        "title": conversation.title,
-        "model": conversation.model,
-        "system": conversation.system_prompt,
-        "settings": conversation.settings,
-        "created_at": conversation.created_at,
-        "updated_at": conversation.updated_at,
+        **conversation_record(conversation),
         "archived": conversation.archived_at is not None,
         "active_summary_id": conversation.active_summary_id,
     }
@@ -117,29 +100,10 @@ def summary_json(
         versions: Version number by summary id, to name the parent.
     """
     return {
-        "version": summary.version,
+        **summary_record(summary),
         "active": summary.id == active_id,
-        "status": summary.status,
-        "strategy": summary.strategy,
-        "trigger": summary.trigger,
-        "covers_to_message_id": summary.covers_to_message_id,
-        "covered_messages": summary.covered_messages,
-        "source_tokens": summary.source_tokens,
-        "summary_tokens": summary.summary_tokens,
         "reduction": round(summary.reduction, 4),
-        "summarizer": summary.summarizer,
-        "identifiers_kept": summary.identifiers_kept,
-        "identifiers_total": summary.identifiers_total,
         "parent_version": versions.get(summary.parent_id) if summary.parent_id else None,
-        "instructions": summary.instructions,
-        "error": summary.error,
-        "text": summary.text,
-        "segments": [s.to_dict() for s in summary.segments],
-        "fields": summary.fields,
-        "call": summary.call.to_dict() if summary.call else None,
-        "compaction_block": summary.compaction_block,
-        "created_at": summary.created_at,
-        "completed_at": summary.completed_at,
     }
 
 

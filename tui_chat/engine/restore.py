@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tui_chat.core.models import Fork, Segment, Summary, utc_now
+from tui_chat.core.records import summary_record
 from tui_chat.store.repository import Store
 
 MAX_IMPORT_SUMMARIES = 10_000
@@ -34,41 +35,12 @@ class RestoreError(ValueError):
 
 def summary_export(summary: Summary, active_id: int | None) -> dict[str, Any]:
     """One version as the JSON export writes it (everything an import needs to restore it)."""
-    call = summary.call
     return {
         "id": summary.id,
-        "version": summary.version,
+        **summary_record(summary),
         "parent_id": summary.parent_id,
-        "status": summary.status,
-        "strategy": summary.strategy,
-        "text": summary.text,
-        "segments": [s.to_dict() for s in summary.segments],
-        "fields": summary.fields,
-        "covers_to_message_id": summary.covers_to_message_id,
-        "covered_messages": summary.covered_messages,
-        "source_tokens": summary.source_tokens,
-        "summary_tokens": summary.summary_tokens,
-        "trigger": summary.trigger,
-        "instructions": summary.instructions,
-        "summarizer": summary.summarizer,
-        "identifiers_kept": summary.identifiers_kept,
-        "identifiers_total": summary.identifiers_total,
-        "error": summary.error,
-        "call": None
-        if call is None
-        else {
-            "model": call.model,
-            "input_tokens": call.input_tokens,
-            "cache_read_tokens": call.cache_read_tokens,
-            "cache_write_tokens": call.cache_write_tokens,
-            "output_tokens": call.output_tokens,
-            "cost_usd": call.cost_usd,
-        },
-        "compaction_block": summary.compaction_block,
         "ledger": summary.ledger,
         "active": summary.id == active_id,
-        "created_at": summary.created_at,
-        "completed_at": summary.completed_at,
     }
 
 

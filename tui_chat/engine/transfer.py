@@ -19,6 +19,7 @@ from typing import Any
 
 from tui_chat.core.blocks import content_text
 from tui_chat.core.models import Conversation, Fork, Message, Summary, Usage, utc_now
+from tui_chat.core.records import conversation_record, message_record
 from tui_chat.core.settings_check import settings_problems
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.web import markdown_body
@@ -103,36 +104,13 @@ def export_head(conversation: Conversation) -> dict[str, Any]:
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "exported_at": utc_now(),
-        "conversation": {
-            "id": conversation.id,
-            "title": conversation.title,
-            "model": conversation.model,
-            "system": conversation.system_prompt,
-            "settings": conversation.settings,
-            "created_at": conversation.created_at,
-            "updated_at": conversation.updated_at,
-        },
+        "conversation": conversation_record(conversation),
     }
 
 
 def message_export(m: Message, pinned: dict[int, str]) -> dict[str, Any]:
-    """One message of this project's JSON export."""
-    return {
-        "id": m.id,
-        "role": m.role,
-        "content": m.content,
-        "text": m.text,
-        "turn": m.turn,
-        "token_count": m.token_count,
-        "status": m.status,
-        "model": m.model,
-        "usage": m.usage.to_dict() if m.usage else None,
-        "stop_reason": m.stop_reason,
-        "error": m.error,
-        "created_at": m.created_at,
-        "pinned": m.id in pinned,
-        "pin_note": pinned.get(m.id),
-    }
+    """One message of this project's JSON export: its record, whether it is pinned and the note."""
+    return {**message_record(m), "pinned": m.id in pinned, "pin_note": pinned.get(m.id)}
 
 
 def export_json(
@@ -174,8 +152,10 @@ def export_markdown(
 
 
 def export_format(path: Path) -> str:
-    """The export format a file name asks for: ``json`` for ``.json``, else ``md``."""
-    return "json" if path.suffix.lower() == ".json" else "md"
+    """The export format a file name asks for: ``json`` for ``.json``, ``html`` for
+    ``.html``/``.htm``, else ``md``."""
+    suffix = path.suffix.lower()
+    return {".json": "json", ".html": "html", ".htm": "html"}.get(suffix, "md")
 
 
 def _depth_over(value: Any, limit: int) -> bool:
