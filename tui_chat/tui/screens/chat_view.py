@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual import events, getters, on
 from textual.app import ComposeResult
@@ -34,6 +35,9 @@ from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.footer import ChatFooter
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 from tui_chat.tui.widgets.token_gauge import TokenGauge
+
+if TYPE_CHECKING:
+    from tui_chat.core.request import Breakdown
 
 NO_KEY_HELP = (
     "No API key: reading, search, pins, export and offline compaction work; sending needs a "
@@ -61,6 +65,12 @@ class ChatView(Screen[None]):
 
     conversation: reactive[Conversation | None] = reactive(None, init=False)
     """The conversation on screen."""
+    breakdown: reactive[Breakdown | None] = reactive(None, init=False)
+    """What the next request carries, counted (the gauge is bound to it)."""
+    cost: reactive[float] = reactive(0.0, init=False)
+    """Dollars spent on the conversation so far (shown by the gauge)."""
+    paused: reactive[bool] = reactive(False, init=False)
+    """Whether automatic compaction is paused after failures (shown by the gauge)."""
 
     def compose(self) -> ComposeResult:
         """Header, list | chat + composer + gauge | timeline, footer."""
@@ -72,7 +82,9 @@ class ChatView(Screen[None]):
                 yield Static(NO_KEY_HELP, id="no-key", markup=False)
                 yield DraftTray(self.app.service, id="pending-files")
                 yield Composer(id="composer", cursor_blink=self.app.cursor_blink)
-                yield TokenGauge(id="gauge")
+                yield TokenGauge(id="gauge").data_bind(
+                    ChatView.breakdown, ChatView.cost, ChatView.paused
+                )
             yield SummaryTimeline(id="timeline", clock=self.app.clock)
         yield ChatFooter()
 
@@ -259,9 +271,9 @@ class ChatView(Screen[None]):
             breakdown = await service.gauge(conv_id, draft, self.attached_files())
         if draft != self.composer.text or conv_id != self.conversation_id:
             return  # typing went on (or the conversation changed): a newer count follows
-        self.gauge.breakdown = breakdown
-        self.gauge.cost = await service.cost_usd(conv_id)
-        self.gauge.paused = await service.compaction_paused(conv_id)
+        self.breakdown = breakdown
+        self.cost = await service.cost_usd(conv_id)
+        self.paused = await service.compaction_paused(conv_id)
 
     async def refresh_timeline(self) -> None:
         """Reload the summary versions."""
