@@ -25,7 +25,7 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PRESETS
 from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
 from tui_chat.core.request.recall import as_passages
-from tui_chat.core.request.render import message_text
+from tui_chat.core.request.render import request_text
 from tui_chat.core.request.timeline import Timeline
 from tui_chat.core.tokens import get_counter
 from tui_chat.engine.assemble import assemble
@@ -179,7 +179,7 @@ class Scenario:
             policy=self.policy,
             summary=None,
             anchors=anchors,
-            recalled=as_passages(self.history[: self.low][-3:], message_text),
+            recalled=as_passages(self.history[: self.low][-3:], request_text),
             raw_messages=self.history[self.low : len(self.history) - self.cut_end],
             new_message=new,
             counter=COUNTER,

@@ -27,7 +27,7 @@ from tui_chat.core.request import (
 )
 from tui_chat.core.request.budget import within_budget
 from tui_chat.core.request.recall import as_passages
-from tui_chat.core.request.render import message_text
+from tui_chat.core.request.render import request_text
 from tui_chat.core.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, get_counter
 
 COUNTER = get_counter()
@@ -132,7 +132,7 @@ def inputs(
         policy=policy,
         summary=summary_,
         anchors=list(anchors),
-        recalled=as_passages(recalled, message_text),
+        recalled=as_passages(recalled, request_text),
         raw_messages=list(raw),
         new_message=new_message,
         counter=counter,
@@ -672,7 +672,7 @@ def scenarios(draw: st.DrawFn) -> ContextInputs:
         policy=policy,
         summary=the_summary,
         anchors=pins,
-        recalled=as_passages(recalled, message_text),
+        recalled=as_passages(recalled, request_text),
         raw_messages=raw,
         new_message=new_message,
         counter=COUNTER,

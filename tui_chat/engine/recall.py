@@ -26,7 +26,7 @@ from tui_chat.core.request.recall import (
     idf,
     rank_passages,
 )
-from tui_chat.core.request.render import message_text
+from tui_chat.core.request.render import request_text
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.store import fts
 from tui_chat.store.repository import Store
@@ -78,7 +78,7 @@ async def recall(
     if not first and not near:
         return []
     sources = await store.messages.get_many([h.message_id for h in first[:SECOND_HOP_SOURCES]])
-    texts = [message_text(m) for m in sources]
+    texts = [request_text(m) for m in sources]
     asked = set(words)
     candidates = [w for w in fts.recall_terms(" ".join(texts), limit=64) if w not in asked]
     found = await store.search.word_counts(candidates)
@@ -93,7 +93,7 @@ async def recall(
     weights: dict[str, float] = {}
     for stem, count in zip(stems, counts, strict=True):
         weights[stem] = max(weights.get(stem, 0.0), idf(count, total))
-    ranked = rank_passages(messages, scores, stems, counter, message_text, weights, neighbours)
+    ranked = rank_passages(messages, scores, stems, counter, request_text, weights, neighbours)
     # Passages written in a period the query names first ("in June", "last week").
     now = datetime.fromisoformat(sent_at) if sent_at else datetime.now(UTC)
     return dates.boost(ranked, dates.spans(query, now))

@@ -40,7 +40,7 @@ PARAGRAPH = "\n\n"
 """Between two blocks of a message rendered as text in a request: one paragraph each."""
 
 
-def message_text(message: Message) -> str:
+def request_text(message: Message) -> str:
     """A stored message as the request carries it in text: one paragraph per block.
 
     Args:
@@ -84,7 +84,7 @@ def anchor_entry(anchor: Anchor, message: Message) -> str:
     Returns:
         The entry text (empty when the message has nothing to send).
     """
-    text = message_text(message).strip()
+    text = request_text(message).strip()
     if not text:
         return ""
     note = anchor.note.strip()
