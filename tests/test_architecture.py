@@ -1,4 +1,4 @@
-"""Layering rules that keep the core UI-free and start-up light (DESIGN.md section 2)."""
+"""Layering rules that keep the core UI-free and start-up light (docs/design.md, "Layers")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Identifier extraction and retention (DESIGN.md section 4, "identifiers_kept")."""
+"""Identifier extraction and retention (docs/design.md, "The worker": identifiers_kept)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Compaction triggers and fold boundaries, preset by preset (DESIGN.md section 4)."""
+"""Compaction triggers and fold boundaries, preset by preset (docs/design.md, "Triggers")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Turn grouping and fold boundaries (DESIGN.md section 4, seed 001)."""
+"""Turn grouping and fold boundaries (docs/design.md, "Turns"; seed 001)."""
 
 from __future__ import annotations
 

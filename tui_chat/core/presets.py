@@ -1,4 +1,4 @@
-"""The named presets, one per seed design (DESIGN.md section 4), and settings on top of them.
+"""The named presets, one per seed design (docs/seeds.md), and settings on top of them.
 
 :func:`resolve_policy` layers a preset, the config defaults and a conversation's own settings,
 in that order, into a :class:`~tui_chat.core.policy.Policy`; :func:`parse_setting` validates one

@@ -1,4 +1,4 @@
-"""When to compact and how much to fold in (DESIGN.md section 4, "Triggers").
+"""When to compact and how much to fold in (docs/design.md, "Triggers").
 
 Pure functions over a :class:`~tui_chat.core.policy.Policy`: the engine measures the
 conversation, builds a :class:`TriggerState` (usually with :func:`trigger_state`), asks

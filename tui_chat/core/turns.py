@@ -1,4 +1,4 @@
-"""Turns: the unit every cut in a conversation respects (DESIGN.md section 4, seed 001).
+"""Turns: the unit every cut in a conversation respects (docs/design.md, "Turns"; seed 001).
 
 A turn is one user message plus everything up to the assistant's final message that has no
 ``tool_use``: the tool calls, their results and the answer. Every boundary computed here falls

@@ -1,6 +1,6 @@
 """The compaction worker: folds older turns into versioned summaries in the background.
 
-Safety rules (DESIGN.md section 4, REFERENCE.md "What goes wrong"):
+Safety rules (docs/design.md: "The worker", "What goes wrong in compaction systems"):
 
 - the boundary (``covers_to_message_id``) is fixed when work starts, so messages that arrive
   meanwhile are never swallowed: they stay after the coverage and are sent raw;

@@ -105,7 +105,7 @@ class Messages:
         error: str | None = None,
         clear_draft: bool = False,
     ) -> Message:
-        """Append a message; its turn number follows DESIGN.md's turn definition.
+        """Append a message; its turn number follows docs/design.md ("Turns").
 
         ``clear_draft`` (a send) removes the conversation's draft in the same transaction, so
         a prompt once stored never comes back to the composer, whenever the process dies.

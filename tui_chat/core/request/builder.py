@@ -3,7 +3,7 @@
 :func:`build_request` turns a conversation's state (system prompt, active summary, pins,
 recalled excerpts, unsummarised messages and the new message) into the keyword arguments of
 ``messages.create`` / ``messages.stream`` plus a token :class:`Breakdown` for the gauge
-(DESIGN.md section 5). It is pure: same inputs, same request, byte for byte.
+(docs/design.md, "What is sent"). It is pure: same inputs, same request, byte for byte.
 
 The layouts are in :mod:`~tui_chat.core.request.compose`: system prompt and memory block in
 ``system``, the raw turns and the new message (recalled excerpts first) in ``messages``, with a

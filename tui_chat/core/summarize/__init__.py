@@ -4,7 +4,7 @@ A :class:`SummaryInput` describes one new version: the policy, the parent versio
 whole turns it folds in beyond the parent's coverage. Both summarizers return the complete new
 version content (:class:`SummaryOutput`): its text, its segments and its structured fields.
 
-Strategies (DESIGN.md section 4):
+Strategies (docs/design.md, "Strategies"; the seeds in docs/seeds.md):
 
 - ``running`` (seeds 000, 002, 004): the new text summarises the parent's text plus the new
   turns, with seed 002's structured prompt, at most ``summary_max_tokens`` tokens and, when set,
