@@ -89,9 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = load_config()
     except ConfigError as exc:
-        from tui_chat.engine.failures import one_line
+        from tui_chat.engine.failures import error_line
 
-        return _fail(one_line(exc))
+        return _fail(error_line(exc))
     for warning in config.warnings:
         print(f"tui-chat: warning: {warning}", file=sys.stderr)
     if command is None or command == "open":

@@ -29,7 +29,7 @@ __all__ = [
 _DAMAGE_CODES = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
 
 
-def one_line(exc: BaseException) -> str:
+def error_line(exc: BaseException) -> str:
     """The exception's text (or its type's name) on one line, control characters made visible.
 
     Args:
@@ -44,7 +44,7 @@ def one_line(exc: BaseException) -> str:
 
 def failure_line(exc: BaseException) -> str:
     """:func:`one_line` with API keys and other secrets replaced by ``[redacted]``."""
-    return scrub(one_line(exc))
+    return scrub(error_line(exc))
 
 
 def is_database_damage(exc: BaseException) -> bool:
