@@ -20,10 +20,10 @@ from tui_chat.store.repository import Store
 __all__ = [
     "Access",
     "database_problem",
+    "error_line",
     "explain_refusal",
     "failure_line",
     "is_database_damage",
-    "one_line",
 ]
 
 _DAMAGE_CODES = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
@@ -43,7 +43,7 @@ def error_line(exc: BaseException) -> str:
 
 
 def failure_line(exc: BaseException) -> str:
-    """:func:`one_line` with API keys and other secrets replaced by ``[redacted]``."""
+    """:func:`error_line` with API keys and other secrets replaced by ``[redacted]``."""
     return scrub(error_line(exc))
 
 
