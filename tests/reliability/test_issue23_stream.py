@@ -4,6 +4,7 @@ length)."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,46 @@ import pytest
 
 from tests.reliability.helpers import run_main
 from tui_chat.cli import commands, render
+from tui_chat.core.attachments import refs
+from tui_chat.core.models import Message
 from tui_chat.engine.service import ChatService
+from tui_chat.store.repository import Store
+
+
+async def _whole_export(store: Store, conversation_id: str) -> str:
+    """The oracle: the JSON export made in memory at once, attached files once each."""
+    from tui_chat.engine import restore, transfer
+
+    conversation = await store.conversations.get(conversation_id)
+    history: list[Message] = await store.messages.history(conversation_id)
+    pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
+    wanted: dict[str, Any] = {}
+    for message in history:
+        for ref in refs(message.content):
+            wanted.setdefault(str(ref.get("sha256")), ref)
+    data = await store.attachments.data(wanted)
+    files = [
+        {
+            "sha256": sha,
+            "media_type": str(ref.get("media_type")),
+            "size": len(data[sha]),
+            "data": base64.b64encode(data[sha]).decode("ascii"),
+        }
+        for sha, ref in wanted.items()
+        if sha in data
+    ]
+    active = conversation.active_summary_id
+    whole = {
+        **transfer.export_head(conversation),
+        "messages": [transfer.message_export(m, pinned) for m in history],
+        "summaries": [
+            restore.summary_export(s, active)
+            for s in await store.summaries.versions(conversation_id)
+        ],
+        "fork": restore.fork_export(await store.forks.get(conversation_id)),
+        "attachments": files,
+    }
+    return json.dumps(whole, ensure_ascii=False, indent=2)
 
 
 def _conversation(tmp_path: Path, count: int) -> Path:
@@ -56,7 +96,6 @@ async def test_the_json_export_written_in_pieces_is_the_export(
     from tests.test_summary_cost import open_chat, talk
     from tui_chat.core.attachments import describe
     from tui_chat.engine import export_stream, transfer
-    from tui_chat.engine.attachment_transfer import export_attachments
 
     monkeypatch.setattr(transfer, "utc_now", lambda: "2026-01-01T00:00:00+00:00")
     service, cid = await open_chat(
@@ -71,17 +110,7 @@ async def test_the_json_export_written_in_pieces_is_the_export(
     fork = await service.branches.fork(cid, messages[5].id)
     for conversation_id in (cid, fork.id):
         store = service.store
-        conversation = await store.conversations.get(conversation_id)
-        history = await store.messages.history(conversation_id)
-        pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
-        whole = transfer.export_json(
-            conversation,
-            history,
-            await store.summaries.versions(conversation_id),
-            pinned,
-            await export_attachments(store, history),
-            await store.forks.get(conversation_id),
-        )
+        whole = await _whole_export(store, conversation_id)
         for page in (1, 3, 1_000):
             parts: list[str] = []
             await export_stream.write_json_export(store, conversation_id, parts.append, page)

@@ -12,36 +12,16 @@ import base64
 import binascii
 import functools
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from tui_chat.core.attachments import Attachment, AttachmentError, describe, is_ref, refs
-from tui_chat.core.models import Message
+from tui_chat.core.attachments import Attachment, AttachmentError, describe, is_ref
 from tui_chat.store.repository import Store
 
 
 class AttachmentImportError(ValueError):
     """An attached file of an import that is damaged or missing."""
-
-
-async def export_attachments(store: Store, messages: Iterable[Message]) -> list[dict[str, Any]]:
-    """The files the messages refer to, once each, ready for the JSON export."""
-    wanted: dict[str, Mapping[str, Any]] = {}
-    for message in messages:
-        for ref in refs(message.content):
-            wanted.setdefault(str(ref.get("sha256")), ref)
-    data = await store.attachments.data(wanted)
-    return [
-        {
-            "sha256": sha,
-            "media_type": str(ref.get("media_type")),
-            "size": len(data[sha]),
-            "data": base64.b64encode(data[sha]).decode("ascii"),
-        }
-        for sha, ref in wanted.items()
-        if sha in data
-    ]
 
 
 def parse_attachments(raw: Any, where: str) -> dict[str, bytes]:

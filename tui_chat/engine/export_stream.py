@@ -4,7 +4,8 @@ The export of a 1,000,000-message conversation held every message, its JSON and 
 text at once (7 GB). Here the conversation's head, then each page of messages, then the
 summary versions, the fork and each attached file (once, base64, one at a time) go to
 ``write`` as they are made: memory stays flat in the conversation's length, and the text is
-byte for byte what :func:`tui_chat.engine.transfer.export_json` makes of the same data.
+byte for byte one ``json.dumps(…, indent=2)`` of the whole export (a test holds the two
+equal).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_chat.core.blocks import content_text
-from tui_chat.core.models import Conversation, Fork, Message, Summary, Usage, utc_now
+from tui_chat.core.models import Conversation, Message, Usage, utc_now
 from tui_chat.core.records import conversation_record, message_record
 from tui_chat.core.settings_check import settings_problems
 from tui_chat.core.tokens import TokenCounter
@@ -31,11 +31,9 @@ from tui_chat.engine.attachment_transfer import (
 )
 from tui_chat.engine.restore import (
     RestoreError,
-    fork_export,
     parse_fork,
     parse_summaries,
     restore,
-    summary_export,
 )
 from tui_chat.store.repository import Store
 
@@ -111,25 +109,6 @@ def export_head(conversation: Conversation) -> dict[str, Any]:
 def message_export(m: Message, pinned: dict[int, str]) -> dict[str, Any]:
     """One message of this project's JSON export: its record, whether it is pinned and the note."""
     return {**message_record(m), "pinned": m.id in pinned, "pin_note": pinned.get(m.id)}
-
-
-def export_json(
-    conversation: Conversation,
-    messages: list[Message],
-    summaries: list[Summary],
-    pinned: dict[int, str],
-    attachments: list[dict[str, Any]] | None = None,
-    fork: Fork | None = None,
-) -> str:
-    """The conversation as this project's JSON export (attached files once each, base64)."""
-    data = {
-        **export_head(conversation),
-        "messages": [message_export(m, pinned) for m in messages],
-        "summaries": [summary_export(s, conversation.active_summary_id) for s in summaries],
-        "fork": fork_export(fork),
-        "attachments": attachments or [],
-    }
-    return json.dumps(data, ensure_ascii=False, indent=2)
 
 
 def export_markdown(
