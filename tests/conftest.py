@@ -8,10 +8,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.fake_anthropic import FakeAnthropic, fake_anthropic_server  # noqa: F401  (fixture)
 from tui_chat.config import Config
 from tui_chat.engine.service import ChatService
+
+# Hypothesis: no per-example deadline anywhere (the machine may be loaded: a slow example is
+# not a failure). "dev" (the default) explores new examples each run; "ci" (.ci/run sets
+# HYPOTHESIS_PROFILE=ci) is derandomized, so a CI run is repeatable, and keeps no database.
+settings.register_profile(
+    "dev", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile(
+    "ci",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+    database=None,
+    print_blob=True,
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 @pytest.fixture

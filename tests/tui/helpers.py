@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
+from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
@@ -15,13 +16,38 @@ from tui_chat.tui.widgets.chat_pane import ChatPane
 ChatPilot = Pilot[None]
 
 
-async def until(pilot: ChatPilot, condition: Callable[[], bool], rounds: int = 400) -> None:
-    """Let the app run until ``condition()`` holds (fails the test if it never does)."""
+async def until(pilot: ChatPilot, condition: Callable[[], bool], rounds: int = 600) -> None:
+    """Let the app run until ``condition()`` holds (fails the test if it never does).
+
+    Each round is one ``pilot.pause()``: the screen handles what is pending and the process
+    goes idle (a frame at least). The bound is a number of rounds, not a time: on a loaded
+    machine a round takes longer and the wait with it, so a slow machine never fails a test.
+    """
     for _ in range(rounds):
         if condition():
             return
-        await pilot.pause(0.01)
-    raise AssertionError("condition never became true")
+        await pilot.pause()
+    if not condition():
+        raise AssertionError(f"condition never became true in {rounds} rounds")
+
+
+async def from_palette(pilot: ChatPilot, command: str) -> None:
+    """Run ``command`` from the command palette: open it, type the name, wait until the
+    palette's search has put that command first, press enter."""
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+    palette = app.screen
+    await pilot.press(*command)
+
+    def first_hit() -> str:
+        hits = palette.query_one(CommandList)
+        option = hits.highlighted_option
+        return "" if option is None else str(option.prompt).split("\n")[0]
+
+    await until(pilot, lambda: command.lower() in first_hit().lower())
+    await pilot.press("enter")
+    await until(pilot, lambda: app.screen is not palette)
 
 
 def main_screen(app: ChatApp) -> MainScreen:

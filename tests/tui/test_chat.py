@@ -315,8 +315,11 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
         # Walk up past several page boundaries with the keyboard: up from the oldest mounted
         # message pages the one before it in (home goes to the conversation's first one).
         for _ in range(4):
-            pane.selected = pane.views[0].message_id
+            oldest = pane.selected = pane.views[0].message_id
             await pilot.press("up")
+            # The page before comes from the database: wait until it is in and selected.
+            await until(pilot, lambda: pane.selected != oldest)  # noqa: B023
+            await settle(pilot)  # and the page the scroll to the top asked for
         # (at least: selecting the first mounted message scrolls to the top, which pages too)
         assert ids.index(pane.selected) <= len(ids) - 1 - ChatPane.FIRST_PAGE - ChatPane.PAGE * 3
         mounted = [v.message_id for v in pane.views]
@@ -327,6 +330,7 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
         # Down past the pruned bottom pages the next messages in, without jumping away.
         pane.selected = mounted[-1]
         await pilot.press("down")
+        await until(pilot, lambda: pane.selected != mounted[-1])
         following = ids[ids.index(mounted[-1]) + 1]
         assert pane.selected == following
         window = [v.message_id for v in pane.views]
@@ -336,6 +340,7 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
         assert len(window) <= ChatPane.MAX_MOUNTED and window == sorted(window)
         # The end key jumps back to the latest page.
         await pilot.press("end")
+        await until(pilot, lambda: not pane.has_newer and pane.selected == ids[-1])
         window = [v.message_id for v in pane.views]
         assert window[-ChatPane.FIRST_PAGE :] == ids[-ChatPane.FIRST_PAGE :]
         assert pane.selected == ids[-1]
@@ -356,9 +361,10 @@ async def test_scrolling_to_the_top_pages_older_messages_in(
         shown = ChatPane.FIRST_PAGE + ChatPane.PAGE
         await until(pilot, lambda: len(pane.views) == shown)
         assert [v.message_id for v in pane.views] == ids[-shown:]
+        # The place is kept (after the page's first refresh): what was the first message is
+        # still in view, not the top.
+        await until(pilot, lambda: pane.scroll_y > 0)
         await pilot.pause()
-        # The place is kept: what was the first message is still in view, not the top.
-        assert pane.scroll_y > 0
         assert pane.region.y <= first_shown.region.y < pane.region.bottom
 
 
