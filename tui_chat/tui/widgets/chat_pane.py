@@ -168,6 +168,17 @@ class ChatPane(ReplyKeys, VerticalScroll, can_focus=True):
         more = len(page) > size
         return (page[1:] if more else page), more
 
+    async def _page_after(self, after_id: int, size: int = 0) -> tuple[list[Message], bool]:
+        """One page starting after ``after_id``, and whether more exist after it."""
+        assert self.conversation_id is not None
+        size = size or self.PAGE
+        page = await self._source.messages(self.conversation_id, after_id=after_id, limit=size + 1)
+        return page[:size], len(page) > size
+
+    def _views(self, page: list[Message]) -> list[MessageView]:
+        """A view for each message of ``page``, pinned ones marked."""
+        return [MessageView(m, pinned=m.id in self._pinned) for m in page]
+
     async def show(self, conversation_id: str, around: int | None = None) -> None:
         """Show a conversation: its latest page, or the page ending at message ``around``.
 
@@ -183,11 +194,8 @@ class ChatPane(ReplyKeys, VerticalScroll, can_focus=True):
         self.has_newer = False
         if around is not None:
             # The hit comes with what follows it (its reply, at least), not as the last line.
-            after = await self._source.messages(
-                conversation_id, after_id=around, limit=self.AFTER_HIT + 1
-            )
-            self.has_newer = len(after) > self.AFTER_HIT
-            page += after[: self.AFTER_HIT]
+            after, self.has_newer = await self._page_after(around, self.AFTER_HIT)
+            page += after
         await self._replace(page)
         if around is not None and self.view_for(around) is not None:
             self.selected = around
@@ -198,10 +206,9 @@ class ChatPane(ReplyKeys, VerticalScroll, can_focus=True):
         """Show the conversation's first page and select its first message."""
         if self.conversation_id is None:
             return
-        page = await self._source.messages(self.conversation_id, after_id=0, limit=self.PAGE + 1)
-        self.has_newer = len(page) > self.PAGE
+        page, self.has_newer = await self._page_after(0)
         self.has_older = False
-        await self._replace(page[: self.PAGE])
+        await self._replace(page)
         if views := self.views:
             self.selected = views[0].message_id
             self.scroll_home(animate=False, immediate=True)
@@ -212,7 +219,7 @@ class ChatPane(ReplyKeys, VerticalScroll, can_focus=True):
         self.release_anchor()
         await self.remove_children()
         self.set_reactive(ChatPane.selected, None)
-        await self.mount_all([MessageView(m, pinned=m.id in self._pinned) for m in page])
+        await self.mount_all(self._views(page))
         self._mark_last()
 
     def _mark_last(self) -> None:
@@ -256,9 +263,7 @@ class ChatPane(ReplyKeys, VerticalScroll, can_focus=True):
             if not page:
                 return False
             offset = first.virtual_region.y - self.scroll_y
-            await self.mount_all(
-                [MessageView(m, pinned=m.id in self._pinned) for m in page], before=first
-            )
+            await self.mount_all(self._views(page), before=first)
             overflow = len(self.views) - self.MAX_MOUNTED
             if overflow > 0:
                 await self.remove_children(self.views[-overflow:])
@@ -324,16 +329,12 @@ class ChatPane(ReplyKeys, VerticalScroll, can_focus=True):
         self._loading = True
         try:
             last = views[-1]
-            page = await self._source.messages(
-                self.conversation_id, after_id=last.message_id, limit=self.PAGE + 1
-            )
-            self.has_newer = len(page) > self.PAGE
-            page = page[: self.PAGE]
+            page, self.has_newer = await self._page_after(last.message_id)
             if not page:
                 self._mark_last()
                 return False
             offset = last.virtual_region.y - self.scroll_y
-            await self.mount_all([MessageView(m, pinned=m.id in self._pinned) for m in page])
+            await self.mount_all(self._views(page))
             overflow = len(self.views) - self.MAX_MOUNTED
             if overflow > 0:
                 await self.remove_children(self.views[:overflow])
