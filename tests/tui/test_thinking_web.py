@@ -36,7 +36,7 @@ async def test_thinking_and_a_web_search_are_shown_and_open_with_keys(
         await settle(pilot)
         block = reply.query_one(ThinkingBlock)
         folded = str(block.visual)
-        assert "▸ Thinking · 5 words" in folded and "Considering" not in folded
+        assert "▸ Thinking · 5 words · 18 tokens" in folded and "Considering" not in folded
         activity = str(reply.query_one(WebActivity).visual)
         assert "searched the web: “textual widgets”" in activity
         assert "Textual widgets – documentation — docs.python.org" in activity
@@ -74,3 +74,33 @@ async def test_a_stored_reply_shows_its_thinking_and_sources_when_opened(
         assert isinstance(reply, MessageView)
         assert "Thinking" in str(reply.query_one(ThinkingBlock).visual)
         assert "[1]" in str(reply.query_one(WebSources).visual)
+
+
+async def test_the_settings_screen_turns_thinking_and_search_on(
+    keyed_service: ChatService,
+) -> None:
+    from textual.widgets import Input, Static, Switch
+
+    from tui_chat.tui.screens.settings import SettingsScreen
+
+    conversation = await keyed_service.new_conversation("web")
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot)
+        await pilot.press("f3")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        settings = app.screen
+        settings.query_one("#thinking", Switch).value = True
+        settings.query_one("#web_search", Switch).value = True
+        settings.query_one("#web_allowed_domains", Input).value = "docs.python.org, bad domain!"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        # A bad domain is refused with the engine's message; nothing is lost from the form.
+        assert isinstance(app.screen, SettingsScreen)
+        assert "not a domain" in str(settings.query_one("#settings-error", Static).visual)
+        settings.query_one("#web_allowed_domains", Input).value = "docs.python.org"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not isinstance(app.screen, SettingsScreen))
+        policy = keyed_service.policy_for(await keyed_service.resolve(conversation.id))
+        assert policy.thinking == "on" and policy.web_search
+        assert policy.web_allowed_domains == ("docs.python.org",)

@@ -1,4 +1,5 @@
-"""Per-conversation settings: model, system prompt, preset, triggers, compression, recall."""
+"""Per-conversation settings: model, system prompt, preset, triggers, compression, recall,
+thinking and the web tools."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from tui_chat.engine.catalog import (
     model_choices,
 )
 from tui_chat.tui.actions import bindings
+from tui_chat.tui.widgets.reply_settings import reply_changes, reply_rows
 
 NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (
     ("budget", "Working budget, tokens (blank: the whole window)", Integer(minimum=1000)),
@@ -202,6 +204,7 @@ class SettingsScreen(ModalScreen[list[str]]):
                 with Horizontal(classes="row"):
                     yield Label("Recall from the compacted prefix")
                     yield Switch(policy.recall, id="recall")
+                yield from reply_rows(policy)  # thinking, effort, web tools
             yield Static("", id="settings-error", markup=False)
             with Horizontal(id="settings-buttons"):
                 yield Button("Cancel (esc)", id="cancel")
@@ -278,7 +281,7 @@ class SettingsScreen(ModalScreen[list[str]]):
             unset = key in ("context_window", "budget") and not value and current is None
             if value != shown and not unset:
                 out.append((key, value))
-        return out
+        return out + reply_changes(self, self.policy)  # kept when the preset changes
 
     async def action_save(self) -> None:
         """Validate and write every changed setting; stay open on an error."""

@@ -30,6 +30,12 @@ def thinking(message: Message) -> str | None:
     return "\n\n".join(str(b.get("thinking") or "") for b in blocks)
 
 
+def thinking_tokens(message: Message) -> int:
+    """The output tokens the reply spent thinking (``usage.output_tokens_details``; 0 when the
+    API did not say)."""
+    return message.usage.thinking_tokens if message.usage is not None else 0
+
+
 def shown_text(message: Message) -> str:
     """The body's text: with ``[n]`` after cited passages when the reply cites pages."""
     if message.role == "assistant" and sources(message.content):
@@ -42,7 +48,8 @@ def parts_above(message: Message) -> list[Widget]:
     parts: list[Widget] = []
     text = thinking(message)
     if text is not None:
-        parts.append(ThinkingBlock(text, streaming=message.status == "streaming"))
+        streaming = message.status == "streaming"
+        parts.append(ThinkingBlock(text, streaming=streaming, tokens=thinking_tokens(message)))
     if any(activity(b) is not None for b in message.content):
         parts.append(WebActivity(message.content))
     return parts
@@ -80,13 +87,13 @@ async def finish_parts(view: Widget, message: Message) -> None:
     text = thinking(message)
     block = view.query(ThinkingBlock)
     if text is not None and block:
-        block.first().finish(text)
+        block.first().finish(text, thinking_tokens(message))
     await view.query(WebActivity).remove()
     await view.query(WebSources).remove()
     markdown = view.query_one(Markdown)
     above: list[Widget] = [p for p in parts_above(message) if isinstance(p, WebActivity)]
     if text is not None and not block:
-        above.insert(0, ThinkingBlock(text))
+        above.insert(0, ThinkingBlock(text, tokens=thinking_tokens(message)))
     if above:
         await view.mount_all(above, before=markdown)
     if below := parts_below(message):

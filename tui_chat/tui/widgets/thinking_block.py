@@ -24,6 +24,8 @@ class ThinkingBlock(Static):
     Args:
         text: The thinking received so far (empty when the API omitted it).
         streaming: True while the reply is streaming.
+        tokens: The output tokens the reply spent thinking, as the API billed them (0:
+            not known); more than the text shows when the API summarized it.
     """
 
     DEFAULT_CSS = """
@@ -38,10 +40,11 @@ class ThinkingBlock(Static):
     expanded: reactive[bool] = reactive(False, init=False)
     """Whether the whole text is shown."""
 
-    def __init__(self, text: str = "", *, streaming: bool = False) -> None:
+    def __init__(self, text: str = "", *, streaming: bool = False, tokens: int = 0) -> None:
         super().__init__(classes="thinking")
         self.text = text
         self.streaming = streaming
+        self.tokens = tokens
         self._words = len(text.split())
 
     def on_mount(self) -> None:
@@ -55,9 +58,9 @@ class ThinkingBlock(Static):
         self.text += delta
         self._show()
 
-    def finish(self, text: str) -> None:
-        """The stored thinking of the finished reply."""
-        self.text, self.streaming = text, False
+    def finish(self, text: str, tokens: int = 0) -> None:
+        """The stored thinking of the finished reply and the tokens it was billed."""
+        self.text, self.streaming, self.tokens = text, False, tokens
         self._words = len(text.split())
         self._show()
 
@@ -80,10 +83,11 @@ class ThinkingBlock(Static):
 
     def line(self) -> Content:
         """What the block shows now."""
+        billed = f" · {self.tokens:,} tokens" if self.tokens else ""
         if not self.text.strip():
             state = "thinking…" if self.streaming else "thinking not shown (display: omitted)"
-            return Content.styled(f"✻ {state}", "italic")
-        count = f"{self._words:,} word{'s' if self._words != 1 else ''}"
+            return Content.styled(f"✻ {state}{billed}", "italic")
+        count = f"{self._words:,} word{'s' if self._words != 1 else ''}{billed}"
         if self.expanded:
             head = Content.styled(f"▾ Thinking · {count}  (t folds)\n", "italic")
             return Content.assemble(head, inert_content(self.text.strip()))
