@@ -37,13 +37,14 @@ from typing import Any
 
 from tui_chat.core import ledger
 from tui_chat.core.attachments import is_ref
-from tui_chat.core.cache_ttl import CacheTtl, carried_price, choose_ttl
+from tui_chat.core.cache_ttl import CacheTtl, choose_ttl
 from tui_chat.core.payback import break_even
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget, within_budget
 from tui_chat.core.request.clip import fit_text
 from tui_chat.core.request.compose import EPHEMERAL, Candidate, MemoryTexts, RequestLayout
 from tui_chat.core.request.pieces import new_piece
+from tui_chat.core.request.recall_cost import matching, recall_cap
 from tui_chat.core.request.render import (
     MEMORY_PREAMBLE,
     PARAGRAPH,
@@ -100,16 +101,6 @@ class _Kept:
 WIDE = 16
 """Grid cells per wide run (see :meth:`_Builder._units`)."""
 
-RELEVANCE_FLOOR = 0.1
-"""Recalled passages below this relevance (:attr:`~.recall.Passage.relevance`) are left out
-where the cost cap applies: on the dev LoCoMo conversations the floor keeps 95.7 % of the
-evidence passages among the candidates and cuts the median recall from 76 passages to what
-matches (``benchmarks/RESULTS.md``, session 4)."""
-
-RECALL_COST_SHARE = 0.5
-"""Recall may cost at most this share of what carrying the folded history would: a fold must
-still save the rest (measured: at the full share recall ate a coding session's savings)."""
-
 FILL_RESERVE = 16
 """Tokens a filling recall leaves free: joins and message overheads it does not count."""
 
@@ -133,11 +124,13 @@ class _Builder:
         fresh = new_piece(inputs.new_message, self.counter)
         # Without a new message the last turn is what is sent: it is never dropped.
         self.max_drop = max(0, self.turn_count - (0 if fresh is not None else 1))
-        self.recall_cap = self._recall_cap()
+        self.recall_cap = recall_cap(
+            inputs.summary, self.timeline, self.limit, inputs.pauses, self.policy.cache_ttl
+        )
         recalled = inputs.recalled
         if self.recall_cap is not None:
             # Where the history could be carried, recall sends only what matches the message.
-            recalled = [p for p in recalled if p.relevance >= RELEVANCE_FLOOR]
+            recalled = matching(recalled)
         self.selector = Selector(self.policy, self.counter, inputs.anchors, recalled)
         self.layout = RequestLayout(inputs.system_prompt, fresh, self.counter)
         self.system_tokens = self.counter.count(inputs.system_prompt.strip())
@@ -189,29 +182,6 @@ class _Builder:
         room = int(self.usable / max(1.0, self.inputs.calibration)) - others - FILL_RESERVE
         filled = max(limit, min(policy.recall_max_tokens, room))
         return filled if cap is None else min(filled, cap)
-
-    def _recall_cap(self) -> int | None:
-        """Recall never makes a turn dearer than carrying the history it stands for: recalled
-        text is sent uncached (1x) where the folded history would be read from the prompt
-        cache (0.1x, or written again after a pause longer than the cache lives: the price
-        follows this conversation's pauses, :func:`~tui_chat.core.cache_ttl.carried_price`);
-        it may take :data:`RECALL_COST_SHARE` of that. ``None`` (no cap) when that history
-        could not be carried anyway: it and the raw turns do not fit the model's window (a
-        small window, where recall is what keeps the past at all)."""
-        summary = self.inputs.summary
-        if summary is None:
-            return None
-        # What the summary stands for: its messages at the raw turns' mean size (a running
-        # version's own source counts only its last span and the summary before it).
-        timeline = self.timeline
-        raw = timeline.span_tokens(0, len(timeline))
-        folded = max(
-            summary.source_tokens, int(summary.covered_messages * raw / max(1, len(timeline)))
-        )
-        if folded + raw > self.limit:
-            return None
-        price = carried_price(self.inputs.pauses, self.policy.cache_ttl)
-        return int(RECALL_COST_SHARE * price * folded)
 
     def compose(self, shed: _Shed) -> Candidate:
         """The request with what ``shed`` says left out."""
