@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-DAYS = 14
+DAYS = 18
 TURNS_PER_DAY = 36
 SEED = 18
 FACT_EVERY = 4

@@ -7,8 +7,8 @@ prices, 1-hour writes at 2x), once per pattern and configuration:
 - **Sessions.** Each dev LoCoMo conversation as a chat: speaker A's lines are the prompts,
   speaker B's the replies (runs of one speaker joined), sessions at their real dates. The
   generated 200-turn coding session (``benchmarks/coding.py``). The scripted 200-turn session
-  of ``benchmarks/cost.py``. The generated long session (``benchmarks/long_session.py``): 504
-  exchanges over 14 days, over four times the default budget, with planted facts that later
+  of ``benchmarks/cost.py``. The generated long session (``benchmarks/long_session.py``): 648
+  exchanges over 18 days, over four times the default budget, with planted facts that later
   prompts come back to.
 - **Patterns.** ``warm``: every prompt follows its reply at once (the cache never expires).
   ``paused``: the pause model of ``cost.py`` before each prompt (75 % about 50 s, 25 % 5-60
