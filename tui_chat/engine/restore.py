@@ -104,6 +104,56 @@ def _call(item: Mapping[str, Any], where: str) -> dict[str, Any]:
 _CALL_COUNTS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
 
 
+def _version_row(
+    item: Any, at: str, position: Mapping[int, int], seen: set[int]
+) -> dict[str, Any] | None:
+    """One exported version checked and turned into its store columns (``None``: a version
+    still in progress at export, left out); ``seen`` collects the version numbers."""
+    if not isinstance(item, dict):
+        raise RestoreError(f"{at} must be an object")
+    if item.get("status") == "in_progress":
+        return None  # a compaction under way when the file was written: not a version
+    version = _int(item, "version", at, None)
+    if not version or version in seen:
+        raise RestoreError(f"{at}.version must be a unique number >= 1")
+    seen.add(version)
+    covers = _int(item, "covers_to_message_id", at, None)
+    if covers is None or covers not in position:
+        raise RestoreError(f"{at}.covers_to_message_id names no message of the file")
+    segments = _typed(item, "segments", at, list, [])
+    try:
+        segments = [Segment.from_dict(s).to_dict() for s in segments]
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError):
+        raise RestoreError(f"{at}.segments holds an entry that is not a segment") from None
+    ledger = _typed(item, "ledger", at, list, [])
+    for entry in ledger:
+        if isinstance(entry, dict) and isinstance(entry.get("ids"), list):
+            entry["ids"] = [position[i] for i in entry["ids"] if i in position]
+    row: dict[str, Any] = {
+        "version": version,
+        "status": _choice(item, "status", at, _STATUSES),
+        "strategy": _choice(item, "strategy", at, _STRATEGIES),
+        "text": _str(item, "text", at),
+        "segments": segments,
+        "fields": _typed(item, "fields", at, dict, {}),
+        "covers_to_message_id": position[covers],
+        "trigger": _choice(item, "trigger", at, _TRIGGERS),
+        "instructions": _str(item, "instructions", at, None),
+        "summarizer": _str(item, "summarizer", at),
+        "error": _str(item, "error", at, None),
+        "created_at": _str(item, "created_at", at, utc_now()),
+        "completed_at": _str(item, "completed_at", at, None),
+        "compaction_block": _typed(item, "compaction_block", at, dict, None),
+        "ledger": ledger,
+        "active": item.get("active") is True and item.get("status") == "completed",
+        **{key: _int(item, key, at) for key in _COUNTS},
+        **_call(item, at),
+    }
+    row["parent"] = _int(item, "parent_id", at, None)
+    row["id"] = _int(item, "id", at, None)
+    return row
+
+
 def parse_summaries(
     raw: Any, message_ids: Sequence[int | None], where: str
 ) -> list[dict[str, Any]]:
@@ -129,50 +179,9 @@ def parse_summaries(
     out: list[dict[str, Any]] = []
     seen: set[int] = set()
     for index, item in enumerate(raw):
-        at = f"{where}: summaries[{index}]"
-        if not isinstance(item, dict):
-            raise RestoreError(f"{at} must be an object")
-        if item.get("status") == "in_progress":
-            continue  # a compaction under way when the file was written: not a version
-        version = _int(item, "version", at, None)
-        if not version or version in seen:
-            raise RestoreError(f"{at}.version must be a unique number >= 1")
-        seen.add(version)
-        covers = _int(item, "covers_to_message_id", at, None)
-        if covers not in position:
-            raise RestoreError(f"{at}.covers_to_message_id names no message of the file")
-        segments = _typed(item, "segments", at, list, [])
-        try:
-            segments = [Segment.from_dict(s).to_dict() for s in segments]
-        except (TypeError, ValueError, AttributeError, IndexError, KeyError):
-            raise RestoreError(f"{at}.segments holds an entry that is not a segment") from None
-        ledger = _typed(item, "ledger", at, list, [])
-        for entry in ledger:
-            if isinstance(entry, dict) and isinstance(entry.get("ids"), list):
-                entry["ids"] = [position[i] for i in entry["ids"] if i in position]
-        row: dict[str, Any] = {
-            "version": version,
-            "status": _choice(item, "status", at, _STATUSES),
-            "strategy": _choice(item, "strategy", at, _STRATEGIES),
-            "text": _str(item, "text", at),
-            "segments": segments,
-            "fields": _typed(item, "fields", at, dict, {}),
-            "covers_to_message_id": position[covers],
-            "trigger": _choice(item, "trigger", at, _TRIGGERS),
-            "instructions": _str(item, "instructions", at, None),
-            "summarizer": _str(item, "summarizer", at),
-            "error": _str(item, "error", at, None),
-            "created_at": _str(item, "created_at", at, utc_now()),
-            "completed_at": _str(item, "completed_at", at, None),
-            "compaction_block": _typed(item, "compaction_block", at, dict, None),
-            "ledger": ledger,
-            "active": item.get("active") is True and item.get("status") == "completed",
-            **{key: _int(item, key, at) for key in _COUNTS},
-            **_call(item, at),
-        }
-        row["parent"] = _int(item, "parent_id", at, None)
-        row["id"] = _int(item, "id", at, None)
-        out.append(row)
+        row = _version_row(item, f"{where}: summaries[{index}]", position, seen)
+        if row is not None:
+            out.append(row)
     if sum(1 for row in out if row["active"]) > 1:
         raise RestoreError(f"{where}: more than one summary version is marked active")
     # Oldest first, so each parent is written before the versions made from it.
