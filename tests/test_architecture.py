@@ -20,6 +20,7 @@ def modules_after(statement: str) -> set[str]:
     return {name.split(".")[0] for name in json.loads(out.splitlines()[-1])}
 
 
+@pytest.mark.slow  # a real process
 @pytest.mark.parametrize(
     "package", ["tui_chat.core", "tui_chat.store", "tui_chat.llm", "tui_chat.engine"]
 )
@@ -35,6 +36,7 @@ def test_ui_free_layers_do_not_import_textual(package: str) -> None:
     assert "rich" not in loaded
 
 
+@pytest.mark.slow  # a real process
 def test_core_is_pure() -> None:
     statement = (
         "import importlib, pkgutil, tui_chat.core as pkg\n"
@@ -45,6 +47,7 @@ def test_core_is_pure() -> None:
     assert not loaded & {"textual", "aiosqlite", "anthropic", "httpx", "httpx2"}
 
 
+@pytest.mark.slow  # a real process
 def test_cli_entry_point_imports_no_heavy_packages() -> None:
     loaded = modules_after("import tui_chat.cli")
     assert not loaded & {"textual", "anthropic", "aiosqlite", "tiktoken", "httpx2"}
@@ -62,6 +65,7 @@ def _modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
+@pytest.mark.slow  # a real process
 def test_import_contracts_hold() -> None:
     """The import-linter contracts in pyproject.toml (layers, config, UI-free, pure core)."""
     pytest.importorskip("importlinter")

@@ -13,6 +13,8 @@ import pytest
 
 from tests.fake_anthropic import FakeAnthropic
 
+pytestmark = pytest.mark.slow  # real processes
+
 KEY = "sk-ant-cli-test-SECRETMARKER-1234"
 
 

@@ -138,6 +138,7 @@ def test_the_cli_writes_html_by_suffix_and_to_stdout(
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.slow  # a real process
 @pytest.mark.skipif(BROWSER is None, reason="no headless Chromium (Debian: apt install chromium)")
 async def test_a_headless_browser_shows_the_page_offline(
     make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path

@@ -46,6 +46,7 @@ async def chat(service: ChatService, cid: str, prompts: list[str]) -> None:
         assert outcome.error is None, outcome.error
 
 
+@pytest.mark.slow  # a real process
 async def test_fork_keeps_the_parent_untouched_and_sends_only_its_own_history(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
@@ -80,6 +81,7 @@ async def test_fork_keeps_the_parent_untouched_and_sends_only_its_own_history(
     assert [m["text"] for m in exported["messages"]][-2] == "a different second question"
 
 
+@pytest.mark.slow  # a real process
 async def test_fork_brings_the_summary_versions_inside_its_fork_point(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
@@ -112,6 +114,7 @@ async def test_fork_brings_the_summary_versions_inside_its_fork_point(
     assert [v.id for v in await service.summaries(conv.id)] == [v2.id, v1.id]
 
 
+@pytest.mark.slow  # a real process
 async def test_an_edited_prompt_makes_a_fork_whose_request_ends_with_the_edit(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:

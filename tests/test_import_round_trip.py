@@ -10,9 +10,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fake_anthropic import FakeAnthropic
 from tests.test_cli import run
 from tui_chat.engine.service import ChatService
+
+pytestmark = pytest.mark.slow  # real processes
 
 Make = Callable[..., Awaitable[ChatService]]
 

@@ -7,6 +7,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+pytestmark = pytest.mark.slow  # real processes
+
 
 def _run(body: str) -> subprocess.CompletedProcess[str]:
     script = textwrap.dedent(

@@ -611,6 +611,7 @@ def test_cost_usd_with_cache() -> None:
 # -- start-up cost and the standalone server ---------------------------------------------------
 
 
+@pytest.mark.slow  # a real process
 def test_import_client_does_not_load_sdk() -> None:
     code = (
         "import sys, tui_chat.llm, tui_chat.llm.client, tui_chat.llm.errors, tui_chat.llm.models;"
@@ -624,6 +625,7 @@ def test_import_client_does_not_load_sdk() -> None:
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.slow  # a real process
 async def test_standalone_server_subprocess() -> None:
     script = Path(__file__).with_name("fake_anthropic.py")
     proc = subprocess.Popen(

@@ -70,6 +70,7 @@ async def test_one_sender_holds_a_conversation_at_a_time(store: Store) -> None:
     assert await store.send_leases.acquire(cid, second, 30)
 
 
+@pytest.mark.slow  # a real process
 async def test_an_expired_or_dead_holder_loses_the_lease(store: Store) -> None:
     cid = (await store.conversations.create(title="t", model="m")).id
     assert await store.send_leases.acquire(cid, new_owner(), 0.01)
@@ -83,6 +84,7 @@ async def test_an_expired_or_dead_holder_loses_the_lease(store: Store) -> None:
     assert await store.send_leases.acquire(other, new_owner(), 30)  # its process is gone
 
 
+@pytest.mark.slow  # a real process
 async def test_orphaned_streams_end_incomplete_and_live_ones_are_left(store: Store) -> None:
     orphan = (await store.conversations.create(title="orphan", model="m")).id
     live = (await store.conversations.create(title="live", model="m")).id
@@ -111,6 +113,7 @@ async def test_orphaned_streams_end_incomplete_and_live_ones_are_left(store: Sto
     assert await store.send_leases.settle_orphans() == 0
 
 
+@pytest.mark.slow  # a real process
 async def test_opening_the_store_settles_orphans(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     first = await Store.open(path)

@@ -57,6 +57,7 @@ def _run_offline(code: str, cache_dir: Path) -> subprocess.CompletedProcess[str]
     )
 
 
+@pytest.mark.slow  # a real process
 def test_counts_offline_with_an_empty_cache(tmp_path: Path) -> None:
     cache = tmp_path / "empty-cache"
     cache.mkdir()
@@ -86,6 +87,7 @@ def test_counts_offline_with_an_empty_cache(tmp_path: Path) -> None:
     assert data["special"] > 1  # spelled out as ordinary text, not the single special token
 
 
+@pytest.mark.slow  # a real process
 def test_importing_the_module_does_not_import_tiktoken(tmp_path: Path) -> None:
     proc = _run_offline(
         """
@@ -99,6 +101,7 @@ def test_importing_the_module_does_not_import_tiktoken(tmp_path: Path) -> None:
     assert proc.stdout.strip() == "False"
 
 
+@pytest.mark.slow  # a real process
 def test_missing_plugin_raises_tokenizer_unavailable(tmp_path: Path) -> None:
     proc = _run_offline(
         """

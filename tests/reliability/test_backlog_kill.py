@@ -21,7 +21,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.reliability.helpers import ROOT, cli_env, integrity, rows, run_cli
+
+pytestmark = pytest.mark.slow  # real processes
 
 MESSAGES = 3_000
 STEP = 200

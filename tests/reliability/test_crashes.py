@@ -189,6 +189,7 @@ def _check_store(db: Path, context: str) -> int:
     return len(in_progress)
 
 
+@pytest.mark.slow  # a real process
 def test_kill_9_while_streaming(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
@@ -244,6 +245,7 @@ def test_kill_9_while_streaming(
     )
 
 
+@pytest.mark.slow  # a real process
 def test_kill_9_while_compacting(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
@@ -344,6 +346,7 @@ async def _four_turns_no_summary(
     return service, conv, messages
 
 
+@pytest.mark.slow  # a real process
 async def test_a_lease_left_by_a_dead_process_is_taken_over_before_it_expires(
     make_service: Callable[..., Awaitable[ChatService]], fake_anthropic: FakeAnthropic
 ) -> None:

@@ -309,6 +309,7 @@ def test_any_config_loads_or_names_file_key_and_line(
         assert message.startswith(f"{path}:{where[reported[0]]}: "), message
 
 
+@pytest.mark.slow  # a real process
 def test_config_error_through_the_cli_is_one_line(isolated_env: Path) -> None:
     path = write_config(isolated_env, "[api]\n\ntimeout = 'slow'\n")
     for args in (("list",), ("doctor",), ("send", "--new", "x")):
@@ -330,6 +331,7 @@ def test_config_error_never_echoes_the_api_key(tmp_path: Path, value: str) -> No
     assert MARKER_KEY not in str(error) and "12345678901234567890" not in str(error)
 
 
+@pytest.mark.slow  # a real process
 def test_api_key_from_config_is_never_shown(tmp_path: Path, isolated_env: Path) -> None:
     plain_key = "plain-secret-0123456789abcdef"  # not sk-… shaped: only exact scrubbing finds it
     write_config(isolated_env, f"[api]\napi_key = '{plain_key}'\nmax_retries = 0\n")

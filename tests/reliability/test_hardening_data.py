@@ -35,6 +35,8 @@ from tests.reliability.helpers import (
     write_config,
 )
 
+pytestmark = pytest.mark.slow  # real processes
+
 
 def _db(home: Path) -> Path:
     return home / "data" / "tui-chat.db"

@@ -32,6 +32,8 @@ from tests.reliability.helpers import (
     write_config,
 )
 
+pytestmark = pytest.mark.slow  # real processes
+
 REPLY = " ".join(f"w{i:03d}" for i in range(120))
 """A slow reply: 120 one-word chunks, 40 ms apart (about 5 s of streaming)."""
 

@@ -83,6 +83,7 @@ def send_stdin(capsys: pytest.CaptureFixture[str], text: str, *args: str) -> Ran
 # -- huge pastes --------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a real process
 def test_one_megabyte_paste_through_a_real_process(
     isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:

@@ -22,6 +22,8 @@ import pytest
 
 from tests.reliability.helpers import ROOT, cli_argv, cli_env, run_cli, write_config
 
+pytestmark = pytest.mark.slow  # real processes
+
 CONVERSATION = {
     "title": "full disk",
     "messages": [

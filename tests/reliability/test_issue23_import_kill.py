@@ -15,9 +15,13 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests import sample_files
 from tests.reliability.helpers import cli_argv, cli_env, execute, rows, run_cli, write_config
 from tui_chat.engine.transfer import EXPORT_FORMAT
+
+pytestmark = pytest.mark.slow  # real processes
 
 MESSAGES = 60_000
 

@@ -38,6 +38,8 @@ from tests.reliability.test_hardening_processes import (
     _wait_for,
 )
 
+pytestmark = pytest.mark.slow  # real processes
+
 EXIT_BOUND = 30.0
 """Generous bound for a process to end once its terminal is gone (a loaded machine)."""
 

@@ -66,6 +66,7 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+@pytest.mark.slow  # a real process
 def test_folders_tui_chat_creates_are_private(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
@@ -92,6 +93,7 @@ def _imported(home: Path, tmp_path: Path, text: str) -> None:
     assert run_cli(home, "import", str(source)).returncode == 0
 
 
+@pytest.mark.slow  # a real process
 def test_send_to_an_empty_conversation_id_is_refused(isolated_env: Path, tmp_path: Path) -> None:
     write_config(isolated_env)
     _imported(isolated_env, tmp_path, "the last one")
@@ -102,6 +104,7 @@ def test_send_to_an_empty_conversation_id_is_refused(isolated_env: Path, tmp_pat
     assert rows(db, "SELECT count(*) AS n FROM messages")[0]["n"] == 1  # nothing was stored
 
 
+@pytest.mark.slow  # a real process
 def test_show_and_list_print_on_a_non_utf8_stdout(isolated_env: Path, tmp_path: Path) -> None:
     import subprocess
 
@@ -117,6 +120,7 @@ def test_show_and_list_print_on_a_non_utf8_stdout(isolated_env: Path, tmp_path: 
         assert b"caf\\xe9" in done.stdout
 
 
+@pytest.mark.slow  # a real process
 def test_a_fifo_as_the_config_file_is_one_clear_line(isolated_env: Path) -> None:
     config = isolated_env / "config" / "config.toml"
     config.parent.mkdir(parents=True)

@@ -89,6 +89,7 @@ def test_show_json_is_written_a_page_at_a_time_and_is_the_same_json(
     assert paged.out == render.json_text(data) + "\n"
 
 
+@pytest.mark.slow  # a real process
 async def test_the_json_export_written_in_pieces_is_the_export(
     make_service: Any, fake_anthropic: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

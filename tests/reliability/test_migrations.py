@@ -83,6 +83,7 @@ def test_every_earlier_version_has_a_fixture() -> None:
     assert max(versions) <= LATEST_VERSION
 
 
+@pytest.mark.slow  # a real process
 @pytest.mark.parametrize("fixture", FIXTURE_FILES, ids=lambda p: p.stem)
 def test_fixture_is_what_its_script_makes(fixture: Path, tmp_path: Path) -> None:
     # The committed file really is schema N made by the real migration code.

@@ -22,6 +22,8 @@ import pytest
 from tests.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import all_text_files, cli_argv, cli_env, write_config
 
+pytestmark = pytest.mark.slow  # real processes
+
 KEYS = {
     "anthropic-shaped": "sk-ant-api03-SECRETMARKER-Zq81xV0pLw3e",
     # Not sk-… shaped: only scrubbing of the exact configured value can catch it.

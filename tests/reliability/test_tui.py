@@ -150,6 +150,7 @@ async def test_tui_shows_the_pause_after_three_failed_summaries(
         assert await service.store.summaries.active(conv.id) is None
 
 
+@pytest.mark.slow  # a real process
 async def test_tui_and_cli_on_one_database(
     make_service: Make, fake_anthropic: FakeAnthropic, isolated_env: Path
 ) -> None:

@@ -91,7 +91,6 @@ async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
             breakdown = screen.gauge.breakdown
             return 0 if breakdown is None else int(breakdown.sections.get("new_message", 0))
 
-        await pilot.pause(0.8)  # past the full recount (with recall) after typing stops
         await until(pilot, lambda: draft() >= 86 + keyed_service.counter.count("what is this?"))
         # The preview shows the draft's file as it will be sent.
         await pilot.press("ctrl+o")

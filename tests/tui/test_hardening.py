@@ -19,7 +19,7 @@ from textual.widgets._footer import FooterKey
 
 from tests.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import make_app
-from tests.tui.helpers import notifications, ready, settle, until
+from tests.tui.helpers import from_palette, notifications, ready, settle, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
 
@@ -147,12 +147,10 @@ async def test_keys_from_the_palette_with_both_panels_does_not_crash(
     app = make_app(service, conversation.id)
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot)
-        await pilot.press("ctrl+t", "ctrl+b", "ctrl+p")
-        await until(pilot, lambda: len(app.screen_stack) > 1)
-        await pilot.press(*"Keys")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await pilot.pause(0.3)
+        await pilot.press("ctrl+t", "ctrl+b")
+        await from_palette(pilot, "Keys")
+        await until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await pilot.pause()
         _alive(app)
         _check_layout(app, 120)
 
@@ -247,7 +245,8 @@ async def test_keys_typed_while_a_screen_opens_are_not_lost(service: ChatService
         await ready(pilot)
         _burst(app, "ctrl+f", *"needle")
         await until(pilot, lambda: len(app.screen_stack) > 1)
-        await pilot.pause(0.2)
+        field = app.screen.query_one("#search-input", Input)
+        await until(pilot, lambda: len(field.value + _composer_text(app)) >= len("needle"))
         typed = app.screen.query_one("#search-input", Input).value + _composer_text(app)
         assert typed == "needle"
         assert app.screen.query_one("#search-input", Input).value == "needle"
@@ -268,8 +267,8 @@ async def test_a_send_after_selecting_an_old_message_scrolls_to_the_end(
         fake_anthropic.push_reply("The newest reply.")
         await pilot.press(*"newest question", "enter")
         await settle(pilot)
-        await pilot.pause(0.2)
         chat = _by_id(app, "chat")
+        await until(pilot, lambda: chat.scroll_y >= chat.max_scroll_y - 1)
         views = list(chat.query("MessageView"))
         assert views[-1].region.height > 0  # the reply is on screen
         assert chat.scroll_y >= chat.max_scroll_y - 1

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, ready, settle, until
@@ -118,6 +120,7 @@ async def test_the_request_sent_equals_context_after_a_jump_an_edit_a_fork_and_a
         assert _roles(body).count("user") == _roles(body).count("assistant") + 1
 
 
+@pytest.mark.slow  # a real process
 async def test_two_builds_at_once_read_a_new_conversation_once(
     service: ChatService, tmp_path: Path
 ) -> None:

@@ -16,6 +16,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.tui.conftest import make_app
 from tests.tui.helpers import ready
 from tests.tui.seed import seed_demo
@@ -58,11 +60,13 @@ def _loaded_after(code: str, env: dict[str, str] | None = None) -> set[str]:
     return set(json.loads(result.stdout.splitlines()[-1]))
 
 
+@pytest.mark.slow  # a real process
 def test_the_check_sees_a_lazy_module_once_it_is_imported() -> None:
     loaded = _loaded_after("import tui_chat.tui.app\nimport tui_chat.tui.screens.settings")
     assert "tui_chat.tui.screens.settings" in loaded
 
 
+@pytest.mark.slow  # a real process
 def test_importing_the_cli_and_constructing_the_app_loads_no_later_module() -> None:
     loaded = _loaded_after(
         """
@@ -77,6 +81,7 @@ def test_importing_the_cli_and_constructing_the_app_loads_no_later_module() -> N
     assert "tui_chat.engine.service" not in loaded  # the engine opens in on_load
 
 
+@pytest.mark.slow  # a real process
 async def test_a_started_app_has_loaded_no_later_module(
     service: ChatService, tmp_path: Path
 ) -> None:

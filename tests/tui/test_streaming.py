@@ -12,6 +12,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
+from tests.tui.helpers import until
 from tui_chat.core.models import Message, MessageStatus
 from tui_chat.tui import gc_pause
 from tui_chat.tui.text import inert
@@ -124,8 +125,8 @@ async def test_streamed_text_is_inert_and_finishes_as_stored_without_a_rerender(
     async with _Pane(view).run_test(size=(80, 40)) as pilot:
         for chunk in _chunks(REPLY):
             await view.write(chunk)
-        await pilot.pause(0.3)  # past the stream's interval: everything is appended
         markdown = view.query_one(Markdown)
+        await until(pilot, lambda: markdown.source == inert(REPLY))  # all appended
         blocks = list(markdown.children)
         assert len(blocks) > 5
         await view.finish(_message(REPLY))
@@ -246,9 +247,10 @@ async def test_blocks_far_above_a_followed_stream_fold_without_moving_anything()
         for start in range(0, len(chunks), 8):
             for chunk in chunks[start : start + 8]:
                 await view.write(chunk)
-            await pilot.pause(0.02)
-        await pilot.pause(0.3)
+            await pilot.pause()  # a frame between bursts of deltas
         markdown = view.query_one(Markdown)
+        await until(pilot, lambda: markdown.source == inert(LONG))  # all appended
+        await pilot.pause()
         hidden = [block for block in markdown.children if not block.display]
         assert len(hidden) >= 12  # folded while streaming...
         await view.finish(_message(LONG))
