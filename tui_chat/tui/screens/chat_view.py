@@ -33,7 +33,7 @@ from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.footer import ChatFooter
-from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
+from tui_chat.tui.widgets.summary_timeline import SummaryTimeline, Versions
 from tui_chat.tui.widgets.token_gauge import TokenGauge
 
 if TYPE_CHECKING:
@@ -71,6 +71,8 @@ class ChatView(Screen[None]):
     """Dollars spent on the conversation so far (shown by the gauge)."""
     paused: reactive[bool] = reactive(False, init=False)
     """Whether automatic compaction is paused after failures (shown by the gauge)."""
+    versions: reactive[Versions] = reactive(Versions, init=False)
+    """The conversation's summary versions (the timeline is bound to them)."""
 
     def compose(self) -> ComposeResult:
         """Header, list | chat + composer + gauge | timeline, footer."""
@@ -85,7 +87,7 @@ class ChatView(Screen[None]):
                 yield TokenGauge(id="gauge").data_bind(
                     ChatView.breakdown, ChatView.cost, ChatView.paused
                 )
-            yield SummaryTimeline(id="timeline", clock=self.app.clock)
+            yield SummaryTimeline(id="timeline", clock=self.app.clock).data_bind(ChatView.versions)
         yield ChatFooter()
 
     def on_mount(self) -> None:
@@ -284,9 +286,8 @@ class ChatView(Screen[None]):
         self.conversation = conversation
         policy = service.policy_for(conversation)
         rate = policy.compression_rate if policy.strategy == "segments" else None
-        await self.timeline.set_summaries(
-            await service.summaries(conversation.id), conversation.active_summary_id, rate
-        )
+        summaries = await service.summaries(conversation.id)
+        self.versions = Versions(tuple(summaries), conversation.active_summary_id, rate)
 
     async def refresh_summaries(self) -> None:
         """Reload what a compaction changes: the timeline and the gauge."""

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import ListItem, ListView, Static
 
 from tui_chat.core.models import Summary
@@ -126,9 +127,22 @@ class SummaryCard(ListItem):
             yield Static(describe(self.summary, active=self.active, now=self._now))
 
 
+@dataclass(frozen=True)
+class Versions:
+    """A conversation's summary versions as the timeline shows them."""
+
+    summaries: tuple[Summary, ...] = ()
+    """The versions, newest first."""
+    active_id: int | None = None
+    """The version in force, if any."""
+    rate: float | None = None
+    """The compression rate of a segments preset (the totals compare against it)."""
+
+
 class SummaryTimeline(Vertical):
     """Right-hand panel: totals, then one card per version, newest first.
 
+    The versions come through :attr:`versions` (the chat screen binds it to its own);
     ``enter`` on a card posts :class:`SummaryTimeline.Inspect`.
     """
 
@@ -160,13 +174,24 @@ class SummaryTimeline(Vertical):
             """The timeline."""
             return self.timeline
 
+    versions: reactive[Versions] = reactive(Versions, init=False)
+    """The versions shown (the cards are rebuilt when it changes)."""
+
     def __init__(self, *, clock: Callable[[], datetime], id: str | None = None) -> None:
         super().__init__(id=id)
         self._clock = clock
-        self.summaries: list[Summary] = []
-        self.active_id: int | None = None
         # Events and finished workers both refresh the list; one rebuild at a time.
         self._rebuild = asyncio.Lock()
+
+    @property
+    def summaries(self) -> list[Summary]:
+        """The versions, newest first."""
+        return list(self.versions.summaries)
+
+    @property
+    def active_id(self) -> int | None:
+        """The version in force, if any."""
+        return self.versions.active_id
 
     def compose(self) -> ComposeResult:
         """Title, totals, the list of versions."""
@@ -186,28 +211,26 @@ class SummaryTimeline(Vertical):
         item = self.list_view.highlighted_child
         return item.summary if isinstance(item, SummaryCard) else None
 
-    async def set_summaries(
-        self, summaries: list[Summary], active_id: int | None, rate: float | None = None
-    ) -> None:
-        """Show these versions (newest first); keeps the cursor on the same version."""
+    async def watch_versions(self, versions: Versions) -> None:
+        """Show the versions; the cursor stays on the same version."""
         async with self._rebuild:
-            await self._set_summaries(summaries, active_id, rate)
-
-    async def _set_summaries(
-        self, summaries: list[Summary], active_id: int | None, rate: float | None
-    ) -> None:
-        keep = self.highlighted
-        self.summaries = summaries
-        self.active_id = active_id
-        self.query_one("#timeline-totals", Static).update(totals(summaries, active_id, rate))
-        self.query_one("#timeline-empty").display = not summaries
-        listing = self.list_view
-        now = self._clock()
-        await listing.clear()
-        await listing.extend(SummaryCard(s, active=s.id == active_id, now=now) for s in summaries)
-        if summaries:
-            ids = [s.id for s in summaries]
-            listing.index = ids.index(keep.id) if keep is not None and keep.id in ids else 0
+            if versions is not self.versions:
+                return  # a newer set came meanwhile: its own rebuild follows
+            keep = self.highlighted
+            summaries = list(versions.summaries)
+            active_id = versions.active_id
+            totals_text = totals(summaries, active_id, versions.rate)
+            self.query_one("#timeline-totals", Static).update(totals_text)
+            self.query_one("#timeline-empty").display = not summaries
+            listing = self.list_view
+            now = self._clock()
+            await listing.clear()
+            await listing.extend(
+                SummaryCard(s, active=s.id == active_id, now=now) for s in summaries
+            )
+            if summaries:
+                ids = [s.id for s in summaries]
+                listing.index = ids.index(keep.id) if keep is not None and keep.id in ids else 0
 
     def on_list_view_selected(self, event: ListView.Selected) -> None:
         """Enter on a card: inspect it."""
