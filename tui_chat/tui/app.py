@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable
+from pathlib import PurePath
 from typing import Any, ClassVar
 
 from textual import events
@@ -45,7 +46,9 @@ class ChatApp(ChatHost):
     Takes the arguments of :class:`~tui_chat.tui.host.ChatHost`.
     """
 
-    CSS_PATH = "app.tcss"
+    # The main screen is the default one, whose own CSS_PATH Textual does not load: its
+    # layout file is read with the app's.
+    CSS_PATH: ClassVar[list[str | PurePath]] = ["app.tcss", "screens/main.tcss"]
     TITLE = "tui-chat"
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("app")

@@ -198,16 +198,7 @@ class ContextPreviewScreen(Screen[None]):
         labels: What each request message carries, by ``#id`` (:func:`message_labels`).
     """
 
-    DEFAULT_CSS = """
-    ContextPreviewScreen #preview-body { height: 1fr; }
-    ContextPreviewScreen #preview-breakdown {
-        width: 36;
-        padding: 1;
-        border-right: vkey $border;
-    }
-    ContextPreviewScreen #preview-tabs { width: 1fr; }
-    ContextPreviewScreen TabPane { padding: 0 1; }
-    """
+    CSS_PATH = "context_preview.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("preview")
 

@@ -13,7 +13,6 @@ from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Static
 
 from tui_chat.tui.actions import bindings
-from tui_chat.tui.screens.prompt import MODAL_CSS
 from tui_chat.tui.stray_keys import OrderedInput
 from tui_chat.tui.text import inert_content
 
@@ -25,11 +24,7 @@ class FilePicker(ModalScreen[str | None]):
         root: The folder the tree shows (the working directory by default).
     """
 
-    DEFAULT_CSS = (
-        "FilePicker { align: center middle; }\n"
-        "FilePicker DirectoryTree { height: 16; margin-top: 1; background: $surface; }\n"
-        + MODAL_CSS
-    )
+    CSS_PATH = "dialog.tcss"
     TYPED_INTO: ClassVar[bool] = True
     """Keys typed while it opens wait for its input (``ChatApp.on_event``)."""
 

@@ -34,25 +34,7 @@ def _lines(entries: list[tuple[str, str]]) -> list[str]:
 class HelpScreen(ModalScreen[None]):
     """Every binding, grouped by where it applies; ``escape`` closes."""
 
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > #help {
-        width: 96%;
-        height: 94%;
-        border: round $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    HelpScreen #help-title { text-style: bold; margin-bottom: 1; }
-    HelpScreen VerticalScroll { height: 1fr; }
-    HelpScreen Grid {
-        grid-size: 3;
-        grid-gutter: 1 2;
-        grid-rows: auto;
-        height: auto;
-    }
-    HelpScreen Grid > Static { height: auto; }
-    """
+    CSS_PATH = "help.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("help")
 

@@ -181,21 +181,7 @@ class InspectorScreen(ModalScreen[Activate | Regenerate | None]):
         active: Whether it is the version in force.
     """
 
-    DEFAULT_CSS = """
-    InspectorScreen { align: center middle; }
-    InspectorScreen > #inspector {
-        width: 92%;
-        height: 90%;
-        border: round $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    InspectorScreen #inspector-title { text-style: bold; color: $text-accent; }
-    InspectorScreen #inspector-figures { margin: 1 0; }
-    InspectorScreen TabbedContent { height: 1fr; }
-    InspectorScreen TabPane { padding: 0; }
-    InspectorScreen VerticalScroll { height: 1fr; }
-    """
+    CSS_PATH = "inspector.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("inspector")
 

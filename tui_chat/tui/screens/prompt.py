@@ -15,20 +15,6 @@ from tui_chat.tui.actions import bindings
 from tui_chat.tui.stray_keys import OrderedInput, type_into
 from tui_chat.tui.text import inert_content
 
-MODAL_CSS = """
-.dialog {
-    width: 72;
-    max-width: 90%;
-    height: auto;
-    border: round $primary;
-    background: $surface;
-    padding: 1 2;
-}
-.dialog > .title { text-style: bold; color: $text-accent; margin-bottom: 1; }
-.dialog > .buttons { height: auto; align-horizontal: right; margin-top: 1; }
-.dialog > .buttons > Button { margin-left: 2; }
-"""
-
 
 class TextPrompt(ModalScreen[str | None]):
     """Ask for one line of text; dismisses with the text, or ``None`` on escape.
@@ -39,8 +25,7 @@ class TextPrompt(ModalScreen[str | None]):
         placeholder: Shown while the input is empty.
     """
 
-    # DEFAULT_CSS is scoped to the class: a rule naming ModalScreen would never match.
-    DEFAULT_CSS = "TextPrompt { align: center middle; }" + MODAL_CSS
+    CSS_PATH = "dialog.tcss"
     TYPED_INTO: ClassVar[bool] = True
     """Keys typed while it opens wait for its input (``ChatApp.on_event``)."""
 
@@ -81,7 +66,7 @@ class Confirm(ModalScreen[bool]):
         confirm_label: Label of the confirming button.
     """
 
-    DEFAULT_CSS = "Confirm { align: center middle; }" + MODAL_CSS
+    CSS_PATH = "dialog.tcss"
     BINDINGS: ClassVar[list[BindingType]] = bindings("confirm")
 
     def __init__(self, question: str, confirm_label: str = "Yes") -> None:

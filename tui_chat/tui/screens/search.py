@@ -61,19 +61,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         search: Runs a query and returns its hits.
     """
 
-    DEFAULT_CSS = """
-    SearchScreen { align: center middle; }
-    SearchScreen > #search {
-        width: 90%;
-        height: 80%;
-        border: round $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    SearchScreen #search-title { text-style: bold; color: $text-accent; }
-    SearchScreen OptionList { height: 1fr; border: none; }
-    SearchScreen #search-status { color: $text-muted; }
-    """
+    CSS_PATH = "search.tcss"
 
     TYPED_INTO: ClassVar[bool] = True
     """Keys typed while it opens wait for its input (``ChatApp.on_event``)."""

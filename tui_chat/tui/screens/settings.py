@@ -92,25 +92,7 @@ class SettingsScreen(ModalScreen[list[str]]):
         source: The engine.
     """
 
-    DEFAULT_CSS = """
-    SettingsScreen { align: center middle; }
-    SettingsScreen > #settings {
-        width: 84;
-        max-width: 95%;
-        height: 90%;
-        border: round $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    SettingsScreen #settings-title { text-style: bold; color: $text-accent; }
-    SettingsScreen .row { height: auto; }
-    SettingsScreen .row > Label { width: 38; padding: 1 1 0 0; }
-    SettingsScreen .row > Input, SettingsScreen .row > Select { width: 1fr; }
-    SettingsScreen #system { height: 5; }
-    SettingsScreen #settings-error { color: $text-error; height: auto; }
-    SettingsScreen #settings-buttons { height: auto; align-horizontal: right; }
-    SettingsScreen #settings-buttons > Button { margin-left: 2; }
-    """
+    CSS_PATH = "settings.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("settings")
 
