@@ -27,6 +27,7 @@ from tui_chat.tui.host import ChatHost
 from tui_chat.tui.messages import EngineBridge
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.screenshot import with_screenshot
+from tui_chat.tui.widgets import reply_stream
 
 HOLD_FRAMES = 20
 """Refreshes a key waits at most for an opening prompt's field."""
@@ -137,6 +138,7 @@ class ChatApp(ChatHost):
         """A key from the terminal goes where the screen says, before it is routed (issue 22:
         letters typed while the messages have the focus are text, in the order typed)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
+            reply_stream.note_key()  # a streaming reply appends in the pauses of typing
             if isinstance(screen := self.screen, MainScreen):
                 screen.route_key(event)
             elif self._held or (screen.focused is None and _text_field(screen) is not False):

@@ -1,16 +1,29 @@
 """Reply text streamed into a ``Markdown`` widget a few times a second, not once per delta.
 
 Every append re-parses only the document's last block, but it changes the layout, and Textual
-lays out the whole screen again for it: the cost of one frame grows with the number of block
-widgets the reply already has. The API sends a delta every few words (about 90 a second at 500
-tokens/s), so the deltas that arrive within :data:`INTERVAL` of an append are joined into the
-next one. That keeps the event loop free for keys while a long reply streams. Stopping appends
-what is pending at once, so the end of a reply is never held back.
+lays out the whole screen again for it and repaints the chat (the reply moves up as it
+grows): one append and its frame cost 15-40 ms of the event loop's time at 120x36, whatever
+the size of the text appended. The API sends a delta every few words (about 90 a second at
+500 tokens/s), so the deltas that arrive between two appends are joined into one. How far
+apart appends are is chosen for the keys typed meanwhile (issue 22 item 13, measured through
+a terminal by ``benchmarks/tui_stream.py``):
+
+- at least :data:`INTERVAL` apart, and far enough apart that appends take at most
+  :data:`BUDGET` of the loop's time (the loop's CPU time from an append to the end of its
+  frame, measured each time): a slower machine or a longer reply gets fewer, larger appends;
+- while the user types (a key less than :data:`TYPING` ago, :func:`note_key`), the next
+  append waits for a pause in the typing, but at most :data:`HOLD` after the last one, so
+  that keys are echoed without waiting behind a layout, and the reply still moves.
+
+Stopping appends what is pending at once, so the end of a reply is never held back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import math
+import time
 from collections.abc import Callable
 
 from textual.widgets import Markdown
@@ -19,6 +32,23 @@ from tui_chat.tui.text import inert
 
 INTERVAL = 0.1
 """Least seconds between two appends to the document."""
+
+BUDGET = 0.2
+"""Most of the event loop's time that appends (and the frames they cause) may take."""
+
+TYPING = 0.3
+"""Seconds after a key during which the user counts as typing."""
+
+HOLD = 1.0
+"""Most seconds an append waits for a pause in the typing."""
+
+_last_key = -math.inf
+
+
+def note_key() -> None:
+    """Record that a key was typed (the app calls it for every key from the terminal)."""
+    global _last_key
+    _last_key = time.monotonic()
 
 
 class ReplyStream:
@@ -72,11 +102,43 @@ class ReplyStream:
         await self._append()
 
     async def _run(self) -> None:
+        appended = -math.inf
         while not self.stopped:
             await self._wake.wait()
             self._wake.clear()
+            await self._typing_pause(appended)
+            appended = time.monotonic()
+            started = time.thread_time()
             await self._append()
-            await asyncio.sleep(self._interval)
+            await self._frame()
+            cost = time.thread_time() - started
+            await asyncio.sleep(max(self._interval, cost / BUDGET) if self._interval else 0)
+
+    async def _typing_pause(self, appended: float) -> None:
+        """Wait while the user types (a key less than :data:`TYPING` ago), at most until
+        :data:`HOLD` after the last append."""
+        if not self._interval:
+            return
+        while True:
+            now = time.monotonic()
+            until = min(_last_key + TYPING, appended + HOLD)
+            if until <= now:
+                return
+            await asyncio.sleep(until - now)
+
+    async def _frame(self) -> None:
+        """Until the frame after an append has been drawn (its layout and paint)."""
+        if not self._markdown.is_attached:
+            return
+        drawn = asyncio.get_running_loop().create_future()
+
+        def done() -> None:
+            if not drawn.done():
+                drawn.set_result(None)
+
+        self._markdown.call_after_refresh(done)
+        with contextlib.suppress(TimeoutError):  # a screen not drawn now (under a modal)
+            await asyncio.wait_for(drawn, HOLD)
 
     async def _append(self) -> None:
         """Append the pending text (a trailing CR waits for the LF that may follow it)."""

@@ -47,12 +47,29 @@ class TokenGauge(Widget):
     BAR_EMPTY: ClassVar[str] = "░"
     BAR_FULL: ClassVar[str] = "█"
 
-    breakdown: reactive[Breakdown | None] = reactive(None, layout=True)
+    breakdown: reactive[Breakdown | None] = reactive(None)
     """The latest breakdown from the engine (``None`` until the first one)."""
     cost: reactive[float] = reactive(0.0)
     """The conversation's cost so far in USD."""
     paused: reactive[bool] = reactive(False)
     """Auto-compaction is paused after repeated failures."""
+
+    def _watch_breakdown(self) -> None:
+        self._check_height()
+
+    def _watch_cost(self) -> None:
+        self._check_height()
+
+    def _watch_paused(self) -> None:
+        self._check_height()
+
+    def _check_height(self) -> None:
+        """Lay the screen out again only when the gauge's height changes (a changed figure
+        is repainted in place: the draft's count changes as the user types, and a layout of
+        the whole screen costs 15-40 ms of the event loop's time while a reply streams)."""
+        width = self.content_size.width
+        if not width or len(self.render().wrap(width)) != self.content_size.height:
+            self.refresh(layout=True)
 
     def _used(self, breakdown: Breakdown) -> int:
         """The one figure the trigger, the marker and the fit check use as well."""

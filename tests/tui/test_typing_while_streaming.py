@@ -1,0 +1,86 @@
+"""Keys typed while a reply streams wait behind as little layout as possible (issue 22 item 13;
+the figures come from ``benchmarks/tui_stream.py`` through a real terminal, not from here):
+a streaming reply's appends wait for a pause in the typing, and a new gauge figure is
+repainted without laying the screen out again unless the gauge's height changes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Markdown
+
+from tests.tui.test_budget_gauge import _breakdown
+from tui_chat.tui.widgets import reply_stream
+from tui_chat.tui.widgets.reply_stream import ReplyStream
+from tui_chat.tui.widgets.token_gauge import TokenGauge
+
+
+class _One(App[None]):
+    def __init__(self, widget: Any) -> None:
+        super().__init__()
+        self.widget = widget
+
+    def compose(self) -> ComposeResult:
+        yield self.widget
+
+
+async def test_appends_wait_for_a_pause_in_the_typing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pause never comes and the hold never ends within the test: no wall time is read.
+    monkeypatch.setattr(reply_stream, "TYPING", 3600.0)
+    monkeypatch.setattr(reply_stream, "HOLD", 3600.0)
+    markdown = Markdown()
+    async with _One(markdown).run_test(size=(80, 20)) as pilot:
+        stream = ReplyStream(markdown, interval=0.001)
+        stream.write("First ")
+        await pilot.pause()
+        assert markdown.source == "First "  # nothing typed yet: appended at once
+        reply_stream.note_key()
+        stream.write("second ")
+        for _ in range(5):
+            await pilot.pause()
+        assert markdown.source == "First "  # the user is typing: held
+        await stream.stop()
+        assert markdown.source == "First second "  # the end of a reply is never held
+
+
+async def test_a_key_before_the_first_append_does_not_hold_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(reply_stream, "TYPING", 3600.0)
+    monkeypatch.setattr(reply_stream, "HOLD", 3600.0)
+    reply_stream.note_key()
+    markdown = Markdown()
+    async with _One(markdown).run_test(size=(80, 20)) as pilot:
+        stream = ReplyStream(markdown, interval=0.001)
+        stream.write("The reply starts ")
+        await pilot.pause()
+        assert markdown.source == "The reply starts "  # its first words show at once
+        await stream.stop()
+
+
+async def test_a_new_gauge_figure_is_repainted_and_lays_out_only_for_a_new_height() -> None:
+    gauge = TokenGauge()
+    async with _One(gauge).run_test(size=(120, 10)) as pilot:
+        gauge.breakdown = _breakdown(system=3)
+        await pilot.pause()
+        assert gauge.size.height == 2
+        layouts: list[bool] = []
+        refresh = gauge.refresh
+
+        def spy(*regions: Any, **options: Any) -> Any:
+            layouts.append(bool(options.get("layout")))
+            return refresh(*regions, **options)
+
+        gauge.refresh = spy  # type: ignore[method-assign]
+        gauge.breakdown = _breakdown(system=3, new_message=12)  # the draft grew by a word
+        await pilot.pause()
+        assert layouts and not any(layouts)  # repainted in place
+        assert "draft 12" in str(gauge.render())
+        layouts.clear()
+        gauge.breakdown = replace(_breakdown(system=3), warnings=("a pin is over budget",))
+        await pilot.pause()
+        assert any(layouts)  # a third line: the screen is laid out again
+        assert gauge.size.height == 3
