@@ -73,7 +73,13 @@ class PtyApp:
         cwd: Where the app runs.
     """
 
-    def __init__(self, args: list[str], env: dict[str, str], size: tuple[int, int], cwd: Path):
+    def __init__(
+        self,
+        args: list[str],
+        env: dict[str, str],
+        size: tuple[int, int],
+        cwd: Path,
+    ):
         self.size = size
         self.reads: list[tuple[float, bytes]] = []
         """Every read of the app's output with the time it was read."""
