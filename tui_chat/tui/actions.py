@@ -12,19 +12,6 @@ from typing import Final
 
 from textual.binding import Binding, BindingType
 
-__all__ = [
-    "ACTIONS",
-    "HELP_SECTIONS",
-    "KEYMAP",
-    "Action",
-    "Key",
-    "Note",
-    "Section",
-    "bindings",
-    "help_sections",
-    "palette",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class Action:
