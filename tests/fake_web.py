@@ -20,7 +20,9 @@ on the ``anthropic`` 2.14 SDK's types:
   result block in the same message (``web_search_tool_result`` with ``web_search_result``
   items, or ``web_fetch_tool_result`` with a ``web_fetch_result``), then text whose blocks
   carry ``citations`` (``web_search_result_location``; streamed as ``citations_delta``).
-  ``usage.server_tool_use`` counts the requests.
+  ``usage.server_tool_use`` counts the requests. A reply scripted with ``stop_reason:
+  "pause_turn"`` is continued by a request ending with that assistant message, which this
+  server answers with text only.
 
 This server's own choices, not the docs': when it searches or fetches (the words above),
 the results (three pages on fixed domains, filtered by the domain lists), the signature
@@ -118,6 +120,8 @@ def check_reply_request(
 
 def thinking_for(body: dict[str, Any], prompt: str, scripted: str | None) -> str | None:
     """The thinking text of a reply (``""``: omitted; ``None``: no thinking block)."""
+    if _continues(body):
+        return scripted
     thinking = body.get("thinking")
     asked = isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
     if not asked and scripted is None:
@@ -125,6 +129,17 @@ def thinking_for(body: dict[str, Any], prompt: str, scripted: str | None) -> str
     if asked and thinking.get("display") == "omitted":
         return ""
     return scripted if scripted is not None else f"Considering: {prompt[:100].strip()}"
+
+
+def _continues(body: dict[str, Any]) -> bool:
+    """A request that continues a paused turn (it ends with the assistant's message): the
+    searches were made; the continuation only writes."""
+    messages = body.get("messages") or []
+    return (
+        bool(messages)
+        and isinstance(messages[-1], dict)
+        and messages[-1].get("role") == "assistant"
+    )
 
 
 def _tool(body: dict[str, Any], name: str) -> dict[str, Any] | None:
@@ -152,6 +167,8 @@ def web_blocks(
         ``{"web_search_requests": n, "web_fetch_requests": m}``; ``None`` when the reply
         uses no web tool.
     """
+    if _continues(body):
+        return None
     blocks: list[dict[str, Any]] = []
     counts = {"web_search_requests": 0, "web_fetch_requests": 0}
     search, fetch = _tool(body, "web_search"), _tool(body, "web_fetch")

@@ -218,6 +218,11 @@ async def test_thinking_and_search_survive_export_and_import(
     imported = await service.import_file(path)
     after = (await service.context(imported.id, "next")).request
     assert json.dumps(after, sort_keys=True) == json.dumps(before, sort_keys=True)
+    await service.close()  # a restart builds the same bytes
+    reopened = await make_service()
+    again = (await reopened.context(conv.id, "next")).request
+    assert json.dumps(again, sort_keys=True) == json.dumps(before, sort_keys=True)
+    service = reopened
     stored = (await service.messages(imported.id))[-1].content
     assert stored[0]["type"] == "thinking" and stored[0]["signature"]
     text = await service.export(conv.id, "md")
@@ -295,3 +300,25 @@ async def test_a_thinking_search_conversation_survives_compaction_and_roll_back(
     restored = await service.activate(conv.id, version.version - 1 if version.version > 1 else 0)
     assert restored is None or restored.version < version.version
     assert (await service.send(conv.id, "And now?")).error is None
+
+
+async def test_a_paused_search_turn_is_continued_and_stored_as_one_reply(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    await service.set_setting(conv.id, "web_search", "on")
+    fake_anthropic.push(kind="reply", stop_reason="pause_turn")
+    fake_anthropic.push_reply(" And the rest of the answer.")
+    outcome = await service.send(conv.id, "Search for asyncio task groups")
+    assert outcome.error is None
+    follow = fake_anthropic.message_requests[-1].body
+    paused = follow["messages"][-1]
+    assert paused["role"] == "assistant" and paused["content"][0]["type"] == "server_tool_use"
+    reply = outcome.reply
+    assert reply.status == "complete" and reply.stop_reason == "end_turn"
+    assert reply.text.endswith("That is all. And the rest of the answer.")
+    assert reply.usage is not None and reply.usage.web_search_requests == 1
+    first, second = (r.usage for r in fake_anthropic.message_requests[-2:])
+    assert first is not None and second is not None
+    assert reply.usage.output_tokens == first["output_tokens"] + second["output_tokens"]

@@ -38,6 +38,7 @@ from tui_chat.engine.events import (
 )
 from tui_chat.engine.failures import explain_refusal
 from tui_chat.engine.partial import PartialReply
+from tui_chat.engine.paused import stream_to_end
 from tui_chat.engine.send_lock import SendLock
 from tui_chat.engine.tail import TailCache
 from tui_chat.llm.client import ClaudeClient, StreamResult
@@ -296,7 +297,8 @@ class ChatSession:
                 problem = ChatError("too_large", str(exc), "fork before that file or remove it")
                 result = StreamResult(content=[], text="", error=problem)
             else:
-                result = await self.client.stream(request, on_text, on_thinking, on_block)
+                # A reply its server tools paused (pause_turn) is continued (engine/paused.py).
+                result = await stream_to_end(self.client, request, on_text, on_thinking, on_block)
                 if result.error is not None:  # a refused file or summary block is named
                     result.error = await explain_refusal(
                         self.store, conversation_id, result.error, built.request
