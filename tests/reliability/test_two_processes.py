@@ -3,7 +3,7 @@
 Two workers each run real ``tui-chat`` processes back to back against one database and one
 conversation — sends (whose replies trigger automatic compactions), manual compactions, and
 reads — a fixed number of processes each (``TUI_CHAT_SOAK_PROCESSES``, default 8; the full run
-in ``RESULTS.md`` uses 80), in an order drawn from the seed, so a loaded machine makes the run
+in ``RESULTS.md`` uses 84), in an order drawn from the seed, so a loaded machine makes the run
 longer, never smaller. Afterwards: no ``database is locked`` (or any traceback) reached the
 user, every message a process acknowledged is stored, no two versions cover one boundary from
 one parent, nothing is left in progress, and the file passes ``PRAGMA integrity_check``.
