@@ -58,7 +58,7 @@ class WebActivity(Static):
         parts: list[Content] = []
         for block in self.blocks:
             line = activity(block) or ""
-            mark = "⌕ " if block.get("type") == "server_tool_use" else "  ↳ "
+            mark = "→ " if block.get("type") == "server_tool_use" else "  ↳ "
             parts.append(inert_content(mark + line, "italic"))
             found = results(block) if block.get("type") == "web_search_tool_result" else []
             for result in found[:MAX_RESULTS_SHOWN]:
