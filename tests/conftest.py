@@ -31,6 +31,14 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    """A file's bytes as a parameter are named by their size, not spelled out: an id must be the
+    same in every xdist worker (an encrypted PDF's bytes are random) and short."""
+    if isinstance(val, bytes | bytearray):
+        return f"{len(val)}-bytes"
+    return None
+
+
 @pytest.fixture
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point ``TUI_CHAT_HOME`` at a fresh directory and clear every ``ANTHROPIC_*`` variable.
