@@ -65,7 +65,8 @@ def test_shares_become_budgets_that_follow_the_window() -> None:
         trigger="tokens", summary_share=0.1, recall_share=0.5, recent_share=0.2, pins_share=0.1
     )
     small, large = for_window(policy, 3_000), for_window(policy, 100_000)
-    assert small.summary_max_tokens == 300 and large.summary_max_tokens == 10_000
+    # A small window's summary takes at most 5 % (budget.SMALL_MEMORY_SHARE).
+    assert small.summary_max_tokens == 150 and large.summary_max_tokens == 10_000
     assert small.recall_budget_tokens == 1_500
     assert large.recall_budget_tokens == policy.recall_max_tokens  # capped: cheap requests
     assert small.threshold_tokens == 600 and small.keep_recent_tokens == 300

@@ -76,3 +76,16 @@ async def test_without_the_vectors_recall_searches_the_words_alone(
         assert married and married[0].text.startswith("We finally got married")
     finally:
         await store.close()
+
+
+def test_a_small_window_spends_its_memory_block_on_the_summary_alone() -> None:
+    from tui_chat.core.presets import PRESETS
+    from tui_chat.core.request.budget import SMALL_WINDOW, for_window, ledger_budget
+
+    adaptive = PRESETS["adaptive"]
+    small = for_window(adaptive, 4_000)
+    assert small.summary_max_tokens == 200  # 5 %, not 10 %
+    assert ledger_budget(adaptive, 4_000) == 0
+    big = for_window(adaptive, 2 * SMALL_WINDOW)
+    assert big.summary_max_tokens == int(0.10 * 2 * SMALL_WINDOW)
+    assert ledger_budget(adaptive, 2 * SMALL_WINDOW) == int(0.05 * 2 * SMALL_WINDOW)
