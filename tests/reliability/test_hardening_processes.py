@@ -163,7 +163,7 @@ def test_a_reply_left_streaming_by_a_dead_process_becomes_incomplete(
     home = isolated_env
     cid, process = _sending(home, standalone_fake, tmp_path)
     _read_some(process, 60)
-    time.sleep(0.6)  # past one flush: the row holds some text
+    _wait_for(lambda: bool(_last_reply(home, cid)["text"]))  # a flush: the row holds text
     process.kill()
     process.communicate(timeout=60)
     assert _last_reply(home, cid)["status"] == "streaming"  # what kill -9 leaves behind
@@ -238,9 +238,9 @@ def test_a_signal_to_the_tui_keeps_what_arrived(
     terminal = _Terminal(cli_argv("open", cid), cli_env(home, standalone_fake.base_url))
     try:
         _wait_for(lambda: "sigtitle" in terminal.screen_text())
-        time.sleep(1.0)  # the composer has focus once the first frame is drawn
         terminal.type("please stream")
-        time.sleep(0.5)  # a burst with the enter key in it would read as a paste
+        # On screen first: a burst with the enter key in it would read as a paste.
+        _wait_for(lambda: "please stream" in terminal.screen_text())
         terminal.type("\r")
         _wait_for(
             lambda: (
