@@ -322,3 +322,39 @@ async def test_a_paused_search_turn_is_continued_and_stored_as_one_reply(
     first, second = (r.usage for r in fake_anthropic.message_requests[-2:])
     assert first is not None and second is not None
     assert reply.usage.output_tokens == first["output_tokens"] + second["output_tokens"]
+
+
+async def test_an_anthropic_messages_list_keeps_thinking_and_web_blocks(
+    make_service: Make, tmp_path: Path
+) -> None:
+    thinking = {"type": "thinking", "thinking": "Let me check.", "signature": "sig"}
+    redacted = {"type": "redacted_thinking", "data": "opaque"}
+    use = {
+        "type": "server_tool_use",
+        "id": "srvtoolu_1",
+        "name": "web_fetch",
+        "input": {"url": "https://example.com"},
+    }
+    result = {
+        "type": "web_fetch_tool_result",
+        "tool_use_id": "srvtoolu_1",
+        "content": {"type": "web_fetch_result", "url": "https://example.com"},
+    }
+    answer = {"type": "text", "text": "It is an example."}
+    path = tmp_path / "messages.json"
+    path.write_text(
+        json.dumps(
+            {
+                "messages": [
+                    {"role": "user", "content": "what is on example.com?"},
+                    {"role": "assistant", "content": [thinking, redacted, use, result, answer]},
+                ]
+            }
+        )
+    )
+    service = await make_service()
+    conversation = await service.import_file(path)
+    reply = (await service.messages(conversation.id))[-1]
+    assert reply.content == [thinking, redacted, use, result, answer]
+    assert reply.text.endswith("[tool result] (https://example.com)\nIt is an example.")
+    assert "Let me check" not in reply.text  # thinking is never in the searchable text

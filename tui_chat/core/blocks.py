@@ -105,6 +105,8 @@ def block_text(block: Mapping[str, Any]) -> str:
         inner = block.get("content")
         if isinstance(inner, list):
             body = "\n".join(block_text(item) for item in inner if isinstance(item, Mapping))
+        elif isinstance(inner, Mapping):  # a web fetch's page, or a server tool's error
+            body = block_text(inner)
         else:
             body = "" if inner is None else str(inner)
         label = "tool error" if block.get("is_error") else "tool result"
