@@ -39,9 +39,16 @@ def test_thinking_is_adaptive_where_supported_and_the_budget_form_elsewhere() ->
     budget, _ = reply_options(on, "claude-haiku-4-5", 16_384, ("thinking",))
     assert budget["thinking"] == {"type": "enabled", "budget_tokens": 4000, "display": "summarized"}
     # Kept below max_tokens; no room at all is said, not sent.
-    assert reply_options(on, "claude-haiku-4-5", 3000, ())[0]["thinking"]["budget_tokens"] == 2999
-    none, warnings = reply_options(on, "claude-haiku-4-5", 1024, ())
+    cut, warnings = reply_options(on, "claude-haiku-4-5", 3000, ())
+    assert cut["thinking"]["budget_tokens"] == 1976 and "cut to 1,976" in warnings[0]
+    none, warnings = reply_options(on, "claude-haiku-4-5", 2000, ())
     assert "thinking" not in none and "no room" in warnings[0]
+    effort = resolve_policy({"effort": "low"})
+    assert reply_options(effort, "claude-sonnet-4-6", 16_384, ("effort",))[0] == {
+        "output_config": {"effort": "low"}
+    }
+    skipped, warnings = reply_options(effort, "claude-haiku-4-5", 16_384, ("thinking",))
+    assert skipped == {} and "does not take it" in warnings[0]
     assert reply_options(resolve_policy({}), "claude-sonnet-4-6", 16_384, ())[0] == {}
 
 

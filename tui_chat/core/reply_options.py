@@ -32,6 +32,9 @@ __all__ = ["MIN_THINKING_BUDGET", "REPLY_KEYS", "ReplyOptions", "reply_options",
 MIN_THINKING_BUDGET = 1_024
 """The least ``budget_tokens`` the API accepts."""
 
+ANSWER_ROOM = 1_024
+"""Tokens of ``max_tokens`` the budget form leaves for the answer after thinking."""
+
 WEB_SEARCH_TOOL = "web_search_20250305"
 WEB_FETCH_TOOL = "web_fetch_20250910"
 
@@ -94,19 +97,28 @@ def reply_options(
         if kind == "adaptive":
             options["thinking"] = {"type": "adaptive", "display": policy.thinking_display}
         else:
-            budget = min(policy.thinking_budget, max_output - 1)
+            # The budget is part of max_tokens: the answer keeps at least ANSWER_ROOM of it.
+            budget = min(policy.thinking_budget, max_output - ANSWER_ROOM)
             if budget < MIN_THINKING_BUDGET:
                 warnings.append(
                     f"thinking is off for this request: max_tokens {max_output:,} leaves no room "
-                    f"for the least thinking budget ({MIN_THINKING_BUDGET:,}); raise max_output"
+                    f"for the least thinking budget ({MIN_THINKING_BUDGET:,}) and an answer; "
+                    "raise max_output"
                 )
             else:
+                if budget < policy.thinking_budget:
+                    warnings.append(
+                        f"thinking budget cut to {budget:,} tokens so the answer keeps "
+                        f"{ANSWER_ROOM:,} of max_tokens {max_output:,}; raise max_output for more"
+                    )
                 options["thinking"] = {
                     "type": "enabled",
                     "budget_tokens": budget,
                     "display": policy.thinking_display,
                 }
-    if policy.effort != "default":
+    if policy.effort != "default" and features and "effort" not in features:
+        warnings.append(f"effort is not sent: the endpoint says {model} does not take it")
+    elif policy.effort != "default":
         options["output_config"] = {"effort": policy.effort}
     tools = _web_tools(policy)
     if tools:
