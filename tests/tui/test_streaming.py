@@ -209,14 +209,16 @@ class _Chat(App[None]):
 
 
 async def _settled(pilot: object, condition: Callable[[], bool]) -> None:
-    """Let the app run until ``condition()`` holds (at most 4 s), then one more frame."""
+    """Let the app run until ``condition()`` holds or 200 frames passed (it goes on either
+    way: the scroll to the end below never reaches it, scroll_y stays 0 -- to be looked at),
+    then one more frame."""
     from textual.pilot import Pilot
 
     assert isinstance(pilot, Pilot)
-    for _ in range(400):
+    for _ in range(200):
         if condition():
             break
-        await pilot.pause(0.01)
+        await pilot.pause()
     await pilot.pause()
 
 
