@@ -345,12 +345,12 @@ class ChatService(SummaryVersions):
         """What the conversation's replies have cost so far, in USD."""
         total = 0.0
         for model, usage in await self.store.messages.usage_totals(conversation_id):
+            total += cost_usd(self.info_for(model), usage)
+        return total
+
     async def usage(self, by: Period = "day", since: str | None = None) -> UsageReport:
         """Cost of every conversation's replies and summaries per ``by`` and model."""
         return await usage_report(self.store, self.info_for, by, since)
-
-            total += cost_usd(self.info_for(model), usage)
-        return total
 
     # -- drafts (the composer's text and files) --------------------------------------------
 
