@@ -24,6 +24,7 @@ from tui_chat.core.unanswered import unanswered_prompts
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.widgets.message_view import MessageView
+from tui_chat.tui.widgets.navigation import NavigationMode
 from tui_chat.tui.widgets.reply_keys import ReplyKeys
 
 
@@ -47,7 +48,7 @@ class MessageSource(Protocol):
         ...
 
 
-class ChatPane(ReplyKeys, VerticalScroll, can_focus=True):
+class ChatPane(ReplyKeys, VerticalScroll, NavigationMode, can_focus=True):
     """Messages of one conversation, newest at the bottom, with a keyboard selection.
 
     Args:
@@ -87,10 +88,6 @@ class ChatPane(ReplyKeys, VerticalScroll, can_focus=True):
         "NAVIGATION · letters are commands · i, enter or esc: back to typing"
     )
 
-    navigating: reactive[bool] = reactive(False, init=False)
-    """Whether letters are commands (entered with ``f5``): otherwise they are typed into the
-    composer, whatever has the focus (issue 22)."""
-
     selected: reactive[int | None] = reactive(None, init=False)
     """Id of the selected message (``None``: nothing selected)."""
 
@@ -118,22 +115,6 @@ class ChatPane(ReplyKeys, VerticalScroll, can_focus=True):
         # Paging from a key press waits for a page the scroll watcher is already loading.
         self._page_lock = asyncio.Lock()
         self._pinned: set[int] = set()
-
-    def watch_navigating(self, navigating: bool) -> None:
-        """Show the mode: a bar over the messages, and the letters in the footer."""
-        self.set_class(navigating, "-navigating")
-        self.border_title = self.NAVIGATION_TITLE if navigating else None
-        self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Letters run their commands only in navigation mode."""
-        if action == "command":
-            return self.navigating
-        return True
-
-    async def action_command(self, action: str) -> None:
-        """Run a letter's action (only reached in navigation mode)."""
-        await self.run_action(action)
 
     def on_blur(self) -> None:
         """Leaving the messages leaves navigation mode (unless they have the focus again)."""

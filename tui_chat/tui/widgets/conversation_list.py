@@ -17,7 +17,6 @@ from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -25,6 +24,7 @@ from tui_chat.core.models import ConversationInfo
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.messages import OpenConversation
 from tui_chat.tui.text import age, inert_content, one_line, tokens
+from tui_chat.tui.widgets.navigation import NavigationMode
 
 
 def fork_tree(
@@ -66,7 +66,7 @@ def fork_tree(
     return out
 
 
-class ConversationList(Vertical):
+class ConversationList(Vertical, NavigationMode):
     """Conversations newest first; ``enter`` opens the highlighted one."""
 
     DEFAULT_CSS = """
@@ -88,10 +88,6 @@ class ConversationList(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = bindings("conversations", priority=True)
 
     NAVIGATION_TITLE: ClassVar[str] = "NAVIGATION · i/esc: typing"
-
-    navigating: reactive[bool] = reactive(False, init=False)
-    """Whether letters are commands (``f5`` while the list has the focus): otherwise they are
-    typed into the composer (issue 22)."""
 
     @dataclass
     class ArchivedToggled(Message):
@@ -197,22 +193,6 @@ class ConversationList(Vertical):
     def focus_list(self) -> None:
         """Give the list keyboard focus."""
         self.options.focus()
-
-    def watch_navigating(self, navigating: bool) -> None:
-        """Show the mode: a bar over the list, and the letters in the footer."""
-        self.set_class(navigating, "-navigating")
-        self.border_title = self.NAVIGATION_TITLE if navigating else None
-        self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Letters run their commands only in navigation mode."""
-        if action == "command":
-            return self.navigating
-        return True
-
-    async def action_command(self, action: str) -> None:
-        """Run a letter's action (only reached in navigation mode)."""
-        await self.run_action(action)
 
     def on_descendant_blur(self) -> None:
         """Leaving the list leaves navigation mode."""
