@@ -16,6 +16,7 @@ from tests.tui.helpers import until
 from tui_chat.core.models import Message, MessageStatus
 from tui_chat.tui import gc_pause
 from tui_chat.tui.text import inert
+from tui_chat.tui.widgets import reply_stream
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.reply_stream import ReplyStream
@@ -89,7 +90,10 @@ def no_gc_hold_left() -> Iterator[None]:
     assert gc.get_threshold() == threshold
 
 
-async def test_deltas_written_between_appends_are_appended_together() -> None:
+async def test_deltas_written_between_appends_are_appended_together(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(reply_stream, "SETTLE", 3600.0)  # no pause in the deltas ends it
     view = MessageView(_message("", "streaming"))
     async with _Pane(view).run_test(size=(80, 40)) as pilot:
         markdown = view.query_one(Markdown)

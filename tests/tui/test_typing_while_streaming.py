@@ -31,6 +31,7 @@ async def test_appends_wait_for_a_pause_in_the_typing(monkeypatch: pytest.Monkey
     # A pause never comes and the hold never ends within the test: no wall time is read.
     monkeypatch.setattr(reply_stream, "TYPING", 3600.0)
     monkeypatch.setattr(reply_stream, "HOLD", 3600.0)
+    monkeypatch.setattr(reply_stream, "SETTLE", 3600.0)
     markdown = Markdown()
     async with _One(markdown).run_test(size=(80, 20)) as pilot:
         stream = ReplyStream(markdown, interval=0.001)
@@ -44,6 +45,27 @@ async def test_appends_wait_for_a_pause_in_the_typing(monkeypatch: pytest.Monkey
         assert markdown.source == "First "  # the user is typing: held
         await stream.stop()
         assert markdown.source == "First second "  # the end of a reply is never held
+
+
+async def test_when_the_deltas_stop_what_is_pending_is_shown_even_while_typing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(reply_stream, "TYPING", 3600.0)
+    monkeypatch.setattr(reply_stream, "HOLD", 3600.0)
+    monkeypatch.setattr(reply_stream, "SETTLE", 0.0)  # every pause in the deltas counts
+    markdown = Markdown()
+    async with _One(markdown).run_test(size=(80, 20)) as pilot:
+        stream = ReplyStream(markdown, interval=3600)  # nor does the interval end
+        stream.write("First ")
+        await pilot.pause()
+        reply_stream.note_key()
+        stream.write("last words.")
+        for _ in range(50):
+            if markdown.source == "First last words.":
+                break
+            await pilot.pause()
+        assert markdown.source == "First last words."  # shown before the reply is stored
+        await stream.stop()
 
 
 async def test_a_key_before_the_first_append_does_not_hold_it(

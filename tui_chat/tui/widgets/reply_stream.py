@@ -13,7 +13,10 @@ a terminal by ``benchmarks/tui_stream.py``):
   frame, measured each time): a slower machine or a longer reply gets fewer, larger appends;
 - while the user types (a key less than :data:`TYPING` ago, :func:`note_key`), the next
   append waits for a pause in the typing, but at most :data:`HOLD` after the last one, so
-  that keys are echoed without waiting behind a layout, and the reply still moves.
+  that keys are echoed without waiting behind a layout, and the reply still moves;
+- when the deltas stop for :data:`SETTLE` (the reply has most likely ended), what is pending
+  is appended without waiting out the interval, so a reply's last words are shown before it
+  has been stored.
 
 Stopping appends what is pending at once, so the end of a reply is never held back.
 """
@@ -41,6 +44,11 @@ TYPING = 0.3
 
 HOLD = 1.0
 """Most seconds an append waits for a pause in the typing."""
+
+SETTLE = 0.03
+"""Seconds without a new delta after which pending text is appended without waiting out the
+interval: the reply has most likely ended (its end is stored, then shown by :meth:`stop`,
+a few hundred milliseconds later for a long reply)."""
 
 _last_key = -math.inf
 
@@ -70,6 +78,8 @@ class ReplyStream:
         self._interval = interval
         self._on_append = on_append
         self._pending: list[str] = []
+        self._written = -math.inf
+        """When text was last written (monotonic)."""
         self._appending: asyncio.Future[None] | None = None
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
@@ -90,6 +100,7 @@ class ReplyStream:
             raise RuntimeError("the reply stream was stopped")
         if text:
             self._pending.append(text)
+            self._written = time.monotonic()
             self._wake.set()
 
     async def stop(self) -> None:
@@ -112,19 +123,35 @@ class ReplyStream:
             await self._append()
             await self._frame()
             cost = time.thread_time() - started
-            await asyncio.sleep(max(self._interval, cost / BUDGET) if self._interval else 0)
+            await self._gap(max(self._interval, cost / BUDGET) if self._interval else 0)
+
+    async def _gap(self, seconds: float) -> None:
+        """Wait ``seconds`` between two appends, or less once text is pending and no delta
+        came for :data:`SETTLE` seconds."""
+        deadline = time.monotonic() + seconds
+        while (now := time.monotonic()) < deadline and not self._settled(now):
+            await asyncio.sleep(self._wait_until(deadline) - now)
 
     async def _typing_pause(self, appended: float) -> None:
         """Wait while the user types (a key less than :data:`TYPING` ago), at most until
-        :data:`HOLD` after the last append."""
+        :data:`HOLD` after the last append, or until the deltas stop (:data:`SETTLE`)."""
         if not self._interval:
             return
         while True:
             now = time.monotonic()
             until = min(_last_key + TYPING, appended + HOLD)
-            if until <= now:
+            if until <= now or self._settled(now):
                 return
-            await asyncio.sleep(until - now)
+            await asyncio.sleep(self._wait_until(until) - now)
+
+    def _wait_until(self, until: float) -> float:
+        """``until``, or earlier: when the pending text would count as settled."""
+        settles = self._written if self._pending else time.monotonic()  # text may come
+        return min(until, settles + SETTLE)
+
+    def _settled(self, now: float) -> bool:
+        """Whether text is pending and no delta came for :data:`SETTLE` seconds."""
+        return bool(self._pending) and now - self._written >= SETTLE
 
     async def _frame(self) -> None:
         """Until the frame after an append has been drawn (its layout and paint)."""
@@ -136,7 +163,7 @@ class ReplyStream:
             if not drawn.done():
                 drawn.set_result(None)
 
-        self._markdown.call_after_refresh(done)
+        self._markdown.app.call_after_refresh(done)  # the document's own queue may be busy
         with contextlib.suppress(TimeoutError):  # a screen not drawn now (under a modal)
             await asyncio.wait_for(drawn, HOLD)
 
