@@ -34,6 +34,7 @@ async def test_thinking_and_a_web_search_are_shown_and_open_with_keys(
         reply = pane.views[-1]
         await until(pilot, lambda: reply.message.status == "complete")
         await settle(pilot)
+        reply = pane.views[-1]  # the view as mounted now (the pane may have rebuilt it)
         block = reply.query_one(ThinkingBlock)
         folded = str(block.visual)
         assert "▸ Thinking · 5 words · 18 tokens" in folded and "Considering" not in folded
