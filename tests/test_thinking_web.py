@@ -365,3 +365,19 @@ async def test_an_anthropic_messages_list_keeps_thinking_and_web_blocks(
     assert reply.content == [thinking, redacted, use, result, answer]
     assert reply.text.endswith("[tool result] (https://example.com)\nIt is an example.")
     assert "Let me check" not in reply.text  # thinking is never in the searchable text
+
+
+def test_the_context_preview_says_what_the_reply_may_use() -> None:
+    from tui_chat.core.reply_options import describe
+    from tui_chat.tui.screens.context_preview import readable
+
+    policy = resolve_policy(
+        {"thinking": "on", "effort": "low", "web_search": "on", "web_allowed_domains": "a.org"}
+    )
+    options, _ = reply_options(policy, "claude-haiku-4-5", 16_384, ("thinking",))
+    assert describe(options) is None or "effort" not in describe(options)  # haiku: no effort
+    request = {"messages": [{"role": "user", "content": "hi"}], **options}
+    line = "thinking budget (summarized, budget 8,000) · web_search: max 5, only a.org"
+    assert describe(request) == line
+    assert f"the reply may use: {line}" in str(readable(request))
+    assert describe({"messages": []}) is None

@@ -27,7 +27,14 @@ from typing import Any
 
 from tui_chat.core.policy import Policy
 
-__all__ = ["MIN_THINKING_BUDGET", "REPLY_KEYS", "ReplyOptions", "reply_options", "thinking_kind"]
+__all__ = [
+    "MIN_THINKING_BUDGET",
+    "REPLY_KEYS",
+    "ReplyOptions",
+    "describe",
+    "reply_options",
+    "thinking_kind",
+]
 
 MIN_THINKING_BUDGET = 1_024
 """The least ``budget_tokens`` the API accepts."""
@@ -144,3 +151,29 @@ def _web_tools(policy: Policy) -> list[dict[str, Any]]:
             tool["citations"] = {"enabled": True}
         tools.append(tool)
     return tools
+
+
+def describe(request: dict[str, Any]) -> str | None:
+    """One line for what a request lets the reply use (``None`` when nothing), e.g.
+    ``thinking adaptive (summarized) · web_search: max 5, only docs.python.org``."""
+    parts: list[str] = []
+    thinking = request.get("thinking")
+    if isinstance(thinking, dict):
+        budget = f", budget {thinking['budget_tokens']:,}" if "budget_tokens" in thinking else ""
+        kind = "budget" if thinking.get("type") == "enabled" else thinking.get("type")
+        parts.append(f"thinking {kind} ({thinking.get('display', 'default')}{budget})")
+    config = request.get("output_config")
+    if isinstance(config, dict) and config.get("effort"):
+        parts.append(f"effort {config['effort']}")
+    for tool in request.get("tools") or ():
+        if not isinstance(tool, dict) or not str(tool.get("type", "")).startswith("web_"):
+            continue
+        limits = [f"max {tool['max_uses']}"] if "max_uses" in tool else []
+        if tool.get("allowed_domains"):
+            limits.append("only " + ", ".join(tool["allowed_domains"]))
+        if tool.get("blocked_domains"):
+            limits.append("not " + ", ".join(tool["blocked_domains"]))
+        parts.append(
+            f"{tool.get('name')}: {', '.join(limits)}" if limits else str(tool.get("name"))
+        )
+    return " · ".join(parts) or None

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from tui_chat.core.blocks import block_text
+from tui_chat.core.reply_options import describe
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.text import inert, inert_content, tokens
 from tui_chat.tui.widgets.token_gauge import SECTIONS
@@ -122,6 +123,11 @@ def readable(request: dict[str, Any], labels: Sequence[str] = ()) -> Content:
         labels: What each message carries (:func:`message_labels`); by place without them.
     """
     parts: list[Content] = []
+    if options := describe(request):  # thinking, effort, web tools
+        parts += [
+            Content.styled(f"── the reply may use: {options}", "bold $text-accent"),
+            Content(""),
+        ]
     system = request.get("system") or []
     if isinstance(system, str):
         system = [{"type": "text", "text": system}]
