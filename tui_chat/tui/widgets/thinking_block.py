@@ -85,7 +85,7 @@ class ThinkingBlock(Static):
         """What the block shows now."""
         billed = f" · {self.tokens:,} tokens" if self.tokens else ""
         if not self.text.strip():
-            state = "thinking…" if self.streaming else "thinking not shown (display: omitted)"
+            state = "thinking…" if self.streaming else "thinking not shown (omitted or redacted)"
             return Content.styled(f"✻ {state}{billed}", "italic")
         count = f"{self._words:,} word{'s' if self._words != 1 else ''}{billed}"
         if self.expanded:
