@@ -284,3 +284,34 @@ class TestRelevanceFloor:
 
         built = build_request(self._inputs(4_000))
         assert set(built.recalled_ids) == {3, 5}
+
+
+class TestWhatAFoldKeeps:
+    def test_a_fold_keeps_the_newest_share_of_the_budget_verbatim(self) -> None:
+        """Each token kept verbatim is read again every turn until the next fold and written
+        again at it: the default keeps the newest 15 % of the budget (measured on the long
+        session, benchmarks/RESULTS.md issue 18 session 5), whole turns only."""
+        from tui_chat.core.models import Message
+        from tui_chat.core.request.budget import for_window
+        from tui_chat.core.triggers import plan_boundary
+
+        policy = for_window(resolve_policy(), 936_000)
+        assert policy.budget == 100_000
+        messages = [
+            Message(
+                id=i + 1,
+                conversation_id="c",
+                role="user" if i % 2 == 0 else "assistant",
+                content=[{"type": "text", "text": "x"}],
+                text="x",
+                turn=i // 2 + 1,
+                token_count=1_000,
+                status="complete",
+                created_at="2026-01-01T00:00:00+00:00",
+            )
+            for i in range(120)  # 120k tokens: past the budget
+        ]
+        cut = plan_boundary(policy, messages)
+        kept = sum(m.token_count for m in messages[cut:])
+        assert cut % 2 == 0  # whole turns
+        assert 13_000 <= kept <= 15_000

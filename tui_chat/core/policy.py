@@ -34,8 +34,11 @@ class Policy:
     cache_ttl: str = "auto"
     """Prompt-cache lifetime of the request's breakpoints: ``5m``, ``1h``, or ``auto`` (1 hour
     when the conversation's own pauses make it cheaper, :mod:`tui_chat.core.cache_ttl`)."""
-    budget_keep: float = 0.25
-    """``budget`` trigger: share of the budget the raw turns keep verbatim after a fold."""
+    budget_keep: float = 0.15
+    """``budget`` trigger: share of the budget the raw turns keep verbatim after a fold (each
+    kept token is read every turn until the next fold and written again at it: 0.15 cost less
+    than 0.25 on every session that folds, with the same evidence and identifiers kept,
+    ``benchmarks/RESULTS.md`` issue 18 session 5)."""
     threshold_tokens: int = 8_000
     """``tokens`` trigger: compact when unsummarised tokens exceed this (seed 000)."""
     every_turns: int = 3
