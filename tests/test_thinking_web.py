@@ -381,3 +381,33 @@ def test_the_context_preview_says_what_the_reply_may_use() -> None:
     assert describe(request) == line
     assert f"the reply may use: {line}" in str(readable(request))
     assert describe({"messages": []}) is None
+
+
+async def test_the_html_export_shows_thinking_searches_and_safe_source_links(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    from dataclasses import replace
+
+    from tui_chat.engine.export_web import reply_html
+
+    service = await make_service()
+    conv = await service.new_conversation()
+    for key in ("thinking", "web_search"):
+        await service.set_setting(conv.id, key, "on")
+    assert (await service.send(conv.id, "Search for html details element")).error is None
+    page = await service.export(conv.id, "html")
+    assert "<summary>Thinking</summary>" in page and "Considering: Search for html" in page
+    assert "searched the web: “html details element”" in page
+    assert '<a href="https://docs.python.org/html-details-element">' in page
+    reply = (await service.messages(conv.id))[-1]
+    evil = [
+        {
+            "type": "text",
+            "text": "x",
+            "citations": [
+                {"type": "web_search_result_location", "url": "javascript:alert(1)", "title": "<b>"}
+            ],
+        }
+    ]
+    shown = reply_html(replace(reply, content=evil), lambda text: text)
+    assert "href" not in shown and "&lt;b&gt;" in shown

@@ -27,6 +27,7 @@ from pygments.util import ClassNotFound
 
 from tui_chat.core.attachments import ref_label, refs
 from tui_chat.core.models import Conversation, Message, Summary
+from tui_chat.engine.export_web import reply_html
 from tui_chat.store.repository import Store
 
 PAGE = 1_000
@@ -176,7 +177,7 @@ def message_html(
         f"<b>{_e(message.role.title())}</b> · {_e(_when(message.created_at))}"
         f"{''.join(badges)}</div>\n"
     )
-    body = [head, markdown_html(message.text)]
+    body = [head, reply_html(message, markdown_html)]  # thinking, searches, sources
     for ref in refs(message.content):
         body.append(_attachment_html(ref, files.get(str(ref.get("sha256")))))
     if message.error:
