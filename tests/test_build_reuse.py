@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.raw_tail import raw_tail
 from tui_chat.core.attachments import ATTACHMENT_TYPE
 from tui_chat.core.models import Anchor, ContentBlock, Message, MessageStatus, Role, Summary
 from tui_chat.core.policy import Policy
@@ -26,7 +27,8 @@ from tui_chat.core.presets import PRESETS
 from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
 from tui_chat.core.request.recall import as_passages
 from tui_chat.core.request.render import request_text
-from tui_chat.core.request.timeline import Timeline
+from tui_chat.core.request.superseded import without_superseded
+from tui_chat.core.request.timeline import Timeline, prepared
 from tui_chat.core.tokens import get_counter
 from tui_chat.engine.assemble import assemble
 from tui_chat.engine.tail import TailCache
@@ -160,7 +162,16 @@ class Scenario:
         elif name == "single":
             self.policy = replace(self.policy, single_user_message=value)
 
-    def inputs(self, timeline: Timeline | None) -> ContextInputs:
+    def build(self, timeline: Timeline | None) -> BuiltRequest:
+        """A fresh build (``None``), or one with the kept ``timeline`` as the engine makes it:
+        replies a retry replaced left out of the messages, then the timeline aligned."""
+        inputs = self.inputs()
+        if timeline is None:
+            return build_request(inputs)
+        inputs = replace(inputs, raw_messages=without_superseded(inputs.raw_messages))
+        return build_request(inputs, prepared(inputs, timeline))
+
+    def inputs(self) -> ContextInputs:
         pinned = [m for m in self.history if m.id in self.pins]
         anchors = [(Anchor(m.id, "c1", "", "2026-01-02T00:00:00+00:00"), m) for m in pinned]
         new: list[ContentBlock] | None = None
@@ -183,7 +194,6 @@ class Scenario:
             raw_messages=self.history[self.low : len(self.history) - self.cut_end],
             new_message=new,
             counter=COUNTER,
-            timeline=timeline,
         )
 
 
@@ -198,12 +208,12 @@ def test_kept_timeline_builds_what_a_fresh_build_does(ops: list[Any], grid: int)
     for op in ops:
         scenario.apply(op)
         try:
-            fresh = build_request(scenario.inputs(None))
+            fresh = scenario.build(None)
         except ValueError:
             with pytest.raises(ValueError):
-                build_request(scenario.inputs(timeline))
+                scenario.build(timeline)
             continue
-        same(build_request(scenario.inputs(timeline)), fresh)
+        same(scenario.build(timeline), fresh)
 
 
 def test_a_kept_timeline_prepares_only_new_messages() -> None:
@@ -211,13 +221,13 @@ def test_a_kept_timeline_prepares_only_new_messages() -> None:
     timeline = Timeline(8)
     scenario = Scenario()
     scenario.history = history
-    build_request(scenario.inputs(timeline))
+    scenario.build(timeline)
     before = dict(zip(timeline.ids, timeline.pieces, strict=True))
     runs = dict(timeline.runs)
     assert runs, "runs between grid lines are kept"
     scenario.history = [*history[10:], make(200, "ask"), make(201, "answer")]
     scenario.low = 0
-    same(build_request(scenario.inputs(timeline)), build_request(scenario.inputs(None)))
+    same(scenario.build(timeline), scenario.build(None))
     # Messages seen before keep their prepared piece (the same object); runs past the front
     # that did not change are the same objects too.
     for message_id, piece in zip(timeline.ids, timeline.pieces, strict=True):
@@ -231,11 +241,11 @@ def test_a_reply_no_longer_followed_by_a_retry_is_sent_again() -> None:
     for kind in ("ask", "answer", "ask", "cut_off", "answer"):
         scenario.apply(("add", kind))
     timeline = Timeline(2)
-    kept = build_request(scenario.inputs(timeline))
+    kept = scenario.build(timeline)
     assert 4 not in kept.sent_message_ids  # replaced by the retry after it
     scenario.apply(("end", 1))
-    kept = build_request(scenario.inputs(timeline))
-    same(kept, build_request(scenario.inputs(None)))
+    kept = scenario.build(timeline)
+    same(kept, scenario.build(None))
     assert kept.sent_message_ids[-1] == 4
 
 
@@ -244,12 +254,12 @@ def test_a_replaced_message_is_prepared_again() -> None:
     for kind in ("ask", "answer", "ask", "streaming"):
         scenario.apply(("add", kind))
     timeline = Timeline(2)
-    build_request(scenario.inputs(timeline))
+    scenario.build(timeline)
     scenario.history[-1] = replace(
         scenario.history[-1], status="complete", content=[{"type": "text", "text": "done"}]
     )
-    kept = build_request(scenario.inputs(timeline))
-    same(kept, build_request(scenario.inputs(None)))
+    kept = scenario.build(timeline)
+    same(kept, scenario.build(None))
     assert kept.request["messages"][-2]["content"][0]["text"] == "done"
 
 
@@ -257,14 +267,14 @@ def test_a_pin_or_a_new_limit_prepares_everything_again() -> None:
     scenario = Scenario()
     scenario.history = [make(i, "long" if i % 2 == 0 else "ask") for i in range(1, 40)]
     timeline = Timeline(4)
-    build_request(scenario.inputs(timeline))
+    scenario.build(timeline)
     first = list(timeline.pieces)
     scenario.pins = {scenario.history[3].id}
-    same(build_request(scenario.inputs(timeline)), build_request(scenario.inputs(None)))
+    same(scenario.build(timeline), scenario.build(None))
     assert all(a is not b for a, b in zip(first, timeline.pieces, strict=True) if a)
     scenario.policy = replace(scenario.policy, message_char_limit=25)
-    kept = build_request(scenario.inputs(timeline))
-    same(kept, build_request(scenario.inputs(None)))
+    kept = scenario.build(timeline)
+    same(kept, scenario.build(None))
     assert any("cut to 25 characters" in w for w in kept.breakdown.warnings)
 
 
@@ -377,7 +387,7 @@ async def _engine_scenario(path: Path, ops: list[Any]) -> None:
             # The tail alone, its budget moving both ways.
             budget = int(window * calibration) // 2
             assert await tails.raw_tail(store, cid, coverage, budget, None) == (
-                await store.messages.raw_tail(cid, coverage, budget)
+                await raw_tail(store, cid, coverage, budget)
             )
     finally:
         await store.close()

@@ -28,7 +28,9 @@ from tui_chat.core.request import (
 from tui_chat.core.request.budget import within_budget
 from tui_chat.core.request.recall import as_passages
 from tui_chat.core.request.render import request_text
+from tui_chat.core.request.superseded import without_superseded
 from tui_chat.core.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, get_counter
+from tui_chat.core.turns import starts_turn
 
 COUNTER = get_counter()
 WINDOW = PRESETS["window"]
@@ -54,6 +56,7 @@ class History:
 
     def __init__(self, start: int = 1) -> None:
         self.next_id = start
+        self.turn_number = 0
         self.messages: list[Message] = []
 
     def add(
@@ -64,13 +67,15 @@ class History:
         token_count: int | None = None,
     ) -> Message:
         content = [text(b) if isinstance(b, str) else b for b in blocks]
+        if starts_turn(role, content) or self.turn_number == 0:
+            self.turn_number += 1  # numbered as the store numbers turns
         message = Message(
             id=self.next_id,
             conversation_id="c1",
             role=role,
             content=content,
             text=" ".join(str(b.get("text", "")) for b in content),
-            turn=0,
+            turn=self.turn_number,
             token_count=(
                 COUNTER.count_message(role, content) if token_count is None else token_count
             ),
@@ -785,15 +790,17 @@ def test_request_invariants(inp: ContextInputs) -> None:
         else:
             assert last["content"][-1]["text"] == new_text
 
-    # Dropped messages are whole leading turns, never also sent.
+    # Dropped messages are whole leading turns, never also sent (of the messages a build
+    # considers: replies a retry replaced are left out first, core/request/superseded).
     dropped = built.dropped_message_ids
-    raw_ids = [m.id for m in inp.raw_messages]
+    considered = without_superseded(inp.raw_messages)
+    raw_ids = [m.id for m in considered]
     assert list(dropped) == raw_ids[: len(dropped)]
     assert set(dropped).isdisjoint(built.sent_message_ids)
     if dropped:
         assert any("oldest turn(s)" in w for w in breakdown.warnings)
     if 0 < len(dropped) < len(raw_ids):
-        following = inp.raw_messages[len(dropped)]
+        following = considered[len(dropped)]
         assert following.role == "user" and not following.has_tool_result
     assert set(built.sent_message_ids) <= set(raw_ids)
 

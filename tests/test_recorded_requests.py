@@ -11,6 +11,7 @@ The test builds them again and names the first case and step that differ.
 
 Sessions: the generated coding session (``benchmarks/coding.py``) and, when
 ``../shared/data/locomo`` exists, the dev LoCoMo conversations (otherwise those cases skip).
+Three coding cases run in the fast tier (:data:`FAST`); the other cases are marked ``slow``.
 
 To record again after an *intended* change of what is sent (its own commit, saying why)::
 
@@ -161,22 +162,28 @@ def _available(case: tuple[str, str]) -> bool:
     return case[0] == "coding" or (LOCOMO_DIR / f"{case[0]}.json").exists()
 
 
+FAST = {("coding", "adaptive"), ("coding", "threshold"), ("coding", "single")}
+"""Cases of the fast tier (the default preset, one that cuts and folds early, the seed-000
+layout); the others are marked ``slow``."""
+
+
 @pytest.mark.parametrize(
-    "session", ["coding", *(pytest.param(name, marks=pytest.mark.slow) for name in LOCOMO)]
+    "case",
+    [
+        pytest.param(case, id=case_name(case), marks=() if case in FAST else pytest.mark.slow)
+        for case in cases()
+    ],
 )
-def test_requests_are_byte_identical_to_the_recorded_ones(session: str) -> None:
-    if session != "coding" and not (LOCOMO_DIR / f"{session}.json").exists():
+def test_requests_are_byte_identical_to_the_recorded_ones(case: tuple[str, str]) -> None:
+    if not _available(case):
         pytest.skip(f"{LOCOMO_DIR} is not here (the LoCoMo cases need ../shared)")
     recorded: dict[str, list[str]] = json.loads(FIXTURE.read_text(encoding="utf-8"))
-    for case in cases():
-        if case[0] != session:
-            continue
-        name = case_name(case)
-        assert name in recorded, f"{name} was never recorded: python -m {__name__}"
-        now = record(case)
-        for step, (was, got) in enumerate(zip(recorded[name], now, strict=False)):
-            assert was == got, f"{name}: request {step} differs from the recorded one"
-        assert len(now) == len(recorded[name]), f"{name}: {len(now)} requests built"
+    name = case_name(case)
+    assert name in recorded, f"{name} was never recorded: python -m {__name__}"
+    now = record(case)
+    for step, (was, got) in enumerate(zip(recorded[name], now, strict=False)):
+        assert was == got, f"{name}: request {step} differs from the recorded one"
+    assert len(now) == len(recorded[name]), f"{name}: {len(now)} requests built"
 
 
 def main(argv: list[str]) -> None:

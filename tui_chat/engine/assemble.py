@@ -1,7 +1,7 @@
 """Gather what the request builder needs from the store, in time that follows the window.
 
-Only the tail of unsummarised messages that can fit the usable window is read
-(:meth:`Messages.raw_tail <tui_chat.store.messages.Messages.raw_tail>`), and recall searches
+Only the tail of unsummarised messages that can fit the usable window is read, and only what
+changed since the last build (:mod:`tui_chat.engine.tail`), and recall searches
 the compacted prefix in bounded hops (:mod:`tui_chat.engine.recall`), so building the next
 request costs the same for a 100-message and a 100,000-message conversation.
 """
@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from bisect import bisect_left
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from operator import attrgetter
 
 from tui_chat.core import ledger
 from tui_chat.core.cache_ttl import GAPS, pauses
@@ -22,7 +20,8 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.reply_options import reply_options
 from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
 from tui_chat.core.request.recall import Passage
-from tui_chat.core.request.timeline import Timeline
+from tui_chat.core.request.superseded import without_spans, without_superseded
+from tui_chat.core.request.timeline import Timeline, prepared
 from tui_chat.core.tokens import (
     CALIBRATION_MAX,
     CALIBRATION_MIN,
@@ -33,8 +32,6 @@ from tui_chat.core.turns import starts_turn
 from tui_chat.core.unanswered import (
     left_out_note,
     refused_prompts,
-    unanswered_prompts,
-    without_unanswered,
 )
 from tui_chat.engine.recall import recall
 from tui_chat.engine.tail import TailCache
@@ -96,83 +93,14 @@ def _cut_size(policy: Policy) -> int | None:
     return None if limit is None else limit + MESSAGE_OVERHEAD_TOKENS
 
 
-_UNFINISHED = ("error", "incomplete", "streaming")
-_STATUS = attrgetter("status")
-_ID = attrgetter("id")
-
-
-def _positions(values: list[str], value: str) -> Iterator[int]:
-    """Where ``value`` occurs in ``values`` (found by ``list.index``, not a Python loop)."""
-    at = -1
-    while True:
-        try:
-            at = values.index(value, at + 1)
-        except ValueError:
-            return
-        yield at
-
-
-def _without(messages: list[Message], spans: Sequence[tuple[int, int]]) -> list[Message]:
-    """``messages`` without the ``(start, end)`` spans (ascending, not overlapping); the list
-    itself when there is nothing to leave out (no copy of a window-sized list)."""
-    if not spans:
-        return messages
-    out: list[Message] = []
-    at = 0
-    for start, end in spans:
-        out += messages[at:start]
-        at = end
-    out += messages[at:]
-    return out
-
-
-def supersede_failed(
-    messages: Sequence[Message], unfinished: Collection[int] | None = None
-) -> list[Message]:
-    """Leave out failed or cut-off replies that a later reply of the same turn replaced.
-
-    Turn numbers never decrease along a conversation (the store numbers them so), so the
-    replies of a turn follow each other and the search for a later one stops at the next turn.
-
-    Args:
-        messages: Messages in conversation order.
-        unfinished: The ids of the messages that are not ``complete``, when known (a kept
-            tail knows them): only those are looked at.
-    """
-    if unfinished is None:
-        statuses = list(map(_STATUS, messages))
-        found = [i for status in _UNFINISHED for i in _positions(statuses, status)]
-    else:
-        found = []
-        for message_id in unfinished:
-            index = bisect_left(messages, message_id, key=_ID)
-            if index < len(messages) and messages[index].id == message_id:
-                found.append(index)
-    replaced: list[tuple[int, int]] = []
-    for index in sorted(found):
-        message = messages[index]
-        if message.role != "assistant":
-            continue
-        for later in range(index + 1, len(messages)):
-            if messages[later].turn != message.turn:
-                break
-            if messages[later].role == "assistant":
-                replaced.append((index, index + 1))
-                break
-    return _without(messages if isinstance(messages, list) else list(messages), replaced)
-
-
 def _answered_only(
-    tail: list[Message], keep_last: bool, timeline: Timeline | None
+    tail: list[Message], keep_last: bool, timeline: Timeline
 ) -> tuple[list[Message], list[Message]]:
     """The prompts left out as unanswered, and ``tail`` without their turns (see
-    :mod:`~tui_chat.core.unanswered`); with a kept ``timeline``, from its turn facts."""
-    if timeline is None:
-        left_out = unanswered_prompts(tail, keep_last=keep_last)
-        return left_out, without_unanswered(tail, keep_last=keep_last)
+    :mod:`~tui_chat.core.unanswered`), from the kept ``timeline``'s turn facts."""
     timeline.align(tail)
     spans = timeline.unanswered(keep_last=keep_last)
-    return [tail[start] for start, _ in spans], _without(tail, spans)
+    return [tail[start] for start, _ in spans], without_spans(tail, spans)
 
 
 async def assemble(
@@ -202,21 +130,18 @@ async def assemble(
         summary: The active completed summary, if any.
         calibration: Real/estimated input ratio for the model.
         new_files: Files attached to ``new_text`` (references, sent before the text).
-        cache: Tails and timelines kept between builds (``None``: everything is read and
-            prepared for this build). The request is the same either way.
+        cache: The conversation's build state kept between builds (``None``: a new one,
+            everything read and prepared for this build). The request is the same either way.
     """
+    if cache is None:
+        cache = TailCache()
     window = window_for(info, policy)
     coverage = summary.covers_to_message_id if summary else 0
     budget = tail_budget(window, calibration)
     cap = _cut_size(policy)
-    timeline: Timeline | None = None
-    tail_timeline: Timeline | None = None
-    if cache is None:
-        read = await store.messages.raw_tail(conversation.id, coverage, budget=budget, cap=cap)
-    else:
-        read = await cache.raw_tail(store, conversation.id, coverage, budget, cap)
-        tail_timeline, timeline = cache.timelines(conversation.id)
-    tail = supersede_failed(read, cache.unfinished(conversation.id) if cache else None)
+    read = await cache.raw_tail(store, conversation.id, coverage, budget, cap)
+    tail_timeline, timeline = cache.timelines(conversation.id)
+    tail = without_superseded(read, cache.unfinished(conversation.id))
     # Prompts whose reply failed before any text are left out, and said so (core/unanswered).
     left_out, raw = _answered_only(tail, new_text is None, tail_timeline)
     new_message: list[ContentBlock] | None = None
@@ -240,25 +165,24 @@ async def assemble(
         # Recall is a bonus: a broken search index (doctor reports it) never stops a send.
         with contextlib.suppress(SearchIndexError):
             recalled = await recall(store, conversation.id, query, coverage, counter, sent_at)
-    built = build_request(
-        ContextInputs(
-            model=conversation.model,
-            context_window=window.context_window,
-            max_output=window.max_output,
-            system_prompt=conversation.system_prompt,
-            policy=policy,
-            summary=summary,
-            anchors=anchors,
-            recalled=recalled,
-            raw_messages=raw,
-            new_message=new_message,
-            counter=counter,
-            calibration=calibration,
-            ledger=ledger.from_json(summary.ledger) if summary is not None else (),
-            pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
-            timeline=timeline,
-        )
+    inputs = ContextInputs(
+        model=conversation.model,
+        context_window=window.context_window,
+        max_output=window.max_output,
+        system_prompt=conversation.system_prompt,
+        policy=policy,
+        summary=summary,
+        anchors=anchors,
+        recalled=recalled,
+        raw_messages=raw,
+        new_message=new_message,
+        counter=counter,
+        calibration=calibration,
+        ledger=ledger.from_json(summary.ledger) if summary is not None else (),
+        pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
     )
+    # The pure builder gets the messages prepared: the kept timeline, aligned to this tail.
+    built = build_request(inputs, prepared(inputs, timeline))
     # Thinking, effort and the web tools the conversation turned on (core/reply_options).
     options, notes = reply_options(policy, conversation.model, window.max_output, info.features)
     built.request.update(options)

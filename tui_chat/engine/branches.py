@@ -8,8 +8,6 @@ prompt is sent there with exactly the history that preceded the original.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from tui_chat.core.attachments import Attachment, refs
 from tui_chat.core.models import Conversation, Fork, Message, Summary
 from tui_chat.core.turns import starts_turn
@@ -29,19 +27,15 @@ class EditError(ValueError):
 class Branches:
     """Fork, edit and compact-up-to over one store."""
 
-    def __init__(
-        self, store: Store, worker: CompactionWorker, invalidate: Callable[[str], None]
-    ) -> None:
+    def __init__(self, store: Store, worker: CompactionWorker) -> None:
         """Share the service's store and compaction worker.
 
         Args:
             store: The open store.
             worker: The compaction worker.
-            invalidate: Drops the service's cached request of a conversation.
         """
         self.store = store
         self.worker = worker
-        self._invalidate = invalidate
 
     async def fork(
         self, conversation_id: str, at_message_id: int | None, title: str | None = None
@@ -123,9 +117,6 @@ class Branches:
         if message.conversation_id != conversation_id:
             raise CompactionError(f"message #{message_id} is not in this conversation")
         await self.worker.wait(conversation_id)
-        try:
-            return await self.worker.compact(
-                conversation_id, trigger="manual", instructions=instructions, upto=message_id
-            )
-        finally:
-            self._invalidate(conversation_id)
+        return await self.worker.compact(
+            conversation_id, trigger="manual", instructions=instructions, upto=message_id
+        )

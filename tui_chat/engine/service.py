@@ -58,7 +58,6 @@ class ChatService(SummaryVersions):
         self.catalog = ModelCatalog(store.model_catalog, client, config)  # GET /v1/models
         self.counter: TokenCounter = get_counter()
         self._subscribers: list[EventCallback] = []
-        self._base_cache: dict[str, BuiltRequest] = {}
         self.notices: list[str] = []
         """Things the user should know that did not stop an action (invalid settings)."""
         self.worker = CompactionWorker(
@@ -79,10 +78,9 @@ class ChatService(SummaryVersions):
             policy_for=self.policy_for,
             info_for=self.info_for,
             calibration_for=self.calibration,
-            on_sent=self._invalidate,
             catalog=self.catalog,
         )
-        self.branches = Branches(store, self.worker, self._invalidate)
+        self.branches = Branches(store, self.worker)
         """Forks, edited prompts and compacting up to a message."""
         self.drafts = Drafts(store)  # each conversation's unsent text and files
         self.outside = OutsideWrites(store)  # did another process write? (data_version)
@@ -143,14 +141,8 @@ class ChatService(SummaryVersions):
         return unsubscribe
 
     def _emit(self, event: EngineEvent) -> None:
-        conversation_id = getattr(event, "conversation_id", None)
-        if conversation_id:
-            self._invalidate(conversation_id)
         for callback in list(self._subscribers):
             callback(event)
-
-    def _invalidate(self, conversation_id: str) -> None:
-        self._base_cache.pop(conversation_id, None)
 
     # -- policy and figures --------------------------------------------------------------
 
@@ -247,7 +239,6 @@ class ChatService(SummaryVersions):
         await self.worker.wait(conversation_id)
         await self.store.conversations.delete(conversation_id)
         await self.store.attachments.remove_unreferenced()
-        self._invalidate(conversation_id)
 
     async def messages(
         self,
@@ -311,12 +302,18 @@ class ChatService(SummaryVersions):
     # -- context and gauge ---------------------------------------------------------------
 
     async def base_request(self, conversation: Conversation) -> BuiltRequest:
-        """The next request without a draft (cached until the conversation changes)."""
-        cached = self._base_cache.get(conversation.id)
-        if cached is None:
-            cached = await self.session.build(conversation)
-            self._base_cache[conversation.id] = cached
-        return cached
+        """The next request without a draft, kept while the conversation's revision in the
+        store (every write that can change a request counts it up, in any process), the
+        conversation as given, the model's calibration and figures stay the same."""
+        stamp = (
+            await self.store.conversations.revision(conversation.id),
+            conversation,
+            await self.calibration(conversation.model),
+            self.info_for(conversation.model),
+        )
+        return await self.session.tails.base(
+            conversation.id, stamp, lambda: self.session.build(conversation)
+        )
 
     async def context(
         self, conversation_id: str, draft: str | None = None, attachments: Sequence[Attachment] = ()
@@ -374,15 +371,12 @@ class ChatService(SummaryVersions):
 
     async def pin(self, message_id: int, note: str = "") -> None:
         """Pin a message so it is always sent verbatim."""
-        anchor = await self.store.anchors.pin(message_id, note)
-        self._invalidate(anchor.conversation_id)
+        await self.store.anchors.pin(message_id, note)
 
     async def unpin(self, message_id: int) -> bool:
         """Unpin a message; False when it was not pinned."""
-        message = await self.store.messages.get(message_id)
-        done = await self.store.anchors.unpin(message_id)
-        self._invalidate(message.conversation_id)
-        return done
+        await self.store.messages.get(message_id)  # NotFound for an unknown message
+        return await self.store.anchors.unpin(message_id)
 
     async def pinned_ids(self, conversation_id: str) -> set[int]:
         """Ids of a conversation's pinned messages."""
@@ -437,7 +431,6 @@ class ChatService(SummaryVersions):
             except PolicyError as exc:
                 raise SettingError(str(exc)) from None
             updated = await self.store.conversations.update(conversation_id, settings=settings)
-        self._invalidate(conversation_id)
         return updated
 
     # -- export / import -----------------------------------------------------------------

@@ -97,7 +97,6 @@ class ChatSession:
         policy_for: Callable[[Conversation], Policy],
         info_for: Callable[[str], ModelInfo],
         calibration_for: Callable[[str], Awaitable[float]],
-        on_sent: Callable[[str], None] | None = None,
         catalog: ModelCatalog | None = None,
     ) -> None:
         """Create a session.
@@ -110,7 +109,6 @@ class ChatSession:
             policy_for: Resolves a conversation's policy.
             info_for: Resolves a model's window, output and prices.
             calibration_for: The model's real/estimate ratio.
-            on_sent: Called with the conversation id after every stored change.
             catalog: The endpoint's model list, read again before a send when a day old.
         """
         self.store = store
@@ -120,7 +118,6 @@ class ChatSession:
         self.policy_for = policy_for
         self.info_for = info_for
         self.calibration_for = calibration_for
-        self.on_sent = on_sent
         self.catalog = catalog
         self.send_lock = SendLock(store.send_leases)
         self.tails = TailCache()  # what request builds reuse (engine/tail.py)
@@ -192,7 +189,6 @@ class ChatSession:
             )
             if on_event:
                 on_event(UserMessageSaved(user))
-            self._changed(conversation_id)
             outcome = await self._reply(conversation_id, on_event)
         return SendOutcome(user, outcome.reply, outcome.error, outcome.request)
 
@@ -370,13 +366,8 @@ class ChatSession:
                 ratio, samples, built.breakdown.input_tokens, result.usage.total_input
             )
             await self.store.set_calibration(conversation.model, ratio, samples)
-        self._changed(conversation.id)
         # A continuation summary repeats this request, so its prefix is read from the cache.
         self.worker.sent.remember(conversation.id, built, stored)
         if status == "complete":
             self.worker.poke(conversation.id)
         return stored
-
-    def _changed(self, conversation_id: str) -> None:
-        if self.on_sent is not None:
-            self.on_sent(conversation_id)

@@ -19,10 +19,12 @@ from __future__ import annotations
 import asyncio
 from bisect import bisect_left
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
 
 from tui_chat.core.models import Message
+from tui_chat.core.request import BuiltRequest
 from tui_chat.core.request.timeline import Timeline
 from tui_chat.core.turns import starts_turn
 from tui_chat.store.repository import Store
@@ -183,6 +185,11 @@ class _Kept:
     reading: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held while a window is read: two builds at once (the gauge's and a send's) would
     otherwise both read the same rows into it (issue 22: the history sent twice)."""
+    base: BuiltRequest | None = None
+    """The request without a draft built last (the gauge's), valid while :attr:`stamp` is."""
+    stamp: object = None
+    """What :attr:`base` was built at: the conversation's revision in the store and what
+    else it was built from (see :meth:`TailCache.base`)."""
 
 
 class TailCache:
@@ -218,6 +225,27 @@ class TailCache:
                 kept.windows = {(after_id, cap): TailWindow(conversation_id, after_id, cap)}
                 window = kept.windows[(after_id, cap)]
             return await window.read(store, budget)
+
+    async def base(
+        self, conversation_id: str, stamp: object, build: Callable[[], Awaitable[BuiltRequest]]
+    ) -> BuiltRequest:
+        """The conversation's request without a draft, built again only when ``stamp``
+        differs from the one it was built at.
+
+        Args:
+            conversation_id: The conversation.
+            stamp: The store's revision of the conversation (read *before* building, so a
+                write during the build only makes the next call build again) and whatever
+                else the build reads outside the conversation (calibration, model figures).
+            build: Builds the request.
+        """
+        kept = self._entry(conversation_id)
+        if kept.base is None or kept.stamp != stamp:
+            built = await build()
+            kept = self._entry(conversation_id)  # the entry may have been replaced meanwhile
+            kept.base, kept.stamp = built, stamp
+            return built
+        return kept.base
 
     def unfinished(self, conversation_id: str) -> set[int]:
         """Ids of the messages of the last tail read that are not ``complete``."""

@@ -78,8 +78,6 @@ class SummaryVersions:
 
         def info_for(self, model: str) -> ModelInfo: ...
 
-        def _invalidate(self, conversation_id: str) -> None: ...
-
     async def compact(
         self,
         conversation_id: str,
@@ -209,11 +207,9 @@ class SummaryVersions:
         """Roll back or forward to a completed version (0 = send no summary at all)."""
         if version == 0:
             await self.store.summaries.activate(conversation_id, None)
-            self._invalidate(conversation_id)
             return None
         summary = await self.store.summaries.get_version(conversation_id, version)
         await self.store.summaries.activate(conversation_id, summary.id)
-        self._invalidate(conversation_id)
         return summary
 
     async def regenerate(
@@ -231,7 +227,6 @@ class SummaryVersions:
         conversation = await self.store.conversations.get(conversation_id)
         if conversation.active_summary_id == old.id:
             await self.store.summaries.activate(conversation_id, new.id)
-        self._invalidate(conversation_id)
         return await self.store.summaries.get(new.id)
 
     async def compaction_paused(self, conversation_id: str) -> bool:

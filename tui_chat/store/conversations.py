@@ -94,6 +94,15 @@ class Conversations:
             raise NotFound(f"no conversation {conversation_id!r}")
         return conversation_from(row)
 
+    async def revision(self, conversation_id: str) -> int:
+        """The conversation's revision: it changes with every write that can change its next
+        request (migration 13's triggers), in this process or another. ``-1`` when the
+        conversation is gone."""
+        row = await self._sql.one(
+            "SELECT revision FROM conversations WHERE id = ?", (conversation_id,)
+        )
+        return -1 if row is None else int(row[0])
+
     async def resolve(self, ref: str) -> Conversation:
         """Find a conversation by id, unique id prefix, or ``last`` (most recently updated)."""
         ref = ref.strip()

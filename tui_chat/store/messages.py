@@ -1,9 +1,8 @@
 """The messages repository: append, complete, read and page a conversation's messages.
 
 Messages are append-only except for a streaming reply completing (:meth:`Messages.update`).
-:meth:`Messages.raw_tail` reads only the tail that can fit a request, newest pages first,
-with parsed messages reused from a per-store cache, so building the next request costs the
-same for a 100-message and a 100,000-message conversation.
+The raw tail a request is built from is read incrementally by the engine
+(:mod:`tui_chat.engine.tail`) with :meth:`Messages.history`.
 """
 
 from __future__ import annotations
@@ -16,14 +15,9 @@ import aiosqlite
 from tui_chat.core.models import ContentBlock, Message, MessageStatus, Role, Usage, utc_now
 from tui_chat.core.turns import starts_turn
 from tui_chat.store.errors import NotFound
-from tui_chat.store.message_cache import MessageCache
 from tui_chat.store.rows import MESSAGE_COLUMNS, clean_text, clean_value, message_from, to_json
 from tui_chat.store.sql import Sql
 
-PAGE = 1_024
-"""Message ids (with their token counts) read per step while walking back from the end."""
-FETCH = 900
-"""Messages fetched per ``IN (…)`` query (well under SQLite's variable limit)."""
 BATCH = 1_000
 """Messages written per ``executemany`` by :meth:`Messages.add_many`."""
 
@@ -85,9 +79,8 @@ class Messages:
     """The ``messages`` table (its full-text index follows through triggers)."""
 
     def __init__(self, sql: Sql) -> None:
-        """Use the store's shared connection; the parsed-message cache lives as long."""
+        """Use the store's shared connection."""
         self._sql = sql
-        self._cache = MessageCache()
 
     async def add(
         self,
@@ -336,71 +329,3 @@ class Messages:
             )
             for r in rows
         ]
-
-    async def raw_tail(
-        self, conversation_id: str, after_id: int, budget: int, *, cap: int | None = None
-    ) -> list[Message]:
-        """The newest whole turns after ``after_id`` whose stored counts fit ``budget`` tokens.
-
-        Walks back over ids and stored token counts (the covering index, no row is read) until
-        the budget is spent, then loads those messages (parsed ones come from the store's
-        cache, which grows to hold the whole tail), and trims the front to a turn start so a
-        tool_use is never separated from its tool_result. The time follows the tail read, not
-        the conversation's length.
-
-        Args:
-            conversation_id: The conversation.
-            after_id: Only messages after this id (a summary's coverage; 0 for all).
-            budget: Stored tokens to read, newest first.
-            cap: Count no message as more than this (messages the request will cut).
-        """
-        rows: list[tuple[int, str]] = []
-        spent = 0
-        before: int | None = None
-        while True:
-            sql = (
-                "SELECT id, token_count, status FROM messages WHERE conversation_id = ? AND id > ?"
-                + (" AND id < ?" if before is not None else "")
-                + " ORDER BY id DESC LIMIT ?"
-            )
-            params: tuple[Any, ...] = (conversation_id, after_id)
-            params += (before, PAGE) if before is not None else (PAGE,)
-            page = await self._sql.all(sql, params)
-            if not page:
-                break
-            for message_id, tokens, status in page:
-                rows.append((message_id, status))
-                spent += tokens if cap is None else min(tokens, cap)
-                if spent > budget:
-                    break
-            before = page[-1][0]
-            if spent > budget or len(page) < PAGE:
-                break
-        rows.reverse()
-        self._cache.reserve(len(rows))
-        collected = await self._cached(conversation_id, rows)
-        # Trim a leading partial turn (its start lies before what we read).
-        if collected and not starts_turn(collected[0].role, collected[0].content):
-            first_turn = collected[0].turn
-            index = 0
-            while index < len(collected) and collected[index].turn == first_turn:
-                index += 1
-            if index < len(collected):
-                collected = collected[index:]
-        return collected
-
-    async def _cached(self, conversation_id: str, rows: Sequence[tuple[int, str]]) -> list[Message]:
-        """The messages of ``(id, status)`` rows in order, parsed ones reused from the cache."""
-        found: dict[int, Message] = {}
-        wanted: list[int] = []
-        for message_id, status in rows:
-            cached = self._cache.get(conversation_id, message_id) if status == "complete" else None
-            if cached is None:
-                wanted.append(message_id)
-            else:
-                found[message_id] = cached
-        for start in range(0, len(wanted), FETCH):
-            for message in await self.get_many(wanted[start : start + FETCH]):
-                found[message.id] = message
-                self._cache.put(message)
-        return [found[message_id] for message_id, _ in rows if message_id in found]

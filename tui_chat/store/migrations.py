@@ -241,6 +241,45 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (endpoint, model)
     );
     """,
+    # 13: each conversation's revision: counted up by every write that can change the request
+    # built for it (its messages, pins and summary versions; its model, system prompt,
+    # settings and active version), whichever process writes. The engine keeps what it built
+    # for a conversation as long as the revision is the same (one rule, no hand-placed
+    # invalidation). Title, archive and draft writes leave it alone.
+    """
+    ALTER TABLE conversations ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+    CREATE TRIGGER revision_message_insert AFTER INSERT ON messages BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id;
+    END;
+    CREATE TRIGGER revision_message_update AFTER UPDATE ON messages BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id;
+    END;
+    CREATE TRIGGER revision_message_delete AFTER DELETE ON messages BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = old.conversation_id;
+    END;
+    CREATE TRIGGER revision_anchor_insert AFTER INSERT ON anchors BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id;
+    END;
+    CREATE TRIGGER revision_anchor_update AFTER UPDATE ON anchors BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id;
+    END;
+    CREATE TRIGGER revision_anchor_delete AFTER DELETE ON anchors BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = old.conversation_id;
+    END;
+    CREATE TRIGGER revision_summary_insert AFTER INSERT ON summaries BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id;
+    END;
+    CREATE TRIGGER revision_summary_update AFTER UPDATE ON summaries BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id;
+    END;
+    CREATE TRIGGER revision_summary_delete AFTER DELETE ON summaries BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = old.conversation_id;
+    END;
+    CREATE TRIGGER revision_conversation
+        AFTER UPDATE OF model, system_prompt, settings, active_summary_id ON conversations BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = new.id;
+    END;
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

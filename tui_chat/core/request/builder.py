@@ -54,7 +54,8 @@ from tui_chat.core.request.render import (
 )
 from tui_chat.core.request.runs import Composed, Unit, chain, compose_run, independent
 from tui_chat.core.request.selection import Selector, recall_text
-from tui_chat.core.request.timeline import Timeline
+from tui_chat.core.request.superseded import without_superseded
+from tui_chat.core.request.timeline import Timeline, prepared
 from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs, Piece
 from tui_chat.core.tokens import calibrate
 
@@ -108,18 +109,19 @@ FILL_RESERVE = 16
 class _Builder:
     """Holds the prepared inputs of one :func:`build_request` call and finds a fitting layout."""
 
-    def __init__(self, inputs: ContextInputs) -> None:
+    def __init__(self, inputs: ContextInputs, timeline: Timeline | None) -> None:
         self.inputs = inputs
         self.policy = inputs.policy
         self.counter = inputs.counter
         # The model's limit, and the window the request is kept within (the working budget).
         self.limit = max(0, inputs.context_window - inputs.max_output)
         self.usable = within_budget(self.policy, self.limit)
-        # Without a timeline kept between builds, one for this build (nothing reused).
-        self.timeline = inputs.timeline if inputs.timeline is not None else Timeline()
-        pinned = frozenset(message.id for _, message in inputs.anchors)
-        key = (self.counter, self.policy.message_char_limit, pinned)
-        self.timeline.align(inputs.raw_messages, key)
+        if timeline is None:
+            # Nothing prepared by the caller: the messages, replaced replies left out, for
+            # this build alone.
+            raw = without_superseded(inputs.raw_messages)
+            timeline = prepared(replace(inputs, raw_messages=raw))
+        self.timeline = timeline
         self.turn_count = self.timeline.turn_count()
         fresh = new_piece(inputs.new_message, self.counter)
         # Without a new message the last turn is what is sent: it is never dropped.
@@ -400,12 +402,16 @@ def _ttl(builder: _Builder, candidate: Candidate) -> CacheTtl:
     return choose_ttl(builder.inputs.pauses, candidate.total, turn)
 
 
-def build_request(inputs: ContextInputs) -> BuiltRequest:
+def build_request(inputs: ContextInputs, timeline: Timeline | None = None) -> BuiltRequest:
     """Build the exact next request and its token breakdown.
 
     Args:
         inputs: The conversation's state; ``raw_messages`` are reused with their stored
             ``token_count`` wherever they are sent unmodified.
+        timeline: ``inputs.raw_messages`` as prepared by :func:`~.timeline.prepared` (the
+            engine keeps one per conversation, so only new messages are prepared and laid-out
+            runs are reused). ``None``: the messages are prepared here, replies a retry
+            replaced left out (:mod:`.superseded`). The request is the same either way.
 
     Returns:
         The request, its breakdown and what it carries.
@@ -413,7 +419,7 @@ def build_request(inputs: ContextInputs) -> BuiltRequest:
     Raises:
         ValueError: when ``new_message`` is given but has nothing to send.
     """
-    builder = _Builder(inputs)
+    builder = _Builder(inputs, timeline)
     candidate, shed = builder.build()
     # Kept within the budget where it can be; sendable as long as the model can take it.
     fits = builder.fits(candidate.total, builder.limit)

@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import pairwise
-
 from tui_chat.core.models import ContentBlock, Message
 from tui_chat.core.request.clip import clean_blocks, cut_content
 from tui_chat.core.request.types import Piece
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.turns import message_tokens
-
-_UNFINISHED = ("error", "incomplete", "streaming")
-
-
-def superseded(messages: Sequence[Message]) -> set[int]:
-    """Failed or cut-off replies directly followed by another reply (a retry replaced them).
-
-    Args:
-        messages: Raw messages in order.
-
-    Returns:
-        The ids of the replies not to send.
-    """
-    return {
-        message.id
-        for message, following in pairwise(messages)
-        if message.role == "assistant"
-        and following.role == "assistant"
-        and message.status in _UNFINISHED
-    }
 
 
 def prepare(

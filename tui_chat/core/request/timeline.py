@@ -12,8 +12,8 @@ prepares only the messages that are new or changed.
 Rules that keep a reused fact right:
 
 - a fact is kept only for a message that is the very same object at the same place;
-- a message's piece also depends on the message after it (a failed reply followed by another
-  reply is not sent), so the last message before a change is prepared again;
+- a message's piece depends on that message alone (replies a retry replaced are left out
+  before, :mod:`.superseded`);
 - pieces depend on the counter, the character limit and which messages are pinned: when any of
   them changes, everything is prepared again;
 - a composed run of messages (:mod:`.runs`) is dropped as soon as any message in it changes.
@@ -32,26 +32,15 @@ from tui_chat.core.attachments import is_ref
 from tui_chat.core.models import Message
 from tui_chat.core.request.pieces import prepare
 from tui_chat.core.request.runs import Chain
-from tui_chat.core.request.types import Piece
+from tui_chat.core.request.types import ContextInputs, Piece
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.turns import starts_turn
 from tui_chat.core.unanswered import answers
 
 _ID = attrgetter("id")
-_UNFINISHED = ("error", "incomplete", "streaming")
 
 PieceKey = tuple[TokenCounter, int | None, frozenset[int]]
 """What a message's piece depends on besides the message: counter, character limit, pins."""
-
-
-def _superseded(message: Message, following: Message | None) -> bool:
-    """A failed or cut-off reply directly followed by another reply (see :func:`.superseded`)."""
-    return (
-        following is not None
-        and message.role == "assistant"
-        and following.role == "assistant"
-        and message.status in _UNFINISHED
-    )
 
 
 class Timeline:
@@ -134,7 +123,6 @@ class Timeline:
         if old != (new if new is not None else list(messages[:size])):
             kept = list(map(is_, self.messages, messages)).index(False)
         if kept < len(self.messages):
-            kept = max(0, kept - 1)  # its piece depends on the message after it
             self._truncate(kept)
         if kept < len(messages):
             self._append(messages[kept:])
@@ -146,8 +134,8 @@ class Timeline:
         self.runs, self.chains = {}, []
         self._append(messages)
 
-    def _piece(self, message: Message, following: Message | None) -> Piece | None:
-        if self.key is None or _superseded(message, following):
+    def _piece(self, message: Message) -> Piece | None:
+        if self.key is None:
             return None
         counter, limit, pinned = self.key
         return prepare(message, counter, limit, message.id in pinned)
@@ -160,13 +148,7 @@ class Timeline:
                 if self._is_bound(self.starts[-1] if self.starts else None, position):
                     self.bounds.append(position)
                 self.starts.append(position)
-            if self.messages and _superseded(self.messages[-1], message) and self.pieces[-1]:
-                self.pieces[-1] = None
-                self.tokens[-1] = self.tokens[-2]
-                self.cuts[-1] = self.cuts[-2]
-                self.refs[-1] = self.refs[-2]
-                self._forget_runs(position - 1)
-            piece = self._piece(message, None)
+            piece = self._piece(message)
             self.messages.append(message)
             self.ids.append(message.id)
             self.marks.append(self.marks[-1] + answers(message))
@@ -216,10 +198,9 @@ class Timeline:
     def _prepend(self, messages: Sequence[Message]) -> None:
         """Earlier messages come back in front (the tail's budget grew)."""
         count = len(messages)
-        following = [*messages[1:], self.messages[0]]
         self.origin -= count
         starts = [self.origin + i for i, m in enumerate(messages) if starts_turn(m.role, m.content)]
-        pieces = [self._piece(m, after) for m, after in zip(messages, following, strict=True)]
+        pieces = [self._piece(m) for m in messages]
         self.marks[:0] = _running_before(self.marks[0], [answers(m) for m in messages])
         self.tokens[:0] = _running_before(self.tokens[0], [p.tokens if p else 0 for p in pieces])
         self.cuts[:0] = _running_before(self.cuts[0], [1 if p and p.cut else 0 for p in pieces])
@@ -368,3 +349,20 @@ def _running_before(base: int, values: Sequence[int]) -> list[int]:
         total -= values[index]
         out[index] = total
     return out
+
+
+def prepared(inputs: ContextInputs, kept: Timeline | None = None) -> Timeline:
+    """``inputs.raw_messages`` prepared for :func:`~.builder.build_request`.
+
+    Args:
+        inputs: The build's inputs (its raw messages, counter, character limit and pins).
+        kept: The conversation's timeline kept between builds: only what changed since it was
+            last aligned is prepared. ``None``: a new timeline that keeps no runs.
+
+    Returns:
+        The timeline, aligned to ``inputs.raw_messages``.
+    """
+    timeline = kept if kept is not None else Timeline()
+    pinned = frozenset(message.id for _, message in inputs.anchors)
+    timeline.align(inputs.raw_messages, (inputs.counter, inputs.policy.message_char_limit, pinned))
+    return timeline

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from tui_chat.core.ledger import Entry as LedgerEntry
 from tui_chat.core.models import Anchor, ContentBlock, Message, Role, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.recall import Passage
 from tui_chat.core.tokens import TokenCounter
-
-if TYPE_CHECKING:
-    from tui_chat.core.request.timeline import Timeline
 
 SECTIONS: tuple[str, ...] = (
     "system",
@@ -63,9 +60,6 @@ class ContextInputs:
     pauses: tuple[float, ...] = ()
     """Seconds between each recent reply and the prompt after it (the cache lifetime is
     chosen from them, :mod:`~tui_chat.core.cache_ttl`)."""
-    timeline: Timeline | None = None
-    """The conversation's :class:`~.timeline.Timeline` kept between builds: what was prepared
-    for the same messages is reused (``None``: everything is prepared for this build)."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,119 @@
+"""One build state per conversation, kept by one rule: the conversation's revision in the store.
+
+Every write that can change a conversation's next request counts its revision up (SQLite
+triggers, so another process's writes count too); the engine keeps the request it built while
+the revision, the calibration and the model's figures are the same. Nothing else invalidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from tui_chat.core.models import ContentBlock
+from tui_chat.engine.service import ChatService
+from tui_chat.store.repository import Store
+
+
+async def _say(store: Store, cid: str, role: str, text: str) -> int:
+    content: list[ContentBlock] = [{"type": "text", "text": text}]
+    message = await store.messages.add(
+        cid, role="user" if role == "user" else "assistant", content=content, text=text,
+        token_count=len(text.split()) + 4,
+    )  # fmt: skip
+    return message.id
+
+
+async def test_every_write_that_changes_a_request_counts_the_revision_up(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "r.db")
+    try:
+        cid = (await store.conversations.create(title="t", model="m", system_prompt="")).id
+        seen = [await store.conversations.revision(cid)]
+
+        async def changed(why: str) -> None:
+            now = await store.conversations.revision(cid)
+            assert now > seen[-1], f"{why} left the revision at {now}"
+            seen.append(now)
+
+        async def unchanged(why: str) -> None:
+            assert await store.conversations.revision(cid) == seen[-1], f"{why} counted"
+
+        first = await _say(store, cid, "user", "hello there")
+        await changed("a message added")
+        await store.messages.update(first, text="hello again")
+        await changed("a message rewritten")
+        await store.anchors.pin(first, "note")
+        await changed("a pin")
+        await store.anchors.unpin(first)
+        await changed("an unpin")
+        await store.conversations.update(cid, settings={"preset": "window"})
+        await changed("the settings")
+        await store.conversations.update(cid, system_prompt="Be brief.")
+        await changed("the system prompt")
+        await store.conversations.update(cid, model="other")
+        await changed("the model")
+        await store.conversations.update(cid, title="renamed")
+        await unchanged("a new title")
+        await store.drafts.set(cid, "typing…")
+        await unchanged("a draft")
+        assert await store.conversations.revision("nope") == -1
+    finally:
+        await store.close()
+
+
+async def _gauge_tokens(service: ChatService, cid: str) -> int:
+    return (await service.gauge(cid)).input_tokens
+
+
+async def test_a_write_of_another_process_shows_in_the_gauge(
+    make_service: Callable[..., Awaitable[ChatService]], tmp_path: Path
+) -> None:
+    """The gauge's kept request follows writes it was never told of (another process pins a
+    message, sets a system prompt, adds a turn): before the revision, a pin made by
+    ``tui-chat pin`` in a shell left the open TUI's gauge without it until the next send."""
+    service = await make_service(api_key=None)
+    cid = (await service.new_conversation("t")).id
+    await _say(service.store, cid, "user", "first question " * 20)
+    await _say(service.store, cid, "assistant", "first answer " * 20)
+    before = await _gauge_tokens(service, cid)
+    assert await _gauge_tokens(service, cid) == before  # kept: same revision
+
+    other = await Store.open(service.db_path)  # another process's connection
+    try:
+        await other.conversations.update(cid, system_prompt="Answer in French. " * 10)
+        with_system = await _gauge_tokens(service, cid)
+        assert with_system > before
+        await _say(other, cid, "user", "second question " * 20)
+        await _say(other, cid, "assistant", "second answer " * 20)
+        assert await _gauge_tokens(service, cid) > with_system
+    finally:
+        await other.close()
+
+
+async def test_the_kept_request_is_the_one_built_anew(
+    make_service: Callable[..., Awaitable[ChatService]],
+) -> None:
+    """What the gauge keeps is what a fresh build gives after each kind of change."""
+    service = await make_service(api_key=None)
+    cid = (await service.new_conversation("t")).id
+    ids = [await _say(service.store, cid, role, f"{role} words {n} " * 15)
+           for n in range(6) for role in ("user", "assistant")]  # fmt: skip
+
+    async def same() -> None:
+        conversation = await service.conversation(cid)
+        kept = await service.base_request(conversation)
+        fresh = await service.session.build(conversation)
+        assert kept.request == fresh.request
+        assert kept.breakdown == fresh.breakdown
+
+    await same()
+    await service.pin(ids[2])
+    await same()
+    await service.set_setting(cid, "preset", "threshold")
+    await same()
+    await service.unpin(ids[2])
+    await same()
+    await service.compact(cid)
+    await same()
+    await service.activate(cid, 0)
+    await same()
