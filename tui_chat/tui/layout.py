@@ -61,10 +61,6 @@ class PanelRow(Horizontal):
         self._fallback = fallback
         self._open: list[str] = []  # most recently opened first
 
-    def is_open(self, panel_id: str) -> bool:
-        """True when the panel was opened (it may be giving way)."""
-        return panel_id in self._open
-
     def is_shown(self, panel_id: str) -> bool:
         """True when the panel is open and has room."""
         return self._panel(panel_id).display
