@@ -61,6 +61,14 @@ async def test_recall_finds_evidence_that_shares_no_word_with_the_question(
     try:
         passages = await recall(store, cid, "When did I meet my husband's parents?", last, COUNTER)
         assert passages and passages[0].text.startswith("We finally got married")
+        # Related words count for relevance too (0.3 of the word itself times similarity), so
+        # a passage that answers with a related word passes the floor recall has where the
+        # history could be carried.
+        from tui_chat.core.request.recall_cost import RELEVANCE_FLOOR
+
+        husband = await recall(store, cid, "How is my husband?", last, COUNTER)
+        assert husband[0].text.startswith("We finally got married")
+        assert husband[0].relevance >= RELEVANCE_FLOOR
     finally:
         await store.close()
 

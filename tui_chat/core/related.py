@@ -50,6 +50,8 @@ class Related:
 
     word: str
     similarity: float
+    source: str = ""
+    """The query word it is related to (the nearest, when several)."""
 
 
 class Vectors:
@@ -113,7 +115,7 @@ class Vectors:
         asked = [w.lower() for w in words]
         queries = np.stack([self.vector(w) for w in asked])
         scores = queries @ self._matrix.T
-        best: dict[str, float] = {}
+        best: dict[str, tuple[float, str]] = {}
         for row, word in enumerate(asked):
             taken = 0
             for index in np.argsort(-scores[row])[: per_word + 8]:
@@ -125,9 +127,10 @@ class Vectors:
                     continue
                 if any(candidate.startswith(w[:MIN_LETTERS]) for w in asked):
                     continue
-                best[candidate] = max(best.get(candidate, 0.0), similarity)
+                best[candidate] = max(best.get(candidate, (0.0, word)), (similarity, word))
                 taken += 1
-        return [Related(w, s) for w, s in sorted(best.items(), key=lambda item: -item[1])]
+        ordered = sorted(best.items(), key=lambda item: -item[1][0])
+        return [Related(w, s, source) for w, (s, source) in ordered]
 
 
 _LOCK = threading.Lock()

@@ -25,6 +25,7 @@ from tui_chat.core.request.recall import (
     expansion_terms,
     idf,
     rank_passages,
+    related_relevance,
 )
 from tui_chat.core.request.render import request_text
 from tui_chat.core.tokens import TokenCounter
@@ -37,16 +38,24 @@ RECALL_MESSAGES = 128
 
 async def related_hits(
     store: Store, conversation_id: str, words: list[str], coverage: int
-) -> list[Hit]:
-    """Hits for the words related in meaning to ``words`` (none when the vectors are not
-    installed). The word vectors are read once per process, off the event loop."""
+) -> tuple[list[Hit], dict[str, tuple[str, float]]]:
+    """Hits for the words related in meaning to ``words``, and each related word's stem ->
+    ``(stem of the query word it relates to, similarity)`` (for
+    :func:`~tui_chat.core.request.recall.related_relevance`); none when the vectors are not
+    installed. The vectors are read once per process, off the event loop."""
     if not words:
-        return []
+        return [], {}
     near = await asyncio.to_thread(related.related, words)
-    extra = [w for w in fts.recall_terms(" ".join(r.word for r in near)) if w not in words]
+    similarity = {r.word: r.similarity for r in near}
+    extra = [w for w in fts.recall_terms(" ".join(similarity)) if w not in words]
     if not extra:
-        return []
-    return await store.search.recall_hits(conversation_id, extra, coverage)
+        return [], {}
+    source = {r.word: fts.stem_prefix(r.source) or r.source for r in near}
+    links: dict[str, tuple[str, float]] = {}
+    for word in extra:
+        stem = fts.stem_prefix(word) or word
+        links[stem] = max(links.get(stem, ("", 0.0)), (source[word], similarity[word]))
+    return await store.search.recall_hits(conversation_id, extra, coverage), links
 
 
 async def recall(
@@ -74,7 +83,7 @@ async def recall(
     words = fts.recall_terms(query)
     counts, total = await store.search.recall_counts(words)
     first = await store.search.recall_hits(conversation_id, words, coverage, counts)
-    near = await related_hits(store, conversation_id, words, coverage)
+    near, near_weights = await related_hits(store, conversation_id, words, coverage)
     if not first and not near:
         return []
     sources = await store.messages.get_many([h.message_id for h in first[:SECOND_HOP_SOURCES]])
@@ -94,6 +103,7 @@ async def recall(
     for stem, count in zip(stems, counts, strict=True):
         weights[stem] = max(weights.get(stem, 0.0), idf(count, total))
     ranked = rank_passages(messages, scores, stems, counter, request_text, weights, neighbours)
+    ranked = related_relevance(ranked, weights, near_weights)
     # Passages written in a period the query names first ("in June", "last week").
     now = datetime.fromisoformat(sent_at) if sent_at else datetime.now(UTC)
     return dates.boost(ranked, dates.spans(query, now))

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from tui_chat.core.models import Message
@@ -234,6 +234,40 @@ def relevance(text: str, weights: Mapping[str, float]) -> float:
     pattern = _stems_pattern(tuple(weights))
     found = {m.group(1).lower() for m in pattern.finditer(text)}
     return min(1.0, sum(weights.get(stem, 0.0) for stem in found) / total)
+
+
+def related_relevance(
+    passages: Sequence[Passage],
+    weights: Mapping[str, float],
+    links: Mapping[str, tuple[str, float]],
+) -> list[Passage]:
+    """``passages`` with a relevance that also counts words related in meaning to the query's
+    (:mod:`tui_chat.core.related`): a query word the passage lacks counts
+    :data:`RELATED_WEIGHT` times the similarity of its best related word the passage holds. A
+    passage with ``married`` for "how is my husband?" gets 0.3 × 0.55 = 0.17.
+
+    Args:
+        passages: Ranked passages (their order is kept).
+        weights: The query's stems -> idf (as for :func:`relevance`).
+        links: Stem of a related word -> (the query stem it relates to, similarity).
+
+    Returns:
+        The passages, relevance raised where related words earn more than their own.
+    """
+    total = sum(weights.values())
+    if not links or total <= 0:
+        return list(passages)
+    pattern = _stems_pattern(tuple(links))
+    out: list[Passage] = []
+    for passage in passages:
+        cover: dict[str, float] = {}
+        for found in {m.group(1).lower() for m in pattern.finditer(passage.text)}:
+            asked, similarity = links[found]
+            cover[asked] = max(cover.get(asked, 0.0), RELATED_WEIGHT * similarity)
+        borrowed = sum(weights.get(asked, 0.0) * share for asked, share in cover.items()) / total
+        raised = borrowed > passage.relevance
+        out.append(replace(passage, relevance=min(1.0, borrowed)) if raised else passage)
+    return out
 
 
 def rank_passages(
