@@ -23,9 +23,11 @@ from tui_chat.core.codeblocks import code_blocks
 from tui_chat.core.models import Message
 from tui_chat.core.turns import starts_turn
 from tui_chat.engine.session import EmptyMessage, MessageTooLarge
+from tui_chat.tui.conversation_commands import ConversationCommands
 from tui_chat.tui.screens.chat_view import ChatView
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
+from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.message_view import MessageView
 
@@ -42,13 +44,55 @@ def pasted_path(text: str) -> str:
 
 
 class BranchView(ChatView):
-    """The chat screen's message-level actions and the draft tray's files."""
+    """The chat screen's message-level actions, the draft tray's files, and the actions on
+    whole conversations (handed over to :class:`ConversationCommands`)."""
 
     def __init__(self) -> None:
         super().__init__()
+        self.conversation_commands = ConversationCommands(self)
+        """New, rename, delete, archive, export (the actions on whole conversations hand over
+        to it)."""
         self._code_turns: dict[int, int] = {}
         self._unsent: tuple[str, str, list[Attachment]] | None = None
         """The last send (conversation, text, files) until its worker ends."""
+
+    # -- whole conversations: the table of actions and the list hand over to the commands --
+
+    async def action_new_conversation(self) -> None:
+        """Start a new conversation and open it."""
+        await self.conversation_commands.new()
+
+    def action_rename_conversation(self, conversation_id: str | None = None) -> None:
+        """Rename a conversation (the current one by default); the prompt opens at once."""
+        self.conversation_commands.rename(conversation_id)
+
+    def action_delete_conversation(self, conversation_id: str | None = None) -> None:
+        """Delete a conversation after confirmation; opens another one afterwards."""
+        self.conversation_commands.delete(conversation_id)
+
+    async def action_archive_conversation(self, conversation_id: str | None = None) -> None:
+        """Archive a conversation (hidden from the list, kept), or unarchive an archived one."""
+        await self.conversation_commands.archive(conversation_id)
+
+    def action_export(self) -> None:
+        """Export the conversation to a Markdown (``.md``) or JSON (``.json``) file."""
+        self.conversation_commands.export()
+
+    @on(ConversationList.New)
+    async def _list_new(self) -> None:
+        await self.conversation_commands.new()
+
+    @on(ConversationList.Rename)
+    def _list_rename(self, event: ConversationList.Rename) -> None:
+        self.conversation_commands.rename(event.conversation_id)
+
+    @on(ConversationList.Delete)
+    def _list_delete(self, event: ConversationList.Delete) -> None:
+        self.conversation_commands.delete(event.conversation_id)
+
+    @on(ConversationList.Archive)
+    async def _list_archive(self, event: ConversationList.Archive) -> None:
+        await self.conversation_commands.archive(event.conversation_id)
 
     @property
     def tray(self) -> DraftTray:

@@ -1,9 +1,9 @@
 """The main screen: what the user and the engine do to the chat.
 
 Every user action is an ``action_*`` method named in the table of actions (``tui/actions.py``),
-which the key bindings, the command palette and the help screen read: here, or in the classes
-this one builds on (:class:`~tui_chat.tui.screens.conversation_actions.ConversationActions`
-for whole conversations, :class:`~tui_chat.tui.screens.branching.BranchView` for one message).
+which the key bindings, the command palette and the help screen read: here, or in the class
+this one builds on (:class:`~tui_chat.tui.screens.branching.BranchView`: one message, and whole
+conversations through :class:`~tui_chat.tui.conversation_commands.ConversationCommands`).
 Each engine event arrives as its own message with its own handler. The panels themselves and
 their reloading are :class:`~tui_chat.tui.screens.chat_view.ChatView`'s.
 """
@@ -26,8 +26,8 @@ from tui_chat.core.models import SearchHit, Summary
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.queued import Queued
+from tui_chat.tui.screens.branching import BranchView
 from tui_chat.tui.screens.chat_view import NO_KEY_HELP
-from tui_chat.tui.screens.conversation_actions import ConversationActions
 from tui_chat.tui.text import tokens
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
@@ -52,7 +52,7 @@ def _chat_commands() -> type[Provider]:
     return ChatCommands
 
 
-class MainScreen(ConversationActions):
+class MainScreen(BranchView):
     """The chat: everything the user works with, keyboard first."""
 
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {_chat_commands}

@@ -1,0 +1,169 @@
+"""What the chat screen does to whole conversations: start, rename, delete, archive, export.
+
+:class:`ConversationCommands` is held by the chat screen (composition, not a base class): the
+screen's ``action_*`` methods named in the table of actions (``tui/actions.py``) and the
+conversation list's messages hand over to it. The prompts it asks with are imported when
+first used (the first frame needs none).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui_chat.files import TargetExistsError
+from tui_chat.tui.text import one_line
+
+if TYPE_CHECKING:
+    from tui_chat.tui.screens.chat_view import ChatView
+
+
+class ConversationCommands:
+    """The actions on a conversation as a whole (the one on screen unless one is named).
+
+    Args:
+        screen: The chat screen: it shows, reloads and lists the conversations, and runs the
+            workers (their failures are reported there).
+    """
+
+    def __init__(self, screen: ChatView) -> None:
+        self._screen = screen
+
+    async def new(self) -> None:
+        """Start a new conversation and open it."""
+        screen = self._screen
+        conversation = await screen.app.service.new_conversation()
+        await screen.open_conversation(conversation.id)
+        screen.composer.focus()
+
+    def _target(self, conversation_id: str | None) -> str | None:
+        return conversation_id or self._screen.conversation_id
+
+    def rename(self, conversation_id: str | None = None) -> None:
+        """Rename a conversation (the current one by default).
+
+        The prompt for the one on screen opens at once, so the keys typed right after ``f2``
+        reach it in order (issue 22: under load a rename lost its last character).
+        """
+        if (conv_id := self._target(conversation_id)) is None:
+            return
+        shown = self._screen.conversation
+        if shown is not None and conv_id == shown.id:
+            self._ask_title(conv_id, shown.title)
+        else:
+            self._screen.run_worker(self._rename_other(conv_id), exit_on_error=False)
+
+    async def _rename_other(self, conv_id: str) -> None:
+        self._ask_title(conv_id, (await self._screen.app.service.resolve(conv_id)).title)
+
+    def _ask_title(self, conv_id: str, title: str) -> None:
+        from tui_chat.tui.screens.prompt import TextPrompt
+
+        prompt = TextPrompt("Rename conversation", title, "A short title")
+        self._screen.app.push_screen(prompt, partial(self._rename, conv_id))
+
+    async def _rename(self, conv_id: str, title: str | None) -> None:
+        if title is None or not title.strip():
+            return
+        screen = self._screen
+        await screen.app.service.rename(conv_id, title)
+        if conv_id == screen.conversation_id:
+            await screen.reload()
+        else:
+            await screen.refresh_conversations()
+
+    def delete(self, conversation_id: str | None = None) -> None:
+        """Delete a conversation after confirmation; opens another one afterwards."""
+        if (conv_id := self._target(conversation_id)) is not None:
+            self._screen.run_worker(self._delete(conv_id), exit_on_error=False)
+
+    async def _delete(self, conv_id: str) -> None:
+        from tui_chat.tui.screens.prompt import Confirm
+
+        screen = self._screen
+        conversation = await screen.app.service.resolve(conv_id)
+        question = (
+            f"Delete “{one_line(conversation.title, 50)}” and all its messages and summaries? "
+            "This cannot be undone."
+        )
+        if not await screen.app.push_screen_wait(Confirm(question, "Delete")):
+            return
+        await screen.app.service.delete(conv_id)
+        screen.notify(f"Deleted “{one_line(conversation.title, 50)}”.", markup=False)
+        await self._after_removal(conv_id)
+
+    async def archive(self, conversation_id: str | None = None) -> None:
+        """Archive a conversation (hidden from the list, kept), or unarchive an archived one."""
+        if (conv_id := self._target(conversation_id)) is None:
+            return
+        screen = self._screen
+        if (await screen.app.service.resolve(conv_id)).archived_at is not None:
+            restored = await screen.app.service.archive(conv_id, archived=False)
+            screen.notify(f"Unarchived “{one_line(restored.title, 50)}”.", markup=False)
+            await screen.refresh_conversations()
+            return
+        conversation = await screen.app.service.archive(conv_id)
+        screen.notify(f"Archived “{one_line(conversation.title, 50)}”.", markup=False)
+        await self._after_removal(conv_id)
+
+    async def _after_removal(self, conv_id: str) -> None:
+        """A conversation left the list: open another one if it was on screen."""
+        screen = self._screen
+        if conv_id != screen.conversation_id:
+            await screen.refresh_conversations()
+            return
+        infos = await screen.app.service.list_conversations()
+        if infos:
+            await screen.open_conversation(infos[0].conversation.id)
+        else:
+            conversation = await screen.app.service.new_conversation()
+            await screen.open_conversation(conversation.id)
+
+    def export(self) -> None:
+        """Export the conversation to a Markdown (``.md``) or JSON (``.json``) file."""
+        if (shown := self._screen.conversation) is not None:
+            self._screen.run_worker(self._export(shown.id), exit_on_error=False)
+
+    async def _export(self, conv_id: str) -> None:
+        from tui_chat.tui.screens.prompt import Confirm, TextPrompt
+
+        screen = self._screen
+        default = screen.app.export_dir / f"tui-chat-{conv_id[:8]}.md"
+        answer = await screen.app.push_screen_wait(
+            TextPrompt("Export conversation to (.md or .json)", str(default))
+        )
+        if not answer or not answer.strip():
+            return
+        path = Path(answer.strip()).expanduser()
+        try:
+            # JSON for a .json file, else Markdown; private (0600) like the database.
+            await screen.app.service.export_to(conv_id, path)
+        except TargetExistsError:
+            # Only a file is replaced, and only when the user says so (by a new file moved
+            # into place, so a failed write leaves the old one whole).
+            question = f"{path} exists. Replace it with this export?"
+            if not path.is_file() or not await screen.app.push_screen_wait(
+                Confirm(question, "Replace")
+            ):
+                screen.notify(f"Not exported: {path} exists.", severity="warning", markup=False)
+                return
+            await self._export_over(conv_id, path)
+            return
+        except OSError as exc:
+            screen.notify(
+                f"Cannot write {path}: {exc.strerror or exc}", severity="error", markup=False
+            )
+            return
+        screen.notify(f"Exported to {path}", title="Export", markup=False)
+
+    async def _export_over(self, conv_id: str, path: Path) -> None:
+        screen = self._screen
+        try:
+            await screen.app.service.export_to(conv_id, path, force=True)
+        except OSError as exc:
+            screen.notify(
+                f"Cannot write {path}: {exc.strerror or exc}", severity="error", markup=False
+            )
+            return
+        screen.notify(f"Exported to {path} (replaced)", title="Export", markup=False)
