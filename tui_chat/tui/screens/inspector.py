@@ -21,7 +21,7 @@ from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.screens.prompt import TextPrompt
 from tui_chat.tui.text import clock_time, inert_content, tokens
-from tui_chat.tui.widgets.summary_timeline import retention
+from tui_chat.tui.widgets.summary_timeline import retention_label
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +89,9 @@ def figures(summary: Summary, *, active: bool) -> Content:
             f"{tokens(summary.source_tokens)} → {tokens(summary.summary_tokens)} "
             f"(−{summary.reduction:.0%})",
         ),
-        ("Identifiers kept", retention(summary)),
+        ("Identifiers kept", retention_label(summary)),
         ("Summarizer", summary.summarizer),
-        ("Summary call", call_cost(summary)),
+        ("Summary call", call_cost_label(summary)),
         ("Created", clock_time(summary.created_at)),
     ]
     if summary.instructions:
@@ -105,7 +105,7 @@ def figures(summary: Summary, *, active: bool) -> Content:
     return Content("\n").join(lines)
 
 
-def call_cost(summary: Summary) -> str:
+def call_cost_label(summary: Summary) -> str:
     """What the call that wrote the version cost (tokens by kind and dollars)."""
     call = summary.call
     if call is None:

@@ -19,7 +19,7 @@ from tui_chat.tui.text import age, inert_content, one_line, tokens
 from tui_chat.tui.widgets.spinner import Spinner
 
 
-def retention(summary: Summary) -> str:
+def retention_label(summary: Summary) -> str:
     """``kept/total (pct)`` of identifiers kept by a summary, or ``n/a``."""
     if summary.identifiers_total <= 0:
         return "n/a"
@@ -52,7 +52,7 @@ def describe(summary: Summary, *, active: bool, now: datetime) -> Content:
             Content.assemble(
                 inert_content(summary.summarizer, "$text-muted"),
                 " · ids ",
-                retention(summary),
+                retention_label(summary),
             )
         )
     elif summary.status == "in_progress":
@@ -85,7 +85,7 @@ def totals(summaries: list[Summary], active_id: int | None, rate: float | None) 
                 (f"−{active.reduction:.0%}", "$text-success"),
             )
         )
-        lines.append(Content(f"identifiers kept: {retention(active)}"))
+        lines.append(Content(f"identifiers kept: {retention_label(active)}"))
     source = sum(s.source_tokens for s in completed)
     summary = sum(s.summary_tokens for s in completed)
     if completed and source:
