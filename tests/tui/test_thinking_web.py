@@ -105,3 +105,35 @@ async def test_the_settings_screen_turns_thinking_and_search_on(
         policy = keyed_service.policy_for(await keyed_service.resolve(conversation.id))
         assert policy.thinking == "on" and policy.web_search
         assert policy.web_allowed_domains == ("docs.python.org",)
+
+
+async def test_thinking_streams_before_the_text_and_a_cancel_keeps_it(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    conversation = await keyed_service.new_conversation()
+    await keyed_service.set_setting(conversation.id, "thinking", "on")
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await ready(pilot)
+        # The stream stalls after the thinking's deltas and its signature, before any text.
+        fake_anthropic.push_hang(30.0, after_chunks=3)
+        screen.query_one("#composer").focus()
+        await pilot.press(*"a question worth a long think")
+        await pilot.press("enter")
+        pane = screen.query_one(ChatPane)
+        await until(
+            pilot, lambda: len(pane.views) == 2 and bool(pane.views[-1].query(ThinkingBlock))
+        )
+        block = pane.views[-1].query_one(ThinkingBlock)
+        await until(pilot, lambda: "Thinking… · 7 words" in str(block.visual))
+        assert pane.views[-1].message.status == "streaming"
+        await pilot.press("escape")  # cancel the reply
+        stored: list[dict[str, object]] = []
+
+        async def reply_content() -> None:
+            stored[:] = (await keyed_service.messages(conversation.id))[-1].content
+
+        await until(pilot, lambda: pane.views[-1].message.status == "incomplete")
+        await reply_content()
+        assert stored and stored[0]["type"] == "thinking"
+        assert str(stored[0]["thinking"]).startswith("Considering: a question worth")
