@@ -155,7 +155,7 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
                 assert any("left out" in w for w in b.warnings)
         await service.finish_background()
         gauge = await service.gauge(conv.id)
-        projected, usable = await service._projected(await service.resolve(conv.id))
+        projected, usable = await service.requests.projected(await service.resolve(conv.id))
         assert usable == gauge.usable
         if gauge.trigger_tokens is not None:
             assert gauge.trigger_tokens <= usable or preset == "threshold"

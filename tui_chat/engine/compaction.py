@@ -17,15 +17,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
 from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger
 from tui_chat.core.policy import Policy
-from tui_chat.core.request import BuiltRequest
 from tui_chat.core.summarize import SummaryError, SummaryInput
-from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
 from tui_chat.core.unanswered import without_refused
 from tui_chat.core.upto import BoundaryError, boundary_upto
@@ -33,22 +31,20 @@ from tui_chat.engine.attachments import AttachmentError, expand_request
 from tui_chat.engine.catalog import ListedSupport
 from tui_chat.engine.compaction_errors import CompactionError as CompactionError
 from tui_chat.engine.compaction_errors import NothingToCompact
+from tui_chat.engine.context import EngineContext
 from tui_chat.engine.events import (
     CompactionFailed,
     CompactionFinished,
     CompactionStarted,
-    EngineEvent,
 )
 from tui_chat.engine.fold import FoldRequest, chunk_turns, fold
 from tui_chat.engine.gate import gate_summary
+from tui_chat.engine.requests import Requests
 from tui_chat.engine.server_summary import ServerSummarizer, compaction_request
 from tui_chat.engine.summarizers import SentTurn, SentTurns, Summarizer, choose, rebuilt_turn
 from tui_chat.engine.version_result import version_result
-from tui_chat.llm.client import ClaudeClient
-from tui_chat.llm.models import ModelInfo, model_info
 from tui_chat.store.errors import Conflict
 from tui_chat.store.owners import new_owner
-from tui_chat.store.repository import Store
 from tui_chat.store.summaries import SummaryStart
 
 log = logging.getLogger(__name__)
@@ -66,44 +62,34 @@ class CompactionWorker:
 
     def __init__(
         self,
-        store: Store,
-        client: ClaudeClient,
-        counter: TokenCounter,
+        context: EngineContext,
+        requests: Requests,
         *,
-        emit: Callable[[EngineEvent], None],
-        policy_for: Callable[[Conversation], Policy],
-        projected_tokens: Callable[[Conversation], Awaitable[tuple[int, int]]] | None = None,
-        rebuild: Callable[[Conversation], Awaitable[BuiltRequest]] | None = None,
         lease_seconds: float = LEASE_SECONDS,
     ) -> None:
         """Create a worker.
 
         Args:
-            store: The open store.
-            client: The Claude client (used for Claude summaries).
-            counter: The token counter.
-            emit: Where compaction events go.
-            policy_for: Resolves a conversation's policy.
-            projected_tokens: Coroutine giving ``(request tokens, usable window)`` for a
-                conversation (the ``ratio`` trigger needs it).
-            rebuild: Coroutine building a conversation's request with no draft: a process that
-                did not send the last chat request rebuilds it for a continuation summary.
+            context: The engine's store, client (Claude summaries), counter, policies and
+                event bus (where compaction events go).
+            requests: Builds a conversation's request: its projected size (the ``ratio``
+                trigger) and, in a process that did not send the last chat request, that
+                request again for a continuation summary.
             lease_seconds: Lease length; renewed every third of it while working.
         """
-        self.store = store
-        self.client = client
-        self.counter = counter
-        self.emit = emit
-        self.policy_for = policy_for
-        self.projected_tokens = projected_tokens
+        self.store = context.store
+        self.client = context.client
+        self.counter = context.counter
+        self.emit = context.bus.emit
+        self.policy_for = context.policy_for
+        self.info_for = context.info_for
+        """A model's figures and prices (the configured overrides included)."""
+        self.requests = requests
         self.lease_seconds = lease_seconds
         self.owner = new_owner()  # host:pid:random, so a dead owner is seen at once
         self._tasks: dict[str, asyncio.Task[Summary | None]] = {}
         self.sent = SentTurns()
         """The last chat request of each conversation, for continuation summaries."""
-        self.rebuild = rebuild
-        self.info_for: Callable[[str], ModelInfo] = model_info
-        """A model's figures and prices (the service sets its configured overrides)."""
         self._notices: dict[str, str] = {}
 
     # -- scheduling ----------------------------------------------------------------------
@@ -155,9 +141,7 @@ class CompactionWorker:
         complete_turns = max(0, current_turn - covered_turn)
         if last is not None and not (last.role == "assistant" and not last.has_tool_use):
             complete_turns = max(0, complete_turns - 1)
-        projected, usable = (0, 1)
-        if self.projected_tokens is not None:
-            projected, usable = await self.projected_tokens(conversation)
+        projected, usable = await self.requests.projected(conversation)
         failures = await self.store.summaries.consecutive_failures(conversation.id)
         foldable = 0
         policy = self.policy_for(conversation)
@@ -336,8 +320,8 @@ class CompactionWorker:
             pinned = frozenset(await self.store.anchors.pinned_ids(conversation.id))
             used_ratio = 0.0
             # Only ``importance`` reads how full the window is: no request build otherwise.
-            if self.projected_tokens is not None and policy.importance:
-                projected, usable = await self.projected_tokens(conversation)
+            if policy.importance:
+                projected, usable = await self.requests.projected(conversation)
                 used_ratio = projected / usable if usable else 0.0
             chunks = chunk_turns(messages)
             later, rest = await self.store.messages.stats(conversation.id, after_id=messages[-1].id)
@@ -406,7 +390,7 @@ class CompactionWorker:
         """The last chat request rebuilt from the stored history, while its cache is warm
         (in a process that did not send it): only for a Claude summary, and only when that
         request can have carried the span and what follows it (``carried`` tokens)."""
-        if self.rebuild is None or not self.client.has_key:
+        if not self.client.has_key:
             return None
         if policy.summarizer not in ("auto", "claude", "server"):
             return None
@@ -416,7 +400,7 @@ class CompactionWorker:
         if last is None or last.role != "assistant":
             return None
         age = (datetime.now(UTC) - datetime.fromisoformat(last.created_at)).total_seconds()
-        return rebuilt_turn(await self.rebuild(conversation), last, age)
+        return rebuilt_turn(await self.requests.base(conversation), last, age)
 
     def summarizer_for(
         self,

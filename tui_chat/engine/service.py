@@ -15,17 +15,17 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PolicyError, parse_setting, resolve_policy
 from tui_chat.core.reply_options import REPLY_KEYS
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
-from tui_chat.core.request.budget import for_window
-from tui_chat.core.settings_check import settings_warning, usable_settings
+from tui_chat.core.settings_check import settings_warning
 from tui_chat.core.tokens import TokenCounter, get_counter
-from tui_chat.engine.assemble import window_for
 from tui_chat.engine.attachments import expand_request
 from tui_chat.engine.branches import Branches
 from tui_chat.engine.catalog import ModelCatalog
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
+from tui_chat.engine.context import EngineContext
 from tui_chat.engine.drafts import Drafts
-from tui_chat.engine.events import EngineEvent, EventCallback
+from tui_chat.engine.events import EventCallback
 from tui_chat.engine.exports import export_file, export_stream, export_text
+from tui_chat.engine.requests import Requests
 from tui_chat.engine.session import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.engine.transfer import import_conversation
@@ -57,29 +57,13 @@ class ChatService(SummaryVersions):
         self.client = client
         self.catalog = ModelCatalog(store.model_catalog, client, config)  # GET /v1/models
         self.counter: TokenCounter = get_counter()
-        self._subscribers: list[EventCallback] = []
+        self.engine = EngineContext(store, client, self.counter, config, self.catalog)
+        """What the engine's services share (built once: no callbacks into the service)."""
         self.notices: list[str] = []
         """Things the user should know that did not stop an action (invalid settings)."""
-        self.worker = CompactionWorker(
-            store,
-            client,
-            self.counter,
-            emit=self._emit,
-            policy_for=self.policy_for,
-            projected_tokens=self._projected,
-            rebuild=self.base_request,
-        )
-        self.worker.info_for = self.info_for
-        self.session = ChatSession(
-            store,
-            client,
-            self.counter,
-            self.worker,
-            policy_for=self.policy_for,
-            info_for=self.info_for,
-            calibration_for=self.calibration,
-            catalog=self.catalog,
-        )
+        self.requests = Requests(self.engine)
+        self.worker = CompactionWorker(self.engine, self.requests)
+        self.session = ChatSession(self.engine, self.requests, self.worker)
         self.branches = Branches(store, self.worker)
         """Forks, edited prompts and compacting up to a message."""
         self.drafts = Drafts(store)  # each conversation's unsent text and files
@@ -132,34 +116,14 @@ class ChatService(SummaryVersions):
 
     def subscribe(self, callback: EventCallback) -> Callable[[], None]:
         """Receive background events (compaction); returns the unsubscribe function."""
-        self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            if callback in self._subscribers:
-                self._subscribers.remove(callback)
-
-        return unsubscribe
-
-    def _emit(self, event: EngineEvent) -> None:
-        for callback in list(self._subscribers):
-            callback(event)
+        return self.engine.bus.subscribe(callback)
 
     # -- policy and figures --------------------------------------------------------------
 
     def policy_for(self, conversation: Conversation) -> Policy:
-        """The policy in force for a conversation, its shares of the window made budgets.
-
-        Invalid stored settings (an older import, a hand edit) are left out, so the
-        conversation still opens and sends; :meth:`settings_problem` says which and how to
-        fix them.
-        """
-        settings = usable_settings(conversation.settings)
-        policy = resolve_policy(settings, self.config.compaction)
-        usable = window_for(self.info_for(conversation.model), policy).usable
-        explicit = set(settings)
-        if "preset" not in settings:
-            explicit |= set(self.config.compaction or {})
-        return for_window(policy, usable, explicit - {"preset"})
+        """The policy in force for a conversation, its shares of the window made budgets
+        (invalid stored settings left out: :meth:`settings_problem` says which)."""
+        return self.engine.policy_for(conversation)
 
     def settings_problem(self, conversation: Conversation) -> str | None:
         """What is wrong with a conversation's stored settings and how to fix it, if anything."""
@@ -167,26 +131,11 @@ class ChatService(SummaryVersions):
 
     def info_for(self, model: str) -> ModelInfo:
         """A model's figures: the endpoint's list, else the model table; config overrides last."""
-        return self.catalog.info(model)
+        return self.engine.info_for(model)
 
     async def calibration(self, model: str) -> float:
         """The real/estimated input ratio learned for a model."""
-        ratio, _ = await self.store.calibration(model)
-        return ratio
-
-    async def _projected(self, conversation: Conversation) -> tuple[int, int]:
-        built = await self.base_request(conversation)
-        b = built.breakdown
-        # What the request would be if nothing were dropped to fit: the trigger must see the
-        # whole unsummarised history, in calibrated (real) tokens.
-        active = await self.store.summaries.active(conversation.id)
-        _, unsummarized = await self.store.messages.stats(
-            conversation.id, after_id=active.covers_to_message_id if active else 0
-        )
-        local = b.input_tokens - b.sections.get("recent", 0) + unsummarized
-        ratio = b.calibrated_tokens / b.input_tokens if b.input_tokens else 1.0
-        # The same figure as the gauge and the fit check (Breakdown.used): never below local.
-        return max(local, round(local * ratio)), b.usable
+        return await self.engine.calibration(model)
 
     # -- conversations -------------------------------------------------------------------
 
@@ -303,17 +252,8 @@ class ChatService(SummaryVersions):
 
     async def base_request(self, conversation: Conversation) -> BuiltRequest:
         """The next request without a draft, kept while the conversation's revision in the
-        store (every write that can change a request counts it up, in any process), the
-        conversation as given, the model's calibration and figures stay the same."""
-        stamp = (
-            await self.store.conversations.revision(conversation.id),
-            conversation,
-            await self.calibration(conversation.model),
-            self.info_for(conversation.model),
-        )
-        return await self.session.tails.base(
-            conversation.id, stamp, lambda: self.session.build(conversation)
-        )
+        store is the same (:meth:`Requests.base <tui_chat.engine.requests.Requests.base>`)."""
+        return await self.requests.base(conversation)
 
     async def context(
         self, conversation_id: str, draft: str | None = None, attachments: Sequence[Attachment] = ()
@@ -322,7 +262,7 @@ class ChatService(SummaryVersions):
         conversation = await self.store.conversations.get(conversation_id)
         # Cleaned as a sent message is stored (no NUL, no lone surrogate); files alone are sent.
         text = None if draft is None and not attachments else clean_text(draft or "")
-        built = await self.session.build(conversation, text, attachments)
+        built = await self.requests.build(conversation, text, attachments)
         if not built.attachments:
             return built  # nothing to expand (the scan of every block is skipped)
         # Attached files as they are sent (base64), not as the references stored.

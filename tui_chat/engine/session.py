@@ -13,20 +13,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from tui_chat.core.attachments import Attachment, AttachmentError, check_request, message_text
-from tui_chat.core.models import ContentBlock, Conversation, Message, MessageStatus, Summary
+from tui_chat.core.models import ContentBlock, Conversation, Message, MessageStatus
 from tui_chat.core.policy import Policy
 from tui_chat.core.request import BuiltRequest
-from tui_chat.core.tokens import TokenCounter, update_calibration
+from tui_chat.core.tokens import update_calibration
 from tui_chat.core.triggers import emergency_due
-from tui_chat.engine.assemble import assemble
 from tui_chat.engine.attachments import expand_request, store_attachments
-from tui_chat.engine.catalog import ModelCatalog
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
+from tui_chat.engine.context import EngineContext
 from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import (
     EventCallback,
@@ -39,12 +38,10 @@ from tui_chat.engine.events import (
 from tui_chat.engine.failures import explain_refusal
 from tui_chat.engine.partial import PartialReply
 from tui_chat.engine.paused import stream_to_end
+from tui_chat.engine.requests import Requests
 from tui_chat.engine.send_lock import SendLock
-from tui_chat.engine.tail import TailCache
-from tui_chat.llm.client import ClaudeClient, StreamResult
+from tui_chat.llm.client import StreamResult
 from tui_chat.llm.errors import ChatError
-from tui_chat.llm.models import ModelInfo
-from tui_chat.store.repository import Store
 
 FLUSH_SECONDS = 0.5
 """How often partial reply text is written to the database while streaming."""
@@ -88,72 +85,25 @@ class ChatSession:
     """Sends turns of conversations held in one store."""
 
     def __init__(
-        self,
-        store: Store,
-        client: ClaudeClient,
-        counter: TokenCounter,
-        worker: CompactionWorker,
-        *,
-        policy_for: Callable[[Conversation], Policy],
-        info_for: Callable[[str], ModelInfo],
-        calibration_for: Callable[[str], Awaitable[float]],
-        catalog: ModelCatalog | None = None,
+        self, context: EngineContext, requests: Requests, worker: CompactionWorker
     ) -> None:
         """Create a session.
 
         Args:
-            store: The open store.
-            client: The Claude client.
-            counter: The token counter.
+            context: The engine's store, client, counter, policies and catalog (the endpoint's
+                model list, read again before a send when a day old).
+            requests: Builds the requests it sends.
             worker: The compaction worker (emergency compaction, poke after replies).
-            policy_for: Resolves a conversation's policy.
-            info_for: Resolves a model's window, output and prices.
-            calibration_for: The model's real/estimate ratio.
-            catalog: The endpoint's model list, read again before a send when a day old.
         """
-        self.store = store
-        self.client = client
-        self.counter = counter
+        self.store = context.store
+        self.client = context.client
+        self.counter = context.counter
         self.worker = worker
-        self.policy_for = policy_for
-        self.info_for = info_for
-        self.calibration_for = calibration_for
-        self.catalog = catalog
-        self.send_lock = SendLock(store.send_leases)
-        self.tails = TailCache()  # what request builds reuse (engine/tail.py)
-
-    async def build(
-        self,
-        conversation: Conversation,
-        draft: str | None = None,
-        attachments: Sequence[Attachment] = (),
-    ) -> BuiltRequest:
-        """The exact request the next send would make (with ``draft`` and the files attached
-        to it as the new message)."""
-        policy = self.policy_for(conversation)
-        summary = await self.store.summaries.active(conversation.id)
-        return await self._build(conversation, policy, summary, draft, attachments)
-
-    async def _build(
-        self,
-        conversation: Conversation,
-        policy: Policy,
-        summary: Summary | None,
-        draft: str | None,
-        attachments: Sequence[Attachment] = (),
-    ) -> BuiltRequest:
-        return await assemble(
-            self.store,
-            conversation,
-            policy=policy,
-            info=self.info_for(conversation.model),
-            counter=self.counter,
-            new_text=draft,
-            summary=summary,
-            calibration=await self.calibration_for(conversation.model),
-            new_files=[a.ref() for a in attachments],
-            cache=self.tails,
-        )
+        self.requests = requests
+        self.policy_for = context.policy_for
+        self.info_for = context.info_for
+        self.catalog = context.catalog
+        self.send_lock = SendLock(context.store.send_leases)
 
     async def send(
         self,
@@ -216,7 +166,7 @@ class ChatSession:
         """Refuse a message the usable window cannot hold (the request builder never cuts
         the new message, so it would be sent whole and refused by the API)."""
         conversation = await self.store.conversations.get(conversation_id)
-        built = await self.build(conversation, text, attachments)
+        built = await self.requests.build(conversation, text, attachments)
         b = built.breakdown
         needed = max(tokens, b.sections.get("new_message", 0))
         limit = b.window - b.max_output  # the model's limit: a budget only shapes the rest
@@ -238,7 +188,7 @@ class ChatSession:
         conversation = await self.store.conversations.get(conversation_id)
         policy = self.policy_for(conversation)
         summary = await self.store.summaries.active(conversation_id)
-        built = await self._build(conversation, policy, summary, None)
+        built = await self.requests.build_with(conversation, policy, summary, None)
         if self.client.has_key and (
             not built.fits
             or built.dropped_message_ids  # compaction gets its chance before turns are left out
@@ -325,7 +275,7 @@ class ChatSession:
             await self.worker.compact(conversation.id, trigger="emergency")
         summary = await self.store.summaries.active(conversation.id)
         # The builder drops the oldest raw turns if even this does not fit.
-        return await self._build(conversation, policy, summary, None)
+        return await self.requests.build_with(conversation, policy, summary, None)
 
     async def _finish(
         self,

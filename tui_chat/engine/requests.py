@@ -1,0 +1,93 @@
+"""Requests: the one front door of request building in the engine.
+
+The exact next request (a send's, a preview's with a draft), the request without a draft the
+gauge shows (kept while the conversation's revision in the store is the same, see
+:meth:`TailCache.base <tui_chat.engine.tail.TailCache.base>`) and the projected size the
+compaction triggers read. The chat session and the compaction worker are handed this object;
+neither calls back into the service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tui_chat.core.attachments import Attachment
+from tui_chat.core.models import Conversation, Summary
+from tui_chat.core.policy import Policy
+from tui_chat.core.request import BuiltRequest
+from tui_chat.engine.assemble import assemble
+from tui_chat.engine.context import EngineContext
+from tui_chat.engine.tail import TailCache
+
+
+class Requests:
+    """Builds the requests of every conversation of one engine, reusing what earlier builds
+    prepared (one :class:`TailCache` entry per conversation)."""
+
+    def __init__(self, context: EngineContext) -> None:
+        self.context = context
+        self.tails = TailCache()  # what request builds reuse (engine/tail.py)
+
+    async def build(
+        self,
+        conversation: Conversation,
+        draft: str | None = None,
+        attachments: Sequence[Attachment] = (),
+    ) -> BuiltRequest:
+        """The exact request the next send would make (with ``draft`` and the files attached
+        to it as the new message)."""
+        policy = self.context.policy_for(conversation)
+        summary = await self.context.store.summaries.active(conversation.id)
+        return await self.build_with(conversation, policy, summary, draft, attachments)
+
+    async def build_with(
+        self,
+        conversation: Conversation,
+        policy: Policy,
+        summary: Summary | None,
+        draft: str | None,
+        attachments: Sequence[Attachment] = (),
+    ) -> BuiltRequest:
+        """:meth:`build` with the policy and the active summary already read."""
+        context = self.context
+        return await assemble(
+            context.store,
+            conversation,
+            policy=policy,
+            info=context.info_for(conversation.model),
+            counter=context.counter,
+            new_text=draft,
+            summary=summary,
+            calibration=await context.calibration(conversation.model),
+            new_files=[a.ref() for a in attachments],
+            cache=self.tails,
+        )
+
+    async def base(self, conversation: Conversation) -> BuiltRequest:
+        """The next request without a draft, kept while the conversation's revision in the
+        store (every write that can change a request counts it up, in any process), the
+        conversation as given, the model's calibration and figures stay the same."""
+        context = self.context
+        stamp = (
+            await context.store.conversations.revision(conversation.id),
+            conversation,
+            await context.calibration(conversation.model),
+            context.info_for(conversation.model),
+        )
+        return await self.tails.base(conversation.id, stamp, lambda: self.build(conversation))
+
+    async def projected(self, conversation: Conversation) -> tuple[int, int]:
+        """``(request tokens, usable window)``: what the next request would be if nothing
+        were dropped to fit, in calibrated tokens (the compaction triggers read it)."""
+        built = await self.base(conversation)
+        b = built.breakdown
+        # The whole unsummarised history, not only the part the request had room for.
+        store = self.context.store
+        active = await store.summaries.active(conversation.id)
+        _, unsummarized = await store.messages.stats(
+            conversation.id, after_id=active.covers_to_message_id if active else 0
+        )
+        local = b.input_tokens - b.sections.get("recent", 0) + unsummarized
+        ratio = b.calibrated_tokens / b.input_tokens if b.input_tokens else 1.0
+        # The same figure as the gauge and the fit check (Breakdown.used): never below local.
+        return max(local, round(local * ratio)), b.usable
