@@ -32,10 +32,13 @@ from tui_chat.llm.errors import ChatError, map_error
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
-__all__ = ["COUNT_TOKENS_KEYS", "ClaudeClient", "OnText", "StreamResult", "no_key_error"]
+__all__ = ["COUNT_TOKENS_KEYS", "ClaudeClient", "OnBlock", "OnText", "StreamResult", "no_key_error"]
 
 OnText = Callable[[str], Awaitable[None] | None]
 """Receives each text delta as it arrives; may be a plain function or a coroutine function."""
+
+OnBlock = Callable[[dict[str, Any]], Awaitable[None] | None]
+"""Receives each finished server tool block (call or result) as a plain dict."""
 
 COUNT_TOKENS_KEYS = frozenset(
     {
@@ -102,6 +105,16 @@ def no_key_error() -> ChatError:
 
 class _OnTextFailed(Exception):
     """Carries an exception raised by the caller's ``on_text`` past the API error handler."""
+
+
+async def _deliver(callback: Callable[[Any], Awaitable[None] | None], value: Any) -> None:
+    """Pass ``value`` to a caller's callback; what it raises is carried past the API handler."""
+    try:
+        delivered = callback(value)
+        if inspect.isawaitable(delivered):
+            await delivered
+    except Exception as exc:
+        raise _OnTextFailed from exc
 
 
 def hour_writes(usage: Any) -> int:
@@ -176,13 +189,22 @@ class ClaudeClient:
             )
         return self._client
 
-    async def stream(self, request: dict[str, Any], on_text: OnText | None = None) -> StreamResult:
+    async def stream(
+        self,
+        request: dict[str, Any],
+        on_text: OnText | None = None,
+        on_thinking: OnText | None = None,
+        on_block: OnBlock | None = None,
+    ) -> StreamResult:
         """Stream one reply.
 
         Args:
             request: The exact keyword arguments for ``messages.stream`` (``model``,
                 ``system``, ``messages``, ``max_tokens``, optionally ``metadata`` …).
             on_text: Called with each text delta as soon as it arrives.
+            on_thinking: Called with each thinking delta (``thinking_delta``) as it arrives.
+            on_block: Called with each finished block other than text and thinking (a server
+                tool's call or result, as a plain dict) when its ``content_block_stop`` arrives.
 
         Returns:
             The accumulated reply. API and network failures are reported in ``error``
@@ -210,12 +232,13 @@ class ClaudeClient:
                     if event.type == "message_start":
                         started = True
                     elif event.type == "text" and on_text is not None:
-                        try:
-                            delivered = on_text(event.text)
-                            if inspect.isawaitable(delivered):
-                                await delivered
-                        except Exception as exc:
-                            raise _OnTextFailed from exc
+                        await _deliver(on_text, event.text)
+                    elif event.type == "thinking" and on_thinking is not None:
+                        await _deliver(on_thinking, event.thinking)
+                    elif event.type == "content_block_stop" and on_block is not None:
+                        block = event.content_block.to_dict(mode="json", exclude_none=True)
+                        if block.get("type") not in ("text", "thinking", "redacted_thinking"):
+                            await _deliver(on_block, block)
                     elif event.type == "message_stop":
                         stopped = True
         except asyncio.CancelledError:
@@ -395,6 +418,11 @@ def _result_from_snapshot(snapshot: Any) -> StreamResult:
             cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
             cache_read_input_tokens=usage.cache_read_input_tokens or 0,
             cache_creation_1h_input_tokens=hour_writes(usage),
+            thinking_tokens=_count(
+                getattr(usage, "output_tokens_details", None), "thinking_tokens"
+            ),
+            web_search_requests=_count(usage.server_tool_use, "web_search_requests"),
+            web_fetch_requests=_count(usage.server_tool_use, "web_fetch_requests"),
         ),
         stop_reason=snapshot.stop_reason,
         model=snapshot.model,
@@ -412,3 +440,11 @@ def _stop_details(snapshot: Any) -> dict[str, Any] | None:
         return details
     data: dict[str, Any] = details.to_dict(mode="json")
     return data
+
+
+def _count(part: Any, name: str) -> int:
+    """A count inside an optional usage object (``server_tool_use`` …); 0 when absent."""
+    if part is None:
+        return 0
+    value = part.get(name) if isinstance(part, dict) else getattr(part, name, None)
+    return int(value or 0)
