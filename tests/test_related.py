@@ -97,3 +97,24 @@ def test_a_small_window_spends_its_memory_block_on_the_summary_alone() -> None:
     big = for_window(adaptive, 2 * SMALL_WINDOW)
     assert big.summary_max_tokens == int(0.10 * 2 * SMALL_WINDOW)
     assert ledger_budget(adaptive, 2 * SMALL_WINDOW) == int(0.05 * 2 * SMALL_WINDOW)
+
+
+async def test_a_word_that_drops_its_e_before_ing_finds_that_form(tmp_path: Path) -> None:
+    from tui_chat.store import fts
+
+    assert fts.recall_phrase("hike") == '"hike"* OR "hiking"'
+    store = await Store.open(tmp_path / "h.db")
+    try:
+        conv = await store.conversations.create(title="t", model="m")
+        for text in ("I went hiking in the hills last week.", "Sounds lovely."):
+            last = await store.messages.add(
+                conv.id,
+                role="user",
+                content=[{"type": "text", "text": text}],
+                text=text,
+                token_count=COUNTER.count(text) + 4,
+            )
+        passages = await recall(store, conv.id, "Where did I hike?", last.id, COUNTER)
+        assert passages and passages[0].text.startswith("I went hiking")
+    finally:
+        await store.close()

@@ -166,6 +166,9 @@ def recall_phrase(word: str) -> str:
     stem = _stemmer().stemWord(word)
     prefix = stem_prefix(word)
     if prefix is not None and stem.startswith(prefix[:MIN_STEM]) and len(stem) >= MIN_STEM:
+        if prefix.endswith("e"):
+            # "hike"* misses "hiking" (the e goes before -ing): that form is searched too.
+            return f'"{prefix}"* OR "{prefix[:-1]}ing"'
         return f'"{prefix}"*'
     # A short stem ("pet", "hike" of "hiking"): its exact forms, a prefix would match too much.
     forms = dict.fromkeys((word, stem, stem + "s"))
