@@ -251,6 +251,9 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Attach file",
         palette_help="Attach an image, a PDF or a text file to the message being written",
     ),
+    "paste_clipboard": Action(
+        "paste_clipboard", "Paste image", "", False, True, "Paste image", "Attach a copied image"
+    ),
     "detach_file": Action(
         "detach_file",
         "Remove file",
@@ -346,6 +349,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("f4", "inspect_summary"),
         Key("f5", "focus_messages"),
         Key("ctrl+a", "attach_file"),
+        Key("ctrl+v", "paste_clipboard"),
     ),
     "composer": (
         Key("enter", "composer.submit"),

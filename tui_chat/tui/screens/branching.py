@@ -8,7 +8,9 @@ methods are named in the table of actions (``tui/actions.py``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
+from datetime import datetime
 from urllib.parse import unquote
 
 from textual import events, on, work
@@ -20,6 +22,7 @@ from tui_chat.core.attachments import (
     typed_text,
 )
 from tui_chat.core.codeblocks import code_blocks
+from tui_chat.core.filetypes import image_type
 from tui_chat.core.models import Message
 from tui_chat.core.turns import starts_turn
 from tui_chat.engine.session import EmptyMessage, MessageTooLarge
@@ -209,6 +212,42 @@ class BranchView(ChatView):
         self.composer.focus()
         await self.tray.keep()
         await self.refresh_gauge()
+
+    @work(exit_on_error=False, group="clipboard", exclusive=True)
+    async def action_paste_clipboard(self) -> None:
+        """``ctrl+v``: attach the clipboard's image; with none, paste its text in the composer.
+
+        The terminal did not paste (it sent ``ctrl+v`` as a key), so the text is read through
+        the same tool. The tool runs in a thread: the loop never waits for it.
+        """
+        from tui_chat.tui.clipboard import NoClipboardTool, read_clipboard
+
+        try:
+            clipboard = await asyncio.to_thread(read_clipboard)
+        except NoClipboardTool as exc:
+            self.notify(str(exc), title="Cannot paste", severity="warning", markup=False)
+            if self.app.clipboard:  # what was copied in the app still pastes, as before
+                self.composer.focus()
+                self.composer.insert(self.app.clipboard)
+            return
+        if clipboard.image:
+            kind = image_type(clipboard.image)
+            suffix = "." + kind[0].removeprefix("image/") if kind else ""
+            name = f"clipboard-{datetime.now():%Y%m%d-%H%M%S}{suffix}"
+            try:
+                attached = self.tray.attach_data(name, clipboard.image)
+            except AttachmentError as exc:
+                self.notify(str(exc), title="Cannot attach", severity="error", markup=False)
+                return
+            self.notify(f"Attached the clipboard's image ({attached.name}).", markup=False)
+            self.composer.focus()
+            await self.tray.keep()
+            await self.refresh_gauge()
+        elif clipboard.text:
+            self.composer.focus()
+            self.composer.insert(clipboard.text)
+        else:
+            self.notify("No image or text on the clipboard.", severity="warning")
 
     def send_draft(self, composer: Composer, text: str) -> None:
         """Send the draft with its files (as a fork when a prompt is being edited).

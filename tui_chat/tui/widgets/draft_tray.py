@@ -16,7 +16,7 @@ from typing import Protocol
 from textual.message import Message
 from textual.widgets import Static
 
-from tui_chat.core.attachments import Attachment, check_request, chip
+from tui_chat.core.attachments import Attachment, check_request, chip, describe
 from tui_chat.engine.attachments import read_attachment
 
 
@@ -129,6 +129,15 @@ class DraftTray(Static):
         caller keeps it (:meth:`keep`)."""
         # Off the event loop: a file can be tens of megabytes.
         attachment = await asyncio.to_thread(read_attachment, path)
+        check_request([a.ref() for a in [*self.pending, attachment]])
+        self.pending.append(attachment)
+        self.show()
+        return attachment
+
+    def attach_data(self, name: str, data: bytes) -> Attachment:
+        """Attach bytes that are no file (a clipboard image), checked like a picked file
+        (raises ``AttachmentError``); the caller keeps it (:meth:`keep`)."""
+        attachment = describe(name, data)
         check_request([a.ref() for a in [*self.pending, attachment]])
         self.pending.append(attachment)
         self.show()
