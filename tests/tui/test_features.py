@@ -148,15 +148,15 @@ async def test_ctrl_a_refuses_a_missing_or_oversized_file_and_keeps_the_draft(
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         screen.composer.load_text("keep me")
-        for path in (big, tmp_path / "missing.pdf"):
+        for path, refusal in ((big, "big.png is 5.0 MB"), (tmp_path / "missing.pdf", "not exist")):
             await pilot.press("ctrl+a")
             await until(pilot, lambda: bool(app.screen.query(Input)))
             app.screen.query_one(Input).value = str(path)
             await pilot.press("enter")
             await until(pilot, lambda: app.screen is screen)
-            await pilot.pause()
-        shown = " ".join(notifications(app))
-        assert "big.png is 5.0 MB" in shown and "does not exist" in shown
+            # The file is read in a worker (off the event loop): wait for its refusal (checked
+            # here, each in turn: a toast may time out while the next file is tried).
+            await until(pilot, lambda: any(refusal in n for n in notifications(app)))  # noqa: B023
         assert screen.tray.pending == [] and screen.composer.text == "keep me"
         assert fake_anthropic.bodies == []
 
