@@ -357,9 +357,10 @@ def measure(
     words = len(re.findall(r"\s*\S+\s*", reply))
     seconds = tokens / TOKENS_PER_SECOND
     server, url = start_server(reply, math.ceil(words / WORDS_PER_CHUNK) / seconds, nice)
-    db = work / f"stream-{size[0]}x{size[1]}.db"
-    home = work / "home"
-    home.mkdir(exist_ok=True)
+    run = f"stream-{size[0]}x{size[1]}" + ("" if nice is None else f"-nice{nice}")
+    db = work / f"{run}.db"  # a fresh database and home: no draft left by an earlier run
+    home = work / f"{run}-home"
+    home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TEXTUAL"))}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(
