@@ -15,7 +15,8 @@ import pytest
 
 from tui_chat.config import Config
 from tui_chat.core.models import Summary
-from tui_chat.engine import compaction, due, versions
+from tui_chat.engine import versions
+from tui_chat.engine.compaction import due, worker
 from tui_chat.engine.service import ChatService
 
 STEP = 40
@@ -24,7 +25,7 @@ MESSAGES = 300
 
 @pytest.fixture
 async def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ChatService:
-    monkeypatch.setattr(compaction, "BACKLOG_STEP_MESSAGES", STEP)
+    monkeypatch.setattr(worker, "BACKLOG_STEP_MESSAGES", STEP)
     monkeypatch.setattr(due, "BACKLOG_STEP_MESSAGES", STEP)
     s = await ChatService.open(Config(api_key=None, db_path=tmp_path / "b.db"))
     yield s  # type: ignore[misc]

@@ -39,8 +39,8 @@ ATTEMPTS = 3
 
 _COMPACT = (
     "import sys\n"
-    "from tui_chat.engine import compaction, due\n"
-    "compaction.BACKLOG_STEP_MESSAGES = due.BACKLOG_STEP_MESSAGES = int(sys.argv[1])\n"
+    "from tui_chat.engine.compaction import due, worker\n"
+    "worker.BACKLOG_STEP_MESSAGES = due.BACKLOG_STEP_MESSAGES = int(sys.argv[1])\n"
     "from tui_chat.cli import main\n"
     "raise SystemExit(main(sys.argv[2:]))\n"
 )

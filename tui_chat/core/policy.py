@@ -79,7 +79,7 @@ class Policy:
     summarizer: str = "auto"
     """``auto`` (as ``claude`` when a key is set, else offline), ``claude`` (a continuation of the
     cached conversation), ``server`` (Claude's on-demand compaction), ``extractive``, or a model
-    id (:mod:`tui_chat.engine.summarizers`)."""
+    id (:mod:`tui_chat.engine.compaction.summarizers`)."""
     summarizer_model: str = "claude-haiku-4-5"
     """Model of the standalone summary prompt, when no cached chat request can be continued."""
     summarizer_max_tokens: int = 2_048

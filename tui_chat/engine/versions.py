@@ -20,7 +20,7 @@ from tui_chat.core.sent_memory import memory_retention
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
-from tui_chat.engine.due import due_versions
+from tui_chat.engine.compaction.due import due_versions
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
 

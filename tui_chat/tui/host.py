@@ -127,7 +127,7 @@ class ChatHost(App[None]):
 
         Too few turns to fold is said as such (a warning), not reported as a failure.
         """
-        from tui_chat.engine.compaction_errors import NothingToCompact
+        from tui_chat.engine.compaction import NothingToCompact
 
         try:
             return await self.service.compact(conversation_id, instructions)

@@ -8,7 +8,7 @@ from dataclasses import replace
 from tui_chat.core.policy import Policy
 from tui_chat.core.triggers import plan_boundary
 from tui_chat.core.turns import group_turns
-from tui_chat.engine.compaction import BACKLOG_STEP_MESSAGES
+from tui_chat.engine.compaction.worker import BACKLOG_STEP_MESSAGES
 from tui_chat.store.repository import Store
 
 

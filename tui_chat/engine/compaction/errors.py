@@ -1,4 +1,4 @@
-"""Why a compaction did not run: the errors of :mod:`tui_chat.engine.compaction`."""
+"""Why a compaction did not run: the errors of :mod:`tui_chat.engine.compaction.worker`."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from tui_chat.core.models import Message, Summary, Usage
 from tui_chat.core.policy import Policy
 from tui_chat.core.summarize import SummaryError, SummaryInput, SummaryOutput
 from tui_chat.core.turns import group_turns
-from tui_chat.engine.summarizers import Summarizer
+from tui_chat.engine.compaction.summarizers import Summarizer
 
 __all__ = ["SUMMARIZER_CHUNK_TOKENS", "FoldRequest", "chunk_turns", "fold"]
 

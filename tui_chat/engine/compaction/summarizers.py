@@ -9,7 +9,7 @@
   enough for its cache to be warm (:func:`rebuilt_turn`). Otherwise (a span longer than one
   call, a span the last request did not carry, a cold cache) a standalone prompt to
   ``summarizer_model``. A model id as the setting asks that model standalone, as before.
-- ``server``: Claude's on-demand compaction (:mod:`tui_chat.engine.server_summary`), falling
+- ``server``: Claude's on-demand compaction (:mod:`.server_summary`), falling
   back to ``claude`` when the model or endpoint does not support it.
 """
 

@@ -17,7 +17,7 @@ from tui_chat.core.identifiers import ScanMemo, retention
 from tui_chat.core.models import Message, Summary
 from tui_chat.core.summarize import SummaryOutput
 from tui_chat.core.tokens import TokenCounter
-from tui_chat.engine.summarizers import call_cost
+from tui_chat.engine.compaction.summarizers import call_cost
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.summaries import SummaryResult
 

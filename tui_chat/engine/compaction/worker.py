@@ -29,20 +29,26 @@ from tui_chat.core.unanswered import without_refused
 from tui_chat.core.upto import BoundaryError, boundary_upto
 from tui_chat.engine.attachments import AttachmentError, expand_request
 from tui_chat.engine.catalog import ListedSupport
-from tui_chat.engine.compaction_errors import CompactionError as CompactionError
-from tui_chat.engine.compaction_errors import NothingToCompact
+from tui_chat.engine.compaction.errors import CompactionError as CompactionError
+from tui_chat.engine.compaction.errors import NothingToCompact
+from tui_chat.engine.compaction.fold import FoldRequest, chunk_turns, fold
+from tui_chat.engine.compaction.gate import gate_summary
+from tui_chat.engine.compaction.server_summary import ServerSummarizer, compaction_request
+from tui_chat.engine.compaction.summarizers import (
+    SentTurn,
+    SentTurns,
+    Summarizer,
+    choose,
+    rebuilt_turn,
+)
+from tui_chat.engine.compaction.version_result import version_result
 from tui_chat.engine.context import EngineContext
 from tui_chat.engine.events import (
     CompactionFailed,
     CompactionFinished,
     CompactionStarted,
 )
-from tui_chat.engine.fold import FoldRequest, chunk_turns, fold
-from tui_chat.engine.gate import gate_summary
 from tui_chat.engine.requests import Requests
-from tui_chat.engine.server_summary import ServerSummarizer, compaction_request
-from tui_chat.engine.summarizers import SentTurn, SentTurns, Summarizer, choose, rebuilt_turn
-from tui_chat.engine.version_result import version_result
 from tui_chat.store.errors import Conflict
 from tui_chat.store.owners import new_owner
 from tui_chat.store.summaries import SummaryStart
@@ -410,7 +416,7 @@ class CompactionWorker:
         after: int = 0,
         sent: SentTurn | None = None,
     ) -> Summarizer:
-        """The summarizer for one compaction (:mod:`tui_chat.engine.summarizers`); ``sent`` is
+        """The summarizer for one compaction (:mod:`.summarizers`); ``sent`` is
         the conversation's last chat request, when known (else the one this process sent)."""
 
         def server(fallback: Summarizer) -> Summarizer:
