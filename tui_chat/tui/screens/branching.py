@@ -213,6 +213,17 @@ class BranchView(ChatView):
         await self.tray.keep()
         await self.refresh_gauge()
 
+    @on(Composer.PathChosen)
+    async def _attach_typed_path(self, event: Composer.PathChosen) -> None:
+        """An ``@path`` accepted in the composer: attach the file."""
+        try:
+            await self.tray.attach(str(event.path))
+        except AttachmentError as exc:
+            self.notify(str(exc), title="Cannot attach", severity="error", markup=False)
+            return
+        await self.tray.keep()
+        await self.refresh_gauge()
+
     @work(exit_on_error=False, group="clipboard", exclusive=True)
     async def action_paste_clipboard(self) -> None:
         """``ctrl+v``: attach the clipboard's image; with none, paste its text in the composer.

@@ -30,6 +30,7 @@ from tui_chat.tui.stray_keys import is_stray, type_into
 from tui_chat.tui.text import inert, one_line
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
+from tui_chat.tui.widgets.path_completions import PathCompletions
 from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.footer import ChatFooter
@@ -83,6 +84,7 @@ class ChatView(Screen[None]):
                 yield ChatPane(self.app.service, id="chat")
                 yield Static(NO_KEY_HELP, id="no-key", markup=False)
                 yield DraftTray(self.app.service, id="pending-files")
+                yield PathCompletions(id="path-completions")
                 yield Composer(id="composer", cursor_blink=self.app.cursor_blink)
                 yield TokenGauge(id="gauge").data_bind(
                     ChatView.breakdown, ChatView.cost, ChatView.paused

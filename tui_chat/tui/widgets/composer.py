@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
-from textual import events
+from textual import events, on, work
 from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
 from tui_chat.tui.actions import KEYMAP, Key, bindings
 from tui_chat.tui.stray_keys import InOrder
+from tui_chat.tui.widgets.path_completions import PathCompletions, at_token, complete_paths
 
 
 def _keys(action: str) -> frozenset[str]:
@@ -54,6 +57,18 @@ class Composer(InOrder, TextArea):
 
         composer: Composer
         text: str
+
+        @property
+        def control(self) -> Composer:
+            """The composer."""
+            return self.composer
+
+    @dataclass
+    class PathChosen(Message):
+        """An ``@path`` completion naming a file was accepted: attach the file."""
+
+        composer: Composer
+        path: Path
 
         @property
         def control(self) -> Composer:
@@ -124,7 +139,69 @@ class Composer(InOrder, TextArea):
         else:
             self.move_cursor((0, len(self.document.get_line(0))))
 
+    # -- @path completion -------------------------------------------------------------------
+
+    @property
+    def _dropdown(self) -> PathCompletions | None:
+        found = self.screen.query(PathCompletions)
+        return found.first() if found else None
+
+    def _typed_path(self) -> str | None:
+        row, column = self.cursor_location
+        return at_token(self.document.get_line(row)[:column])
+
+    @on(TextArea.Changed)
+    @on(TextArea.SelectionChanged)
+    def _complete(self) -> None:
+        partial = self._typed_path() if not self.selected_text else None
+        if partial is None:
+            if (dropdown := self._dropdown) is not None:
+                dropdown.hide(forget=True)
+        elif self._dropdown is not None and partial != self._dropdown.completions.partial:
+            self._list_paths(partial)
+
+    @work(group="path-completion", exclusive=True, exit_on_error=False)
+    async def _list_paths(self, partial: str) -> None:
+        completions = await asyncio.to_thread(complete_paths, partial, Path.cwd())
+        if (dropdown := self._dropdown) is not None and self._typed_path() == partial:
+            dropdown.offer(completions)
+
+    def _accept_path(self, dropdown: PathCompletions, choice: str) -> None:
+        """Put the chosen path after the ``@`` (kept in the text, as Claude Code and opencode
+        do, so the prompt still reads "compare @a.py with @b.py"); a file is attached too."""
+        row, column = self.cursor_location
+        start = column - len(dropdown.completions.partial)
+        is_file = not choice.endswith("/")
+        self.replace(choice + (" " if is_file else ""), (row, start), (row, column))
+        if is_file:
+            dropdown.hide()
+            path = Path(choice).expanduser()
+            self.post_message(
+                self.PathChosen(self, path if path.is_absolute() else Path.cwd() / path)
+            )
+
+    def _dropdown_key(self, key: str) -> bool:
+        """Keys of an open ``@path`` dropdown: tab/enter accept, up/down move, escape closes."""
+        dropdown = self._dropdown
+        if dropdown is None or not dropdown.display:
+            return False
+        if key in ("tab", "enter") and (choice := dropdown.choice) is not None:
+            self._accept_path(dropdown, choice)
+        elif key == "up":
+            dropdown.action_cursor_up()
+        elif key == "down":
+            dropdown.action_cursor_down()
+        elif key == "escape":
+            dropdown.hide()
+        else:
+            return False
+        return True
+
     async def _on_key(self, event: events.Key) -> None:
+        if self._dropdown_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         # Send and newline keys act here, in the composer's own queue after the keys typed
         # before them (a priority binding ran ahead of them: under load the end of the text
         # was not sent — issue 22).
