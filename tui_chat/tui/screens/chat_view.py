@@ -30,10 +30,11 @@ from tui_chat.tui.stray_keys import is_stray, type_into
 from tui_chat.tui.text import inert, one_line
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
-from tui_chat.tui.widgets.path_completions import PathCompletions
 from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.draft_tray import DraftTray
+from tui_chat.tui.widgets.follow_marker import FollowMarker
 from tui_chat.tui.widgets.footer import ChatFooter
+from tui_chat.tui.widgets.path_completions import PathCompletions
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline, Versions
 from tui_chat.tui.widgets.token_gauge import TokenGauge
 
@@ -81,7 +82,8 @@ class ChatView(Screen[None]):
         with PanelRow(PANEL_WIDTHS, fallback="composer", id="body"):
             yield ConversationList(id="conversations")
             with Vertical(id="center"):
-                yield ChatPane(self.app.service, id="chat")
+                yield (chat := ChatPane(self.app.service, id="chat"))
+                yield FollowMarker(chat, id="new-below")
                 yield Static(NO_KEY_HELP, id="no-key", markup=False)
                 yield DraftTray(self.app.service, id="pending-files")
                 yield PathCompletions(id="path-completions")
@@ -116,6 +118,20 @@ class ChatView(Screen[None]):
                 event.stop()
             return
         type_into(self.composer, event)
+
+    @on(events.Key)
+    def _follow_again(self, event: events.Key) -> None:
+        """``end`` in the composer, where it would not move the cursor (at the end of its line),
+        follows the streaming reply again while the "new text below" marker shows."""
+        if (
+            event.key == "end"
+            and self.chat.new_below
+            and self.focused is self.composer
+            and self.composer.cursor_at_end_of_line
+        ):
+            event.stop()
+            event.prevent_default()
+            self.chat.follow_end()
 
     def _focused_panel(self) -> str | None:
         """The id of the shown side panel that has the focus, if any."""

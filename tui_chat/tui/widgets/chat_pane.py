@@ -15,6 +15,7 @@ from typing import ClassVar, Protocol
 from textual.actions import SkipAction
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.worker import Worker
@@ -90,6 +91,8 @@ class ChatPane(ReplyKeys, VerticalScroll, NavigationMode, can_focus=True):
 
     selected: reactive[int | None] = reactive(None, init=False)
     """Id of the selected message (``None``: nothing selected)."""
+    new_below: reactive[bool] = reactive(False, init=False)
+    """A streaming reply grew below a view scrolled up, away from it (the marker shows)."""
 
     @dataclass
     class Selected(TextualMessage):
@@ -353,6 +356,18 @@ class ChatPane(ReplyKeys, VerticalScroll, NavigationMode, can_focus=True):
         self.scroll_end(animate=False, immediate=True)
         self.anchor()
 
+    def follow_end(self) -> None:
+        """Scroll to the end and follow the streaming reply again (``end``, or the marker)."""
+        self.anchor()
+        self.new_below = False
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        """Text added below a view the user scrolled up (Textual released the anchor: the
+        view stays where it is) shows the "new text below" marker."""
+        following = self.is_anchored and not self._anchor_released
+        if new.height > old.height and not following and (views := self.views):
+            self.new_below = views[-1].message.status == "streaming"
+
     def set_pinned(self, message_id: int, pinned: bool) -> None:
         """Show or hide a message's pinned marker."""
         if pinned:
@@ -376,6 +391,8 @@ class ChatPane(ReplyKeys, VerticalScroll, NavigationMode, can_focus=True):
                 view.unfold()
         if (new_value <= 0 < old_value) or (new_value > old_value):
             self._page_at_edge()
+        if new_value >= self.max_scroll_y:
+            self.new_below = False  # back at the end: followed again
 
     # -- selection --------------------------------------------------------------------------
 
@@ -452,7 +469,7 @@ class ChatPane(ReplyKeys, VerticalScroll, NavigationMode, can_focus=True):
             await self.show(self.conversation_id)
         if views := self.views:
             self.selected = views[-1].message_id
-            self.scroll_end(animate=False)
+            self.follow_end()
 
     def action_copy_message(self) -> None:
         """Copy the selected message's text to the clipboard."""

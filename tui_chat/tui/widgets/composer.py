@@ -237,7 +237,10 @@ class Composer(InOrder, TextArea):
 
     def passes_up(self, event: events.Key) -> bool:
         """``backspace`` with nothing before the cursor goes up to the screen, which removes
-        the last attached file."""
-        return (
-            event.key == "backspace" and self.cursor_location == (0, 0) and not self.selected_text
-        )
+        the last attached file; ``end`` at the end of the line (where it moves nothing) goes
+        up too, where it follows a streaming reply the user scrolled away from."""
+        if self.selected_text:
+            return False
+        if event.key == "end":
+            return self.cursor_at_end_of_line
+        return event.key == "backspace" and self.cursor_location == (0, 0)

@@ -1,0 +1,92 @@
+"""Free scrolling while a reply streams (issue 20 item 6): scrolled up, the chat stays where the
+user reads while text arrives below; a marker says there is new text below; ``end`` (in the
+messages, or in the composer at the end of its line) or a click on the marker follows again.
+
+The reply hangs mid-stream on the fake server (it stays "streaming"); the text that arrives
+afterwards is posted as the same ``ReplyDelta`` message the engine's bridge posts."""
+
+from __future__ import annotations
+
+from tests.fake_anthropic import FakeAnthropic
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import ChatPilot, ready, until
+from tui_chat.engine import events
+from tui_chat.engine.service import ChatService
+from tui_chat.tui import messages
+from tui_chat.tui.screens.main import MainScreen
+from tui_chat.tui.widgets.follow_marker import FollowMarker
+
+LONG = "\n\n".join(f"Paragraph {n}: " + "word " * 25 for n in range(60))
+
+
+async def _streaming_and_scrolled_up(
+    pilot: ChatPilot, screen: MainScreen, fake_anthropic: FakeAnthropic
+) -> int:
+    """Send, wait until the hanging reply fills more than the screen, scroll a page up."""
+    fake_anthropic.push_hang(600, after_chunks=100, text=LONG, words_per_chunk=12)
+    screen.composer.load_text("tell me a long story")
+    await pilot.press("enter")
+    chat = screen.chat
+    await until(pilot, lambda: screen.streaming_id is not None)
+    await until(pilot, lambda: chat.max_scroll_y > chat.size.height)
+    await until(pilot, lambda: chat.scroll_y == chat.max_scroll_y)  # following
+    assert screen.streaming_id is not None
+    await pilot.press("f5", "pageup")
+    await until(pilot, lambda: chat.scroll_y < chat.max_scroll_y)
+    return screen.streaming_id
+
+
+def _more_text(screen: MainScreen, reply_id: int) -> None:
+    chunk = "\n\nMore text " + "arrives " * 40
+    screen.post_message(messages.ReplyDelta(events.ReplyDelta(reply_id, chunk)))
+
+
+async def test_scrolled_up_the_chat_stays_and_a_marker_shows_new_text_below(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    conversation = await keyed_service.new_conversation()
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        chat, marker = screen.chat, screen.query_one(FollowMarker)
+        reply_id = await _streaming_and_scrolled_up(pilot, screen, fake_anthropic)
+        assert not marker.display
+        place, height = chat.scroll_y, chat.max_scroll_y
+        _more_text(screen, reply_id)
+        await until(pilot, lambda: chat.max_scroll_y > height)
+        await until(pilot, lambda: marker.display)
+        assert chat.scroll_y == place  # not snapped back to the bottom
+        assert "new text below" in str(marker.visual)
+        # end (the messages have the focus) follows again: at the end, and it keeps up.
+        await pilot.press("end")
+        await until(pilot, lambda: chat.scroll_y == chat.max_scroll_y and not marker.display)
+        height = chat.max_scroll_y
+        _more_text(screen, reply_id)
+        await until(pilot, lambda: chat.max_scroll_y > height)
+        await until(pilot, lambda: chat.scroll_y == chat.max_scroll_y)
+        assert not marker.display
+
+
+async def test_end_in_the_composer_and_a_click_on_the_marker_follow_again(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    conversation = await keyed_service.new_conversation()
+    app = make_app(keyed_service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        chat, marker = screen.chat, screen.query_one(FollowMarker)
+        reply_id = await _streaming_and_scrolled_up(pilot, screen, fake_anthropic)
+        screen.composer.focus()
+        await pilot.press("o", "k")
+        _more_text(screen, reply_id)
+        await until(pilot, lambda: marker.display)
+        await pilot.press("end")  # the cursor is at the end of its line: follow
+        await until(pilot, lambda: chat.scroll_y == chat.max_scroll_y and not marker.display)
+        assert screen.composer.text == "ok"
+        # Scrolled up again, a click on the marker follows too.
+        await pilot.press("f5", "pageup")
+        await until(pilot, lambda: chat.scroll_y < chat.max_scroll_y)
+        _more_text(screen, reply_id)
+        await until(pilot, lambda: marker.display)
+        await pilot.click(FollowMarker)
+        await until(pilot, lambda: chat.scroll_y == chat.max_scroll_y and not marker.display)
