@@ -87,6 +87,7 @@ class Composer(InOrder, TextArea):
         self.prompts: list[str] = []
         self._history_index: int | None = None
         self._draft = ""
+        self._dropdown_of: tuple[object, PathCompletions | None] | None = None
         self.has_files = False
         """Files are attached to the draft, so a blank text may be sent with them."""
 
@@ -143,8 +144,14 @@ class Composer(InOrder, TextArea):
 
     @property
     def _dropdown(self) -> PathCompletions | None:
-        found = self.screen.query(PathCompletions)
-        return found.first() if found else None
+        """The screen's ``@path`` dropdown, looked up once per screen: a query walks the
+        whole screen, and with a long reply on it two or three walks a key took the event
+        loop over a second of CPU (the pty benchmark's profile)."""
+        screen = self.screen
+        if self._dropdown_of is None or self._dropdown_of[0] is not screen:
+            found = screen.query(PathCompletions)
+            self._dropdown_of = (screen, found.first() if found else None)
+        return self._dropdown_of[1]
 
     def _typed_path(self) -> str | None:
         row, column = self.cursor_location
@@ -155,7 +162,8 @@ class Composer(InOrder, TextArea):
     def _complete(self) -> None:
         partial = self._typed_path() if not self.selected_text else None
         if partial is None:
-            if (dropdown := self._dropdown) is not None:
+            dropdown = self._dropdown
+            if dropdown is not None and (dropdown.display or dropdown.completions.partial != "\n"):
                 dropdown.hide(forget=True)
         elif self._dropdown is not None and partial != self._dropdown.completions.partial:
             self._list_paths(partial)
