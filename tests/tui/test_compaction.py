@@ -42,10 +42,12 @@ BRANCHING_NAMES = [
     "Edit message",
     "Compact up to here",
     "Attach file",
+    "Paste image",
     "Remove attached file",
     "Copy code block",
 ]
-"""Issue 13's palette commands (and issue 22's Remove attached file), after the design's."""
+"""Issue 13's palette commands (issue 20's Paste image, issue 22's Remove attached file),
+after the design's."""
 
 
 def _cards(timeline: SummaryTimeline) -> list[SummaryCard]:
