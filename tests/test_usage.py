@@ -74,3 +74,44 @@ async def test_summary_calls_count_and_days_are_local(
             os.environ["TZ"] = old
         time.tzset()
     assert days == {"2026-03-09"}
+
+
+async def test_one_hour_cache_writes_are_priced_at_their_rate_everywhere(
+    make_service: Make,
+) -> None:
+    from tui_chat.core.models import Usage
+    from tui_chat.llm.models import cost_usd
+
+    service = await make_service()
+    conv = await service.new_conversation()
+    usage = Usage(
+        input_tokens=10,
+        output_tokens=100,
+        cache_creation_input_tokens=50_000,
+        cache_creation_1h_input_tokens=50_000,
+        cache_read_input_tokens=1_000,
+    )
+    await service.store.messages.add(
+        conv.id,
+        role="user",
+        content=[{"type": "text", "text": "hi"}],
+        text="hi",
+        token_count=1,
+    )
+    await service.store.messages.add(
+        conv.id,
+        role="assistant",
+        content=[{"type": "text", "text": "ok"}],
+        text="ok",
+        token_count=1,
+        usage=usage,
+        model=conv.model,
+    )
+    expected = cost_usd(service.info_for(conv.model), usage)
+    five_minute = cost_usd(
+        service.info_for(conv.model),
+        Usage(**{**usage.to_dict(), "cache_creation_1h_input_tokens": 0}),
+    )
+    assert expected > five_minute  # 2x against 1.25x for the same writes
+    assert await service.cost_usd(conv.id) == pytest.approx(expected)  # the gauge's "spent"
+    assert (await service.usage()).total_usd == pytest.approx(expected)

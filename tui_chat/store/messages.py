@@ -17,6 +17,7 @@ from tui_chat.core.turns import starts_turn
 from tui_chat.store.errors import NotFound
 from tui_chat.store.rows import MESSAGE_COLUMNS, clean_text, clean_value, message_from, to_json
 from tui_chat.store.sql import Sql
+from tui_chat.store.usage import USAGE_FIELDS
 
 BATCH = 1_000
 """Messages written per ``executemany`` by :meth:`Messages.add_many`."""
@@ -301,31 +302,18 @@ class Messages:
         return messages[0] if messages else None
 
     async def usage_totals(self, conversation_id: str) -> list[tuple[str, Usage]]:
-        """Summed API usage of a conversation's replies, per model."""
+        """Summed API usage of a conversation's replies, per model (every figure of
+        :class:`Usage`, so the 1-hour cache writes are priced at their own rate)."""
+        sums = ", ".join(f"sum(json_extract(usage, '$.{name}'))" for name in USAGE_FIELDS)
         rows = await self._sql.all(
-            "SELECT IFNULL(model, ''), "
-            "sum(json_extract(usage, '$.input_tokens')), "
-            "sum(json_extract(usage, '$.output_tokens')), "
-            "sum(json_extract(usage, '$.cache_creation_input_tokens')), "
-            "sum(json_extract(usage, '$.cache_read_input_tokens')), "
-            "sum(json_extract(usage, '$.thinking_tokens')), "
-            "sum(json_extract(usage, '$.web_search_requests')), "
-            "sum(json_extract(usage, '$.web_fetch_requests')) "
-            "FROM messages WHERE conversation_id = ? AND usage IS NOT NULL GROUP BY model",
+            f"SELECT IFNULL(model, ''), {sums} FROM messages "
+            "WHERE conversation_id = ? AND usage IS NOT NULL GROUP BY model",
             (conversation_id,),
         )
         return [
             (
                 str(r[0]),
-                Usage(
-                    input_tokens=int(r[1] or 0),
-                    output_tokens=int(r[2] or 0),
-                    cache_creation_input_tokens=int(r[3] or 0),
-                    cache_read_input_tokens=int(r[4] or 0),
-                    thinking_tokens=int(r[5] or 0),
-                    web_search_requests=int(r[6] or 0),
-                    web_fetch_requests=int(r[7] or 0),
-                ),
+                Usage(**{n: int(v or 0) for n, v in zip(USAGE_FIELDS, r[1:], strict=True)}),
             )
             for r in rows
         ]
