@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from tui_chat.core.policy import Policy
+from tui_chat.core.reply_options import REPLY_KEYS
 
 DEFAULT_BUDGET = 100_000
 """The default working budget in tokens (README, "The working budget": why this figure)."""
@@ -113,15 +114,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "context_window",
     "recall",
     "single_user_message",
-    "thinking",
-    "thinking_budget",
-    "thinking_display",
-    "effort",
-    "web_search",
-    "web_fetch",
-    "web_max_uses",
-    "web_allowed_domains",
-    "web_blocked_domains",
+    *REPLY_KEYS,
 )
 """Per-conversation keys settable with ``tui-chat set CONV KEY VALUE`` besides model/system."""
 

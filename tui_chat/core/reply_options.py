@@ -48,18 +48,16 @@ WEB_FETCH_TOOL = "web_fetch_20250910"
 _ADAPTIVE_MODELS = ("claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-7")
 """Models the docs list for adaptive thinking, for endpoints whose model list says nothing."""
 
-REPLY_KEYS = frozenset(
-    {
-        "thinking",
-        "thinking_budget",
-        "thinking_display",
-        "effort",
-        "web_search",
-        "web_fetch",
-        "web_max_uses",
-        "web_allowed_domains",
-        "web_blocked_domains",
-    }
+REPLY_KEYS: tuple[str, ...] = (
+    "thinking",
+    "thinking_budget",
+    "thinking_display",
+    "effort",
+    "web_search",
+    "web_fetch",
+    "web_max_uses",
+    "web_allowed_domains",
+    "web_blocked_domains",
 )
 """The settings of what a reply may use (kept when a conversation changes its preset)."""
 
