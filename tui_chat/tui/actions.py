@@ -12,34 +12,7 @@ from typing import Final
 
 from textual.binding import Binding, BindingType
 
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One thing the user can do, and every text that names it.
-
-    Attributes:
-        action: The Textual action run (a method ``action_<name>``, maybe with arguments or a
-            namespace such as ``screen.``).
-        description: The short label shown in the footer.
-        tooltip: The longer text of the help screen (the label when empty).
-        show: Whether the footer shows the binding.
-        priority: Whether the binding runs before the focused widget sees the key.
-        palette: The command palette's name for it (not in the palette when empty).
-        palette_help: What the palette says under the name (before the key).
-    """
-
-    action: str
-    description: str
-    tooltip: str = ""
-    show: bool = True
-    priority: bool = False
-    palette: str = ""
-    palette_help: str = ""
-
-    @property
-    def help_text(self) -> str:
-        """What the help screen says about it."""
-        return self.tooltip or self.description
+from tui_chat.tui.action_types import Action, Note, Section
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,29 +50,6 @@ class Key:
             priority=priority or action.priority,
             tooltip=action.tooltip,
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    """Keys a widget handles itself (no binding), listed on the help screen."""
-
-    keys: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    """One section of the help screen.
-
-    Attributes:
-        title: The heading; ``{}`` is replaced by the main-screen keys of ``opened_by``.
-        scope: The part of the app whose :data:`KEYMAP` entries are listed.
-        opened_by: The id of the main-screen action that opens this part, if any.
-    """
-
-    title: str
-    scope: str
-    opened_by: str = ""
 
 
 ACTIONS: Final[dict[str, Action]] = {
