@@ -36,6 +36,11 @@ def test_usage_sums_replies_and_summaries_by_day_and_month(
     assert month["total_usd"] == pytest.approx(report["total_usd"])
     table = run(isolated_env, "usage")
     assert "replies" in table.stdout and "█" in table.stdout and "total $" in table.stdout
+    # The list prints each conversation's cost (replies and summaries), as the TUI's list.
+    listed = json.loads(run(isolated_env, "list", "--json").stdout)
+    assert len(listed) == 3 and all(c["cost_usd"] > 0 for c in listed)
+    assert sum(c["cost_usd"] for c in listed) == pytest.approx(report["total_usd"], abs=1e-5)
+    assert " $0.0" in run(isolated_env, "list").stdout
     later = run(isolated_env, "usage", "--since", "2999-01")
     assert later.returncode == 0 and "no usage yet" in later.stdout
     bad = run(isolated_env, "usage", "--since", "last week")
@@ -49,7 +54,7 @@ async def test_summary_calls_count_and_days_are_local(
     conv = await service.new_conversation()
     for n in range(4):
         await service.send(conv.id, f"question {n} about the deploy")
-    summary = await service.compact(conv.id)
+    summary = await service.summaries.compact(conv.id)
     calls = await service.store.usage.summary_calls()
     assert summary.summarizer != "extractive"
     assert [c.calls for c in calls] == [1] and calls[0].cost_usd > 0
@@ -57,7 +62,18 @@ async def test_summary_calls_count_and_days_are_local(
     (row,) = report.rows
     assert row.summary_calls == 1 and row.summary_usd == pytest.approx(calls[0].cost_usd)
     assert row.total_usd == pytest.approx(row.chat_usd + row.summary_usd)
-    assert row.chat_usd == pytest.approx(await service.cost_usd(conv.id))
+    # The gauge's "spent" and the list's cost: the replies and the summary call together.
+    assert row.total_usd == pytest.approx(await service.cost_usd(conv.id))
+    other = await service.new_conversation()
+    await service.send(other.id, "a question elsewhere")
+    listed = {
+        i.conversation.id: i.cost_usd for i in await service.list_conversations(with_cost=True)
+    }
+    assert listed[conv.id] == pytest.approx(row.total_usd)
+    assert (
+        listed[other.id] == pytest.approx(await service.cost_usd(other.id)) and listed[other.id] > 0
+    )
+    assert {i.cost_usd for i in await service.list_conversations()} == {0.0}  # not asked: not read
     # A reply made at 02:00 UTC belongs to the previous day in New York.
     with sqlite3.connect(isolated_env / "engine.db") as db:
         db.execute("UPDATE messages SET created_at = '2026-03-10T02:00:00+00:00'")

@@ -153,7 +153,9 @@ async def _reply(
 
 
 async def _list(service: ChatService, args: Args) -> int:
-    infos = await service.list_conversations(include_archived=args.include_archived)
+    infos = await service.list_conversations(
+        include_archived=args.include_archived, with_cost=True
+    )
     if args.as_json:
         forks = await service.branches.forks()
         render.json_out([render.info_json(i, forks.get(i.conversation.id)) for i in infos])

@@ -15,6 +15,7 @@ from tui_chat.core.inert import inert
 from tui_chat.core.records import conversation_record, message_record, summary_record
 from tui_chat.core.unanswered import refusal_category
 from tui_chat.core.web import markdown_body
+from tui_chat.engine.usage_text import usd
 
 if TYPE_CHECKING:
     from tui_chat.core.models import (
@@ -77,6 +78,7 @@ def info_json(info: ConversationInfo, fork: Fork | None = None) -> JsonObject:
         **conversation_json(info.conversation),
         "messages": info.message_count,
         "tokens": info.token_count,
+        "cost_usd": round(info.cost_usd, 6),
         **fork_json(fork),
     }
 
@@ -158,7 +160,7 @@ def conversation_line(info: ConversationInfo) -> str:
     flag = " (archived)" if c.archived_at else ""
     return (
         f"{c.id}  {c.updated_at[:16].replace('T', ' ')}  {info.message_count:>5} msgs "
-        f"{info.token_count:>8} tok  {inert(c.title)}{flag}"
+        f"{info.token_count:>8} tok {usd(info.cost_usd):>9}  {inert(c.title)}{flag}"
     )
 
 

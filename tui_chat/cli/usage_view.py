@@ -6,13 +6,11 @@ from typing import TYPE_CHECKING
 
 from tui_chat.cli import render
 from tui_chat.cli.parser import Args
+from tui_chat.engine.usage_text import report_lines
 
 if TYPE_CHECKING:
     from tui_chat.engine.service import ChatService
     from tui_chat.engine.usage import UsageReport
-
-BAR = 30
-"""Characters of the longest bar."""
 
 
 def report_json(report: UsageReport) -> render.JsonObject:
@@ -38,26 +36,6 @@ def report_json(report: UsageReport) -> render.JsonObject:
         "totals": [{"period": p, "usd": round(usd, 6)} for p, usd in report.totals()],
         "total_usd": round(report.total_usd, 6),
     }
-
-
-def report_lines(report: UsageReport) -> list[str]:
-    """The report as a table (a row per period and model) and a bar chart of each period."""
-    if not report.rows:
-        return ["no usage yet: nothing has been sent to the API"]
-    head = f"{report.by:<10} {'model':<26} {'replies':>7} {'input':>10} {'output':>8} "
-    lines = [head + f"{'summaries':>9} {'cost':>9}"]
-    for r in report.rows:
-        lines.append(
-            f"{r.period:<10} {r.model[:26]:<26} {r.replies:>7} {r.input_tokens:>10,} "
-            f"{r.output_tokens:>8,} {r.summary_calls:>9} {'$' + format(r.total_usd, '.4f'):>9}"
-        )
-    lines += ["", f"total ${report.total_usd:.4f}", ""]
-    totals = report.totals()
-    top = max(usd for _, usd in totals) or 1.0
-    for period, usd in totals:
-        cells = round(BAR * usd / top)
-        lines.append(f"{period:<10} {'█' * cells:<{BAR}} ${usd:.4f}")
-    return lines
 
 
 async def usage(service: ChatService, args: Args) -> int:

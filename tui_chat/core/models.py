@@ -111,6 +111,8 @@ class ConversationInfo:
     conversation: Conversation
     message_count: int
     token_count: int
+    cost_usd: float = 0.0
+    """What its replies and summary calls cost so far (filled only when asked for)."""
 
 
 @dataclass(frozen=True, slots=True)

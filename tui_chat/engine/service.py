@@ -29,11 +29,11 @@ from tui_chat.engine.requests import Requests
 from tui_chat.engine.session import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.engine.transfer import import_conversation
-from tui_chat.engine.usage import Period, UsageReport, usage_report
+from tui_chat.engine.usage import Period, UsageReport, conversation_costs, usage_report
 from tui_chat.engine.versions import SummaryVersions
 from tui_chat.engine.watch import OutsideWrites
 from tui_chat.llm.client import ClaudeClient
-from tui_chat.llm.models import ModelInfo, cost_usd
+from tui_chat.llm.models import ModelInfo
 from tui_chat.store.errors import NotFound
 from tui_chat.store.repository import Store
 from tui_chat.store.rows import clean_text
@@ -164,9 +164,17 @@ class ChatService(SummaryVersions):
             self.notices.append(problem)
         return conversation
 
-    async def list_conversations(self, include_archived: bool = False) -> list[ConversationInfo]:
-        """Conversations, newest first."""
-        return await self.store.conversations.all(include_archived=include_archived)
+    async def list_conversations(
+        self, include_archived: bool = False, *, with_cost: bool = False
+    ) -> list[ConversationInfo]:
+        """Conversations, newest first (``with_cost``: each with what it cost so far, read
+        for the whole list at once)."""
+        infos = await self.store.conversations.all(include_archived=include_archived)
+        if not with_cost:
+            return infos
+        ids = [info.conversation.id for info in infos]
+        costs = await conversation_costs(self.store, self.info_for, ids)
+        return [replace(info, cost_usd=costs[info.conversation.id]) for info in infos]
 
     async def rename(self, conversation_id: str, title: str) -> Conversation:
         """Rename a conversation."""
@@ -279,11 +287,9 @@ class ChatService(SummaryVersions):
         return draft_breakdown(base, (self.counter.count(draft) if draft else 0) + files)
 
     async def cost_usd(self, conversation_id: str) -> float:
-        """What the conversation's replies have cost so far, in USD."""
-        total = 0.0
-        for model, usage in await self.store.messages.usage_totals(conversation_id):
-            total += cost_usd(self.info_for(model), usage)
-        return total
+        """What the conversation has cost so far in USD: its replies and its summary calls."""
+        costs = await conversation_costs(self.store, self.info_for, [conversation_id])
+        return costs[conversation_id]
 
     async def usage(self, by: Period = "day", since: str | None = None) -> UsageReport:
         """Cost of every conversation's replies and summaries per ``by`` and model."""

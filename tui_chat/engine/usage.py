@@ -6,7 +6,7 @@ dollars were stored when it ran. Both are the API's own token counts, never esti
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -90,3 +90,17 @@ async def usage_report(
         target.output_tokens += calls.output_tokens
         target.summary_usd += calls.cost_usd
     return UsageReport(by=by, rows=[rows[key] for key in sorted(rows)])
+
+
+async def conversation_costs(
+    store: Store, info_for: Callable[[str], ModelInfo], ids: Sequence[str]
+) -> dict[str, float]:
+    """What each of these conversations has cost so far in USD: its replies at their models'
+    prices and its summary calls at what they cost (every listed id is in the result)."""
+    costs = dict.fromkeys(ids, 0.0)
+    if not costs:
+        return costs
+    for part in await store.usage.conversations(list(costs)):
+        price = cost_usd(info_for(part.model), part.usage) + part.summary_usd
+        costs[part.conversation_id] = costs.get(part.conversation_id, 0.0) + price
+    return costs

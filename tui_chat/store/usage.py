@@ -6,13 +6,22 @@ each summary version's call (tokens and dollars stored when it was made, migrati
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from tui_chat.core.models import Usage
+from tui_chat.store.rows import to_json
 from tui_chat.store.sql import Sql
 
 USAGE_FIELDS = tuple(f.name for f in fields(Usage))
 """Every figure of :class:`Usage`, each a key of a reply's ``usage`` JSON."""
+USAGE_SUMS = ", ".join(f"sum(json_extract(usage, '$.{name}'))" for name in USAGE_FIELDS)
+"""The SQL that sums every figure of the replies' ``usage`` JSON, in :data:`USAGE_FIELDS` order."""
+
+
+def summed_usage(values: Sequence[int | None]) -> Usage:
+    """The :class:`Usage` of the sums :data:`USAGE_SUMS` selects (``NULL`` read as 0)."""
+    return Usage(**{n: int(v or 0) for n, v in zip(USAGE_FIELDS, values, strict=True)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +47,16 @@ class DaySummaryCalls:
     cost_usd: float
 
 
+@dataclass(frozen=True, slots=True)
+class ConversationUsage:
+    """One conversation's replies of one model, and (on one of its rows) its summary calls."""
+
+    conversation_id: str
+    model: str
+    usage: Usage
+    summary_usd: float = 0.0
+
+
 class UsageLedger:
     """Sums of the API's usage, per day and model (a report: it reads every reply once)."""
 
@@ -46,10 +65,9 @@ class UsageLedger:
 
     async def replies(self, since: str | None = None) -> list[DayUsage]:
         """Replies' usage by local day and model, oldest day first (``since``: a first day)."""
-        sums = ", ".join(f"sum(json_extract(usage, '$.{name}'))" for name in USAGE_FIELDS)
         rows = await self._sql.all(
             "SELECT date(created_at, 'localtime') AS day, IFNULL(model, ''), count(*), "
-            f"{sums} FROM messages WHERE usage IS NOT NULL "
+            f"{USAGE_SUMS} FROM messages WHERE usage IS NOT NULL "
             "AND (? IS NULL OR date(created_at, 'localtime') >= ?) "
             "GROUP BY day, model ORDER BY day, model",
             (since, since),
@@ -59,7 +77,7 @@ class UsageLedger:
                 day=str(r[0]),
                 model=str(r[1]),
                 replies=int(r[2]),
-                usage=Usage(**{n: int(v or 0) for n, v in zip(USAGE_FIELDS, r[3:], strict=True)}),
+                usage=summed_usage(r[3:]),
             )
             for r in rows
         ]
@@ -81,3 +99,22 @@ class UsageLedger:
             )
             for r in rows
         ]
+
+    async def conversations(self, ids: Sequence[str]) -> list[ConversationUsage]:
+        """Usage of each of these conversations' replies by model, and the dollars of their
+        summary calls: two queries for the whole list, however many conversations it has."""
+        wanted = "conversation_id IN (SELECT value FROM json_each(?))"
+        listed = to_json(list(ids))
+        rows = await self._sql.all(
+            f"SELECT conversation_id, IFNULL(model, ''), {USAGE_SUMS} FROM messages "
+            f"WHERE usage IS NOT NULL AND {wanted} GROUP BY conversation_id, model",
+            (listed,),
+        )
+        out = [ConversationUsage(str(r[0]), str(r[1]), summed_usage(r[2:])) for r in rows]
+        calls = await self._sql.all(
+            "SELECT conversation_id, sum(call_cost_usd) FROM summaries "
+            f"WHERE call_model IS NOT NULL AND {wanted} GROUP BY conversation_id",
+            (listed,),
+        )
+        out += [ConversationUsage(str(r[0]), "", Usage(), float(r[1] or 0)) for r in calls]
+        return out

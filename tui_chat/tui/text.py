@@ -14,7 +14,7 @@ from textual.content import Content
 
 from tui_chat.core.inert import inert
 
-__all__ = ["age", "clock_time", "inert", "inert_content", "one_line", "parse_time", "tokens", "usd"]
+__all__ = ["age", "clock_time", "inert", "inert_content", "one_line", "parse_time", "tokens"]
 
 
 def inert_content(text: str, style: str = "") -> Content:
@@ -72,10 +72,3 @@ def age(stamp: str, now: datetime) -> str:
         if seconds >= size:
             return f"{int(seconds // size)}{unit} ago"
     return "just now"  # pragma: no cover - unreachable
-
-
-def usd(amount: float) -> str:
-    """Format a cost in US dollars with enough precision for small amounts."""
-    if amount < 0.01:
-        return f"${amount:.4f}"
-    return f"${amount:.2f}"

@@ -315,7 +315,8 @@ class ChatView(Screen[None]):
     async def refresh_conversations(self) -> None:
         """Reload the conversation list."""
         include = self.conversations.show_archived
-        infos = await self.app.service.list_conversations(include_archived=include)
+        service = self.app.service
+        infos = await service.list_conversations(include_archived=include, with_cost=True)
         forks = await self.app.service.branches.forks()
         parents = {cid: fork.parent_id for cid, fork in forks.items() if fork.parent_id}
         self.conversations.set_conversations(infos, self.conversation_id, self.app.clock(), parents)

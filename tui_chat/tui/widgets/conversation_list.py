@@ -21,6 +21,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_chat.core.models import ConversationInfo
+from tui_chat.engine.usage_text import usd
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.messages import OpenConversation
 from tui_chat.tui.text import age, inert_content, one_line, tokens
@@ -142,6 +143,7 @@ class ConversationList(Vertical, NavigationMode):
         marker = "▶ " if conv.id == self.current_id else "  "
         indent = "  " * (depth - 1) + "↳ " if depth else ""
         width = max(8, 28 - len(indent))
+        cost = f"{usd(info.cost_usd)} · " if info.cost_usd else ""  # nothing sent: no figure
         return Content("\n").join(
             [
                 Content.assemble(
@@ -152,7 +154,7 @@ class ConversationList(Vertical, NavigationMode):
                 Content.assemble(
                     (
                         f"  {'  ' * depth}{info.message_count} msgs · "
-                        f"{tokens(info.token_count)} tok · {age(conv.updated_at, now)}",
+                        f"{tokens(info.token_count)} tok · {cost}{age(conv.updated_at, now)}",
                         "$text-muted",
                     ),
                     (" · archived" if conv.archived_at else "", "$text-warning"),
