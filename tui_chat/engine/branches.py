@@ -8,7 +8,10 @@ prompt is sent there with exactly the history that preceded the original.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tui_chat.core.attachments import Attachment, refs
+from tui_chat.core.family import Branch, Divergence, Family, divergences
 from tui_chat.core.models import Conversation, Fork, Message, Summary
 from tui_chat.core.turns import starts_turn
 from tui_chat.engine.attachments import load_attachments
@@ -22,6 +25,54 @@ EDIT_SUFFIX = " (edited)"
 
 class EditError(ValueError):
     """A message that cannot be edited (only your own prompts can)."""
+
+
+class BranchError(ValueError):
+    """A branch that is not one of the family's, or no other version to switch to."""
+
+
+@dataclass(frozen=True, slots=True)
+class BranchPoint:
+    """A divergence of the branch on screen, with its message there."""
+
+    divergence: Divergence
+    message_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class BranchPath:
+    """Which branch of its family a conversation is, and where its path parts from others."""
+
+    family: Family
+    branch: Branch
+    points: tuple[BranchPoint, ...]
+
+    @property
+    def number(self) -> int:
+        """The branch's place in its family (1-based, oldest first)."""
+        return [b.id for b in self.family.branches].index(self.branch.id) + 1
+
+    def describe(self) -> str:
+        """One line: ``branch 2 of 3 of “Title” · ‹ 2/2 › at #57`` ('' with no branches)."""
+        if len(self.family.branches) < 2:
+            return ""
+        root = self.family.root
+        where = "the first" if root.id == self.branch.id else f"of “{root.title}”"
+        text = f"branch {self.number} of {len(self.family.branches)} ({where})"
+        if self.branch.parent_id is not None:
+            text += f" · shares {self.branch.shared} messages with its parent"
+        marks = ", ".join(f"{p.divergence.label} at #{p.message_id}" for p in self.points)
+        return f"{text} · {marks}" if marks else text
+
+    def point_at(self, message_id: int | None) -> BranchPoint | None:
+        """The divergence a switch at ``message_id`` acts on: the nearest at or above it (the
+        first when it is above them all; the last when no message is given)."""
+        if not self.points:
+            return None
+        if message_id is None:
+            return self.points[-1]
+        above = [p for p in self.points if p.message_id <= message_id]
+        return above[-1] if above else self.points[0]
 
 
 class Branches:
@@ -100,6 +151,78 @@ class Branches:
     async def forks(self) -> dict[str, Fork]:
         """Every fork by its conversation id."""
         return await self.store.forks.all()
+
+    # -- branches within a conversation (issue 20 item 2) -------------------------------------
+
+    async def family(self, conversation_id: str) -> Family:
+        """A conversation's family of branches (one query). Raises :class:`NotFound`."""
+        return await self.store.forks.family(conversation_id)
+
+    async def families(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Conversation id -> family id of every branch, and family id -> branch it shows."""
+        return await self.store.forks.families()
+
+    async def path(self, conversation_id: str) -> BranchPath:
+        """Which branch a conversation is and its divergences, with their messages."""
+        family = await self.family(conversation_id)
+        branch = family.get(conversation_id)
+        assert branch is not None  # family() has it or raised
+        found = divergences(family, conversation_id)
+        ids = await self.store.forks.messages_at(conversation_id, [d.position for d in found])
+        points = tuple(BranchPoint(d, ids[d.position]) for d in found if d.position in ids)
+        return BranchPath(family, branch, points)
+
+    async def viewed(self, conversation_id: str) -> None:
+        """Remember the branch a family shows next time (skipped on a read-only database)."""
+        if not self.store.access.read_only:
+            await self.store.forks.show(conversation_id)
+
+    async def switch(self, conversation_id: str, branch_ref: str) -> Branch:
+        """Make a branch of ``conversation_id``'s family the one it shows.
+
+        Args:
+            conversation_id: Any branch of the family.
+            branch_ref: The branch: an id, a unique id prefix, or its number in the family.
+
+        Raises:
+            BranchError: no such branch in the family.
+        """
+        family = await self.family(conversation_id)
+        ref = branch_ref.strip()
+        chosen = [b for b in family.branches if b.id == ref] or [
+            b for b in family.branches if ref and b.id.startswith(ref)
+        ]
+        if not chosen and ref.isdigit() and 1 <= int(ref) <= len(family.branches):
+            chosen = [family.branches[int(ref) - 1]]
+        if len(chosen) != 1:
+            names = ", ".join(b.id for b in family.branches)
+            raise BranchError(f"{branch_ref!r} is not one branch of this conversation ({names})")
+        await self.store.forks.show(chosen[0].id)
+        return chosen[0]
+
+    async def sibling(
+        self, conversation_id: str, delta: int, at_message_id: int | None = None
+    ) -> tuple[str, int | None, Divergence]:
+        """The other version ``delta`` steps away at the divergence nearest ``at_message_id``.
+
+        Returns:
+            The branch showing it, its message there, and the divergence (as seen from there).
+
+        Raises:
+            BranchError: the conversation has no divergence.
+        """
+        path = await self.path(conversation_id)
+        point = path.point_at(at_message_id)
+        if point is None:
+            raise BranchError("this conversation has no other version of any message")
+        target = point.divergence.step(delta)
+        family = await self.family(target)
+        there = next(
+            (d for d in divergences(family, target) if d.position == point.divergence.position),
+            point.divergence,
+        )
+        ids = await self.store.forks.messages_at(target, [there.position])
+        return target, ids.get(there.position), there
 
     async def compact_upto(
         self, conversation_id: str, message_id: int, instructions: str | None = None

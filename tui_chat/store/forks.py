@@ -15,6 +15,7 @@ import uuid
 
 import aiosqlite
 
+from tui_chat.core.family import Branch, Family
 from tui_chat.core.models import Fork, utc_now
 from tui_chat.store.errors import NotFound
 from tui_chat.store.rows import clean_text
@@ -233,3 +234,90 @@ class Forks:
             "SELECT conversation_id, parent_id, parent_message_id, created_at FROM forks"
         )
         return {str(r[0]): _fork_from(r) for r in rows}
+
+    # -- families (branches of one conversation) ------------------------------------------
+
+    async def family_id(self, conversation_id: str) -> str:
+        """The family a conversation belongs to (its own id when it is no branch)."""
+        row = await self._sql.one(
+            "SELECT family_id FROM forks WHERE conversation_id = ?", (conversation_id,)
+        )
+        return str(row[0]) if row and row[0] else conversation_id
+
+    async def family(self, conversation_id: str) -> Family:
+        """Every branch of a conversation's family, in one query (oldest first).
+
+        Raises:
+            NotFound: no such conversation.
+        """
+        family_id = await self.family_id(conversation_id)
+        rows = await self._sql.all(
+            "SELECT c.id, c.title, f.parent_id, IFNULL(f.shared, 0), f.parent_message_id, "
+            "IFNULL(t.messages, 0), c.created_at, c.updated_at, c.archived_at IS NOT NULL, "
+            "(SELECT v.conversation_id FROM family_views v WHERE v.family_id = ?1) "
+            "FROM conversations c LEFT JOIN forks f ON f.conversation_id = c.id "
+            "LEFT JOIN conversation_totals t ON t.conversation_id = c.id "
+            "WHERE c.id = ?1 OR c.id = ?2 "
+            "OR c.id IN (SELECT conversation_id FROM forks WHERE family_id = ?1) "
+            "ORDER BY c.created_at, c.id",
+            (family_id, conversation_id),
+        )
+        if not any(str(r[0]) == conversation_id for r in rows):
+            raise NotFound(f"no conversation {conversation_id!r}")
+        branches = tuple(
+            Branch(
+                str(r[0]),
+                str(r[1]),
+                None if r[2] is None else str(r[2]),
+                int(r[3]),
+                None if r[4] is None else int(r[4]),
+                int(r[5]),
+                str(r[6]),
+                str(r[7]),
+                bool(r[8]),
+            )
+            for r in rows
+        )
+        return Family(family_id, branches, None if rows[0][9] is None else str(rows[0][9]))
+
+    async def families(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Every branch's family (conversation id -> family id; a conversation missing from
+        it is its own family), and the branch each family shows (family id -> conversation
+        id). Two queries, whatever the number of families."""
+        rows = await self._sql.all(
+            "SELECT conversation_id, family_id FROM forks WHERE family_id IS NOT NULL"
+        )
+        views = await self._sql.all("SELECT family_id, conversation_id FROM family_views")
+        return {str(r[0]): str(r[1]) for r in rows}, {str(r[0]): str(r[1]) for r in views}
+
+    async def show(self, conversation_id: str) -> None:
+        """Make a conversation the branch its family shows when opened."""
+        family_id = await self.family_id(conversation_id)
+        async with self._sql.transaction() as db:
+            await db.execute(
+                "INSERT INTO family_views (family_id, conversation_id, viewed_at) "
+                "VALUES (?, ?, ?) ON CONFLICT (family_id) DO UPDATE SET "
+                "conversation_id = excluded.conversation_id, viewed_at = excluded.viewed_at",
+                (family_id, conversation_id, utc_now()),
+            )
+
+    async def shown(self, family_id: str) -> str | None:
+        """The branch recorded as the one a family shows, if any."""
+        row = await self._sql.one(
+            "SELECT conversation_id FROM family_views WHERE family_id = ?", (family_id,)
+        )
+        return str(row[0]) if row else None
+
+    async def messages_at(self, conversation_id: str, positions: list[int]) -> dict[int, int]:
+        """The ids of a conversation's messages at these positions (1 = its first), in one
+        query; a position past its end is missing from the answer."""
+        wanted = sorted({p for p in positions if p >= 1})
+        if not wanted:
+            return {}
+        marks = ", ".join("?" * len(wanted))
+        rows = await self._sql.all(
+            f"SELECT position, id FROM (SELECT id, row_number() OVER (ORDER BY id) AS position "
+            f"FROM messages WHERE conversation_id = ?) WHERE position IN ({marks})",
+            (conversation_id, *wanted),
+        )
+        return {int(r[0]): int(r[1]) for r in rows}

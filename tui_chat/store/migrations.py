@@ -280,6 +280,82 @@ MIGRATIONS: tuple[str, ...] = (
         UPDATE conversations SET revision = revision + 1 WHERE id = new.id;
     END;
     """,
+    # 14: branches (issue 20 item 2): a fork is a branch of its parent's family. ``family_id``
+    # is the id the family's first conversation had (kept when that one is deleted);
+    # ``shared`` counts the messages a branch shares with its parent (its copies, in order).
+    # A fork inserted without them (tui-chat, an import) gets them from its parent; a deleted
+    # branch's children move to its first child, which takes its place. ``family_views``: the
+    # branch each family shows when opened (the one last viewed or switched to).
+    """
+    ALTER TABLE forks ADD COLUMN family_id TEXT;
+    ALTER TABLE forks ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX forks_family ON forks(family_id);
+    CREATE TABLE family_views (
+        family_id TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        viewed_at TEXT NOT NULL
+    );
+    UPDATE forks SET shared = CASE
+        WHEN parent_id IS NULL OR parent_message_id IS NULL THEN 0
+        ELSE (SELECT count(*) FROM messages m
+              WHERE m.conversation_id = forks.parent_id AND m.id <= forks.parent_message_id)
+        END;
+    WITH RECURSIVE chain(id, ancestor, depth) AS (
+        SELECT conversation_id, parent_id, 1 FROM forks WHERE parent_id IS NOT NULL
+        UNION ALL
+        SELECT chain.id, f.parent_id, chain.depth + 1 FROM chain
+        JOIN forks f ON f.conversation_id = chain.ancestor
+        WHERE f.parent_id IS NOT NULL AND chain.depth < 10000
+    )
+    UPDATE forks SET family_id = IFNULL(
+        (SELECT ancestor FROM chain WHERE chain.id = forks.conversation_id
+         ORDER BY depth DESC LIMIT 1),
+        conversation_id);
+    CREATE TRIGGER fork_family AFTER INSERT ON forks WHEN new.family_id IS NULL BEGIN
+        UPDATE forks SET
+            family_id = COALESCE(
+                (SELECT p.family_id FROM forks p WHERE p.conversation_id = new.parent_id),
+                new.parent_id, new.conversation_id),
+            shared = CASE
+                WHEN new.parent_id IS NULL OR new.parent_message_id IS NULL THEN 0
+                ELSE (SELECT count(*) FROM messages m
+                      WHERE m.conversation_id = new.parent_id AND m.id <= new.parent_message_id)
+                END
+        WHERE conversation_id = new.conversation_id;
+    END;
+    CREATE TRIGGER branch_deleted BEFORE DELETE ON conversations
+    WHEN EXISTS (SELECT 1 FROM forks WHERE parent_id = old.id) BEGIN
+        UPDATE forks SET
+            shared = min(shared, (SELECT h.shared FROM forks h WHERE h.parent_id = old.id
+                                  ORDER BY h.created_at, h.conversation_id LIMIT 1)),
+            parent_id = (SELECT h.conversation_id FROM forks h WHERE h.parent_id = old.id
+                         ORDER BY h.created_at, h.conversation_id LIMIT 1)
+        WHERE parent_id = old.id AND conversation_id != (
+            SELECT h.conversation_id FROM forks h WHERE h.parent_id = old.id
+            ORDER BY h.created_at, h.conversation_id LIMIT 1);
+        UPDATE forks SET parent_message_id = CASE WHEN shared = 0 THEN NULL ELSE
+            (SELECT m.id FROM messages m WHERE m.conversation_id = forks.parent_id
+             AND (SELECT count(*) FROM messages k WHERE k.conversation_id = m.conversation_id
+                  AND k.id <= m.id) = forks.shared ORDER BY m.id LIMIT 1) END
+        WHERE parent_id = (SELECT h.conversation_id FROM forks h WHERE h.parent_id = old.id
+                           ORDER BY h.created_at, h.conversation_id LIMIT 1);
+        UPDATE forks SET
+            parent_id = (SELECT x.parent_id FROM forks x WHERE x.conversation_id = old.id),
+            shared = min(shared, IFNULL((SELECT x.shared FROM forks x
+                                         WHERE x.conversation_id = old.id
+                                         AND x.parent_id IS NOT NULL), 0)),
+            parent_message_id = CASE WHEN min(shared, IFNULL((SELECT x.shared FROM forks x
+                    WHERE x.conversation_id = old.id AND x.parent_id IS NOT NULL), 0)) = 0
+                THEN NULL ELSE (SELECT m.id FROM messages m
+                WHERE m.conversation_id = (SELECT x.parent_id FROM forks x
+                                           WHERE x.conversation_id = old.id)
+                AND (SELECT count(*) FROM messages k WHERE k.conversation_id = m.conversation_id
+                     AND k.id <= m.id) = min(forks.shared, (SELECT x.shared FROM forks x
+                                                             WHERE x.conversation_id = old.id))
+                ORDER BY m.id LIMIT 1) END
+        WHERE parent_id = old.id;
+    END;
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)
