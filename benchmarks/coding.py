@@ -218,7 +218,7 @@ async def measure(
         if budget is not None:
             await service.set_setting(cid, "budget", str(budget))
         with contextlib.suppress(CompactionError):  # nothing due: retention of nothing
-            await service.compact(cid)
+            await service.summaries.compact(cid)
         built = await service.context(cid, "What should we do next?")
         active = await service.store.summaries.active(cid)
         if active is None:

@@ -241,7 +241,11 @@ async def replay(settings: dict[str, str], turns: Script, work: Path, baseline: 
                 raise RuntimeError(f"send failed: {outcome.error}")
             await service.finish_background()
         run.versions = len(
-            [s for s in await service.summaries(conversation.id) if s.status == "completed"]
+            [
+                s
+                for s in await service.summaries.versions(conversation.id)
+                if s.status == "completed"
+            ]
         )
         final = await service.context(conversation.id, "What did we decide so far?")
         kept, total = retention(turns.user + turns.replies, request_text(final.request))
@@ -289,7 +293,7 @@ async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
             with_summary = True
             while with_summary:
                 try:
-                    await service.compact(cid)
+                    await service.summaries.compact(cid)
                 except CompactionError:
                     with_summary = False
             hits = 0

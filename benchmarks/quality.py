@@ -73,7 +73,7 @@ async def _compact_all(service: Any, cid: str) -> int:
     versions = 0
     while True:
         try:
-            await service.compact(cid)
+            await service.summaries.compact(cid)
         except CompactionError:
             return versions
         versions += 1
@@ -177,7 +177,7 @@ async def _evaluate_one(
             )
         if usable == TARGET_WINDOW:
             active_id = (await service.resolve(cid)).active_summary_id
-            summaries = await service.summaries(cid)
+            summaries = await service.summaries.versions(cid)
             active = next((s for s in summaries if s.id == active_id), None)
             entry = stats.setdefault(preset, PresetStats())
             entry.versions.append(versions)

@@ -123,8 +123,8 @@ async def _unsummarised_figures(service: Any, data: ScaleDb, texts: list[str]) -
     up to the model's usable window (1M tokens): the first build in a fresh process loads
     them, later ones reuse what the store cached.
     """
-    await service.activate(data.medium_id, 0)
-    await service.activate(data.big_id, 0)
+    await service.summaries.activate(data.medium_id, 0)
+    await service.summaries.activate(data.big_id, 0)
     sizes = [(data.spec.medium, data.medium_id)]
     if data.ten_id is not None:
         sizes.append((data.spec.ten, data.ten_id))
@@ -170,8 +170,8 @@ async def _unsummarised_figures(service: Any, data: ScaleDb, texts: list[str]) -
             note=f"{first[data.spec.medium]:.0f} ms vs {first[big]:.0f} ms",
         )
     )
-    await service.activate(data.medium_id, 1)
-    await service.activate(data.big_id, 1)
+    await service.summaries.activate(data.medium_id, 1)
+    await service.summaries.activate(data.big_id, 1)
     return rows
 
 
@@ -254,7 +254,7 @@ async def _load(db: Path, cid: str) -> dict[str, Any]:
         await service.messages(conversation.id, limit=200)
         await service.context(conversation.id, "what did we decide about the index?")
         await service.gauge(conversation.id, "what did we decide")
-        await service.summaries(conversation.id)
+        await service.summaries.versions(conversation.id)
         await service.search("index latency")
     finally:
         await service.close()

@@ -216,7 +216,7 @@ async def replay(settings: dict[str, str], session: Session, pattern: str, work:
                             result.asked += 1
                             result.hits += all(e in haystack for e in question.evidence)
             result.versions = len(
-                [s for s in await service.summaries(cid) if s.status == "completed"]
+                [s for s in await service.summaries.versions(cid) if s.status == "completed"]
             )
             if not session.questions:
                 final = await service.context(cid, "What did we decide so far?")

@@ -50,7 +50,7 @@ async def _backlog(service: ChatService) -> str:
 
 async def _versions(service: ChatService, cid: str) -> list[Summary]:
     """Every version of a conversation, oldest first."""
-    return sorted(await service.summaries(cid), key=lambda v: v.version)
+    return sorted(await service.summaries.versions(cid), key=lambda v: v.version)
 
 
 def _spy_reads(service: ChatService) -> list[int]:
@@ -70,7 +70,7 @@ def _spy_reads(service: ChatService) -> list[int]:
 async def _fold(
     service: ChatService, cid: str, progress: Callable[[int, int, Summary], None] | None = None
 ) -> Summary:
-    compact: Callable[..., Awaitable[Summary]] = service.compact
+    compact: Callable[..., Awaitable[Summary]] = service.summaries.compact
     return await compact(cid, None, progress)
 
 
@@ -146,13 +146,13 @@ async def test_retention_of_the_last_version_reads_its_ledger_not_the_backlog(
         return found
 
     monkeypatch.setattr(service.store.messages, "texts", spied)
-    service._retention_memo().clear()
-    fast = await service.retention(cid, last)
+    service.summaries.kept.clear()
+    fast = await service.summaries.retention(cid, last)
     assert read == []  # the chain's ledgers are complete: no message text is read
     assert fast.total["path"] == last.covered_messages  # one module_N.py per message
     monkeypatch.setattr(versions, "_ledger_complete", _never)
-    service._retention_memo().clear()  # figures are kept per version and settings
-    assert await service.retention(cid, last) == fast  # reading every covered text agrees
+    service.summaries.kept.clear()  # figures are kept per version and settings
+    assert await service.summaries.retention(cid, last) == fast  # reading every covered text agrees
     assert read == [last.covered_messages]
 
 

@@ -163,7 +163,7 @@ async def test_a_model_listed_without_compaction_is_not_sent_a_compaction_reques
     service.subscribe(keep)
     await talk(service, cid, range(1, 5))  # the first send read the list
     assert "compaction" not in service.info_for("claude-sonnet-4-6").features
-    version = await service.compact(cid)
+    version = await service.summaries.compact(cid)
     assert version.status == "completed" and version.compaction_block is None
     assert not any(r.is_compaction for r in fake_anthropic.message_requests)
     assert finished and "model list says" in (finished[-1].notice or "")

@@ -174,7 +174,7 @@ async def test_each_preset_compacts_when_and_how_it_says(
         await chat(service, conv.id, [long_turn(i)])
         if finished and first_at is None:
             first_at = i
-    versions = await service.summaries(conv.id)
+    versions = await service.summaries.versions(conv.id)
     assert versions, f"{preset} never compacted"
     assert all(v.status == "completed" for v in versions), [(v.status, v.error) for v in versions]
     policy = service.policy_for(await service.store.conversations.get(conv.id))
@@ -215,7 +215,7 @@ async def test_pinned_fact_survives_many_compactions_verbatim(
     await service.pin(outcome.user.id, "rotation day")  # type: ignore[union-attr]
     for i in range(2, 20):
         await chat(service, conv.id, [long_turn(i)])
-    assert len(await service.summaries(conv.id)) >= 4
+    assert len(await service.summaries.versions(conv.id)) >= 4
     await service.send(conv.id, "when do we rotate?")
     body = fake_anthropic.message_requests[-1].body
     assert fact in request_text(body)
@@ -229,10 +229,10 @@ async def test_rollback_then_send_uses_older_version_plus_raw_after(
     await service.set_setting(conv.id, "preset", "turns")
     for i in range(1, 11):
         await chat(service, conv.id, [long_turn(i)])
-    versions = await service.summaries(conv.id)
+    versions = await service.summaries.versions(conv.id)
     assert len(versions) >= 2
     old = versions[-1]
-    await service.activate(conv.id, old.version)
+    await service.summaries.activate(conv.id, old.version)
     await service.send(conv.id, "after rollback")
     body = fake_anthropic.message_requests[-1].body
     sent = request_text(body)
@@ -251,8 +251,8 @@ async def test_regenerate_makes_a_new_version_and_keeps_the_old(
     await service.set_setting(conv.id, "preset", "turns")
     for i in range(1, 5):
         await chat(service, conv.id, [long_turn(i)])
-    first = (await service.summaries(conv.id))[-1]
-    new = await service.regenerate(conv.id, first.version, "keep every number")
+    first = (await service.summaries.versions(conv.id))[-1]
+    new = await service.summaries.regenerate(conv.id, first.version, "keep every number")
     assert new.version > first.version and new.trigger == "regenerate"
     assert new.instructions == "keep every number"
     assert new.covers_to_message_id == first.covers_to_message_id
@@ -261,7 +261,7 @@ async def test_regenerate_makes_a_new_version_and_keeps_the_old(
         r for r in fake_anthropic.message_requests if "<summary>" in request_text(r.body)
     ]
     assert "keep every number" in request_text(summary_requests[-1].body)
-    kept = await service.summary(conv.id, first.version)
+    kept = await service.summaries.version(conv.id, first.version)
     assert kept.status == "completed" and kept.text == first.text
 
 
@@ -276,13 +276,13 @@ async def test_two_engines_never_make_two_versions_for_one_boundary(
         await a.send(conv.id, long_turn(i))
     await a.worker.wait()
     # Both engines race for the same boundary.
-    await a.activate(conv.id, 0)
+    await a.summaries.activate(conv.id, 0)
     results = await asyncio.gather(
         a.worker.compact(conv.id, trigger="auto"),
         b.worker.compact(conv.id, trigger="auto"),
         return_exceptions=True,
     )
-    summaries = await a.summaries(conv.id)
+    summaries = await a.summaries.versions(conv.id)
     live = [
         s for s in summaries if s.status != "failed" and s.trigger == "auto" and s.parent_id is None
     ]
@@ -332,13 +332,13 @@ async def test_failed_summaries_are_recorded_never_activated_and_pause(
         fake_anthropic.push_error(529, target="summary")
         with pytest.raises(CompactionError):
             await service.worker.compact(conv.id, trigger="auto")
-    versions = await service.summaries(conv.id)
+    versions = await service.summaries.versions(conv.id)
     assert [v.status for v in versions] == ["failed"] * 3
     assert all(v.text == "" and v.error for v in versions)
     assert await service.store.summaries.active(conv.id) is None
-    assert await service.compaction_paused(conv.id)
+    assert await service.summaries.paused(conv.id)
     # Paused for auto, manual still works.
-    assert (await service.compact(conv.id)).status == "completed"
+    assert (await service.summaries.compact(conv.id)).status == "completed"
 
 
 async def test_session_restore_sends_exactly_the_same_request(
@@ -376,7 +376,7 @@ async def test_offline_extractive_compaction_without_key(make_service: Make) -> 
             text=f"ok {i}",
             token_count=3,
         )
-    summary = await service.compact(conv.id)
+    summary = await service.summaries.compact(conv.id)
     assert summary.summarizer == "extractive" and summary.status == "completed"
     assert summary.identifiers_total > 0
 
@@ -385,4 +385,4 @@ async def test_nothing_to_compact_is_a_clear_error(make_service: Make) -> None:
     service = await make_service()
     conv = await service.new_conversation()
     with pytest.raises(CompactionError, match="nothing to compact"):
-        await service.compact(conv.id)
+        await service.summaries.compact(conv.id)

@@ -66,7 +66,7 @@ async def _conversation(service: ChatService, fake: FakeAnthropic, tmp_path: Pat
         await service.send(conv.id, f"question {n} about the deploy")
     history = await service.history(conv.id)
     await service.pin(history[1].id, "the code")
-    await service.compact(conv.id)
+    await service.summaries.compact(conv.id)
     return conv.id
 
 

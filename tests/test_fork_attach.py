@@ -95,7 +95,7 @@ async def test_fork_brings_the_summary_versions_inside_its_fork_point(
     assert (v1.version, v2.version, v2.parent_id) == (1, 2, v1.id)
 
     fork = await service.branches.fork(conv.id, history[3].id)
-    versions = await service.summaries(fork.id)
+    versions = await service.summaries.versions(fork.id)
     assert [v.version for v in versions] == [1]  # v2 covers beyond the fork point
     copied = versions[0]
     assert copied.text == v1.text
@@ -107,11 +107,11 @@ async def test_fork_brings_the_summary_versions_inside_its_fork_point(
     assert ledger_ids and ledger_ids <= fork_ids
 
     later = await service.branches.fork(conv.id, history[7].id)
-    both = sorted(await service.summaries(later.id), key=lambda v: v.version)
+    both = sorted(await service.summaries.versions(later.id), key=lambda v: v.version)
     assert [v.version for v in both] == [1, 2] and both[1].parent_id == both[0].id
     assert (await service.conversation(later.id)).active_summary_id == both[1].id
     # The parent's versions are still its own.
-    assert [v.id for v in await service.summaries(conv.id)] == [v2.id, v1.id]
+    assert [v.id for v in await service.summaries.versions(conv.id)] == [v2.id, v1.id]
 
 
 @pytest.mark.slow  # a real process

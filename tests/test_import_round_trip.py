@@ -27,7 +27,7 @@ async def _picture(service: ChatService, cid: str) -> dict[str, Any]:
     messages = await service.history(cid)
     position = {m.id: i for i, m in enumerate(messages)}
     pinned = await service.pinned_ids(cid)
-    summaries = await service.summaries(cid)
+    summaries = await service.summaries.versions(cid)
     versions = {s.id: s.version for s in summaries}
     fork = await service.branches.parent(cid)
 
@@ -102,14 +102,14 @@ async def test_a_json_export_imported_back_is_the_same_conversation(
         assert outcome.error is None
         await service.finish_background()
         if i in (4, 6, 8):
-            await service.compact(origin.id, "keep the ports" if i == 6 else None)
+            await service.summaries.compact(origin.id, "keep the ports" if i == 6 else None)
     history = await service.history(origin.id)
     await service.pin(history[2].id, "the port of build 2")
     fork = await service.branches.fork(origin.id, history[-3].id)
     await service.pin((await service.history(fork.id))[0].id)
-    summaries = await service.summaries(fork.id)
+    summaries = await service.summaries.versions(fork.id)
     assert len(summaries) >= 2
-    await service.activate(fork.id, summaries[0].version)  # not the newest in force
+    await service.summaries.activate(fork.id, summaries[0].version)  # not the newest in force
     before = await _picture(service, fork.id)
     assert before["active"] == summaries[0].version and before["fork"] is not None
 

@@ -138,7 +138,7 @@ async def replay(session: Session, settings: dict[str, str], work: Path) -> list
                 hashes.append(digest(await service.context(cid, DRAFT)))
             if turn % FOLD_EVERY == 0:
                 with contextlib.suppress(CompactionError):  # nothing due yet
-                    await service.compact(cid)
+                    await service.summaries.compact(cid)
     finally:
         await service.close()
     return hashes

@@ -191,7 +191,7 @@ async def test_a_summary_leaves_the_refused_turn_out_too(
     for text in ("The port is 5432.", "Backups run nightly.", "Thanks, that is all."):
         assert (await service.send(conv.id, text)).error is None
     await service.finish_background()
-    version = await service.compact(conv.id)
+    version = await service.summaries.compact(conv.id)
     assert version.status == "completed" and "PostgreSQL" in version.text
     assert "zebraquux" not in version.text.lower()
 

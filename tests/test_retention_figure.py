@@ -24,7 +24,7 @@ async def _compacted(service: ChatService, folder: Path) -> str:
     cid = conversation.id
     await service.set_setting(cid, "summarizer", "extractive")
     await service.set_setting(cid, "context_window", WINDOW)
-    await service.compact(cid)
+    await service.summaries.compact(cid)
     return cid
 
 
@@ -38,7 +38,7 @@ async def test_the_figure_is_what_the_request_sends_and_every_view_shows_it(
         active = await service.store.summaries.active(cid)
         assert active is not None
         await service.pin(active.covers_to_message_id - 3)  # pins rank the ledger
-        figure = await service.retention(cid, active)
+        figure = await service.summaries.retention(cid, active)
         kept, total = sum(figure.kept.values()), sum(figure.total.values())
         assert 0 < kept < total and figure.total.get("ticket") and figure.total.get("line")
 
@@ -54,8 +54,8 @@ async def test_the_figure_is_what_the_request_sends_and_every_view_shows_it(
         assert ledger.retention(covered, memory) == figure
 
         # The versions the engine hands the timeline, the inspector and the CLI carry it.
-        listed = {s.id: s for s in await service.summaries(cid)}[active.id]
-        one = await service.summary(cid, active.version)
+        listed = {s.id: s for s in await service.summaries.versions(cid)}[active.id]
+        one = await service.summaries.version(cid, active.version)
         for version in (listed, one):
             assert (version.identifiers_kept, version.identifiers_total) == (kept, total)
     finally:
@@ -107,7 +107,7 @@ async def test_a_retention_figure_leaves_the_request_builds_ledger_cache_alone(
         cid = await _compacted(service, tmp_path)
         await service.context(cid, "What next?")
         before = ledger._render.cache_info()
-        await service.summaries(cid)
+        await service.summaries.versions(cid)
         after = ledger._render.cache_info()
         assert (after.hits, after.misses) == (before.hits, before.misses)
     finally:

@@ -80,7 +80,7 @@ async def test_claude_summary_continues_the_cached_chat_request(
     assert usage["cache_read_input_tokens"] == prefix > 0
     assert usage["cache_creation_input_tokens"] == 0
 
-    version = (await service.summaries(cid))[-1]
+    version = (await service.summaries.versions(cid))[-1]
     # The server's summarizer follows the instruction: the span, not the instruction itself.
     assert "Turn 1:" in version.text and "tui-chat summarizer" not in version.text
     assert version.call is not None and version.call.model == MODEL
@@ -96,10 +96,10 @@ async def test_server_block_is_sent_back_unchanged_and_gone_after_rollback(
         make_service, preset="window", summarizer="extractive", keep_recent="2"
     )
     await talk(service, cid, range(1, 5))
-    text_version = await service.compact(cid)
+    text_version = await service.summaries.compact(cid)
     await service.set_setting(cid, "summarizer", "server")
     await talk(service, cid, range(5, 8))
-    server_version = await service.compact(cid)
+    server_version = await service.summaries.compact(cid)
 
     compactions = [r for r in fake_anthropic.message_requests if r.is_compaction]
     assert len(compactions) == 1 and compactions[0].headers["anthropic-beta"].startswith("compact-")
@@ -116,13 +116,15 @@ async def test_server_block_is_sent_back_unchanged_and_gone_after_rollback(
     assert dumped(first) == dumped({"role": "assistant", "content": [block]})
     assert chats(fake_anthropic)[-1].headers["anthropic-beta"] == "compact-2026-09-04"
 
-    await service.activate(cid, text_version.version)
+    await service.summaries.activate(cid, text_version.version)
     await talk(service, cid, range(9, 10))
     after = chats(fake_anthropic)[-1].body
     assert "compaction" not in dumped(after["messages"])
     assert text_version.text.split("\n")[0][:30] in dumped(after["system"])
 
-    regenerated = await service.regenerate(cid, server_version.version, "keep every LIMIT")
+    regenerated = await service.summaries.regenerate(
+        cid, server_version.version, "keep every LIMIT"
+    )
     assert fake_anthropic.last.body["compaction"] == {
         "type": "summarize",
         "instructions": "keep every LIMIT",
@@ -147,7 +149,7 @@ async def test_server_falls_back_to_claude_once_and_remembers(
     events: list[EngineEvent] = []
     service.subscribe(events.append)
     await talk(service, cid, range(1, 5))
-    first = await service.compact(cid)
+    first = await service.summaries.compact(cid)
 
     status = 400 if endpoint == "refuses" else 200
     assert [r.status for r in fake_anthropic.message_requests if r.is_compaction] == [status]
@@ -157,7 +159,7 @@ async def test_server_falls_back_to_claude_once_and_remembers(
     assert await service.store.compaction_support.unsupported(MODEL) is not None
 
     await talk(service, cid, range(5, 8))
-    second = await service.compact(cid)
+    second = await service.summaries.compact(cid)
     assert second.status == "completed" and second.compaction_block is None
     assert len([r for r in fake_anthropic.message_requests if r.is_compaction]) == 1
     assert len([e for e in events if isinstance(e, CompactionFinished) and e.notice]) == 1
@@ -196,7 +198,7 @@ async def test_a_pin_inside_a_server_version_stays_verbatim(
     await talk(service, cid, range(1, 6))
     pinned = (await service.history(cid))[2]  # turn 2's question
     await service.pin(pinned.id)
-    version = await service.compact(cid)
+    version = await service.summaries.compact(cid)
     assert version.compaction_block is not None and version.covers_to_message_id > pinned.id
     await talk(service, cid, range(6, 7))
     sent = chats(fake_anthropic)[-1].body
@@ -239,13 +241,13 @@ async def test_a_fresh_process_rebuilds_the_last_request_and_continues_it_while_
     await service.close()
     # Another process (a CLI ``compact``): it never saw the request, it rebuilds it.
     fresh = await make_service(model=MODEL)
-    await fresh.compact(cid)
+    await fresh.summaries.compact(cid)
     summary = [r for r in fake_anthropic.message_requests if r.is_summary][-1]
     sent = chat.body["messages"]
     assert summary.body["model"] == MODEL
     assert dumped(summary.body["messages"][: len(sent)]) == dumped(sent)
     assert (summary.usage or {})["cache_read_input_tokens"] > 0
-    version = next(s for s in await fresh.summaries(cid) if s.status == "completed")
+    version = next(s for s in await fresh.summaries.versions(cid) if s.status == "completed")
     assert version.call is not None and version.call.model == MODEL
 
 
@@ -264,6 +266,6 @@ async def test_a_fresh_process_writes_a_standalone_summary_once_the_cache_is_col
         )
     await service.close()
     fresh = await make_service(model=MODEL)
-    await fresh.compact(cid)
+    await fresh.summaries.compact(cid)
     summary = [r for r in fake_anthropic.message_requests if r.is_summary][-1]
     assert summary.body["model"] != MODEL  # the standalone prompt, on the summary model

@@ -296,7 +296,7 @@ async def test_a_thinking_search_conversation_survives_compaction_and_roll_back(
     for text in ("We use PostgreSQL 16.", "Search for postgres vacuum tuning", "Thanks.", "Ok."):
         assert (await service.send(conv.id, text)).error is None
     await service.finish_background()
-    version = await service.compact(conv.id)
+    version = await service.summaries.compact(conv.id)
     assert version.status == "completed" and "PostgreSQL" in version.text
     assert "Considering" not in version.text  # thinking never reaches a summary's input
     summaries = [r.body for r in fake_anthropic.message_requests if r.is_summary]
@@ -304,7 +304,9 @@ async def test_a_thinking_search_conversation_survives_compaction_and_roll_back(
     after = await service.context(conv.id, "next")
     assert after.request["thinking"]["type"] == "adaptive" and after.request["tools"]
     assert (await service.send(conv.id, "Search for pg_stat_statements")).error is None
-    restored = await service.activate(conv.id, version.version - 1 if version.version > 1 else 0)
+    restored = await service.summaries.activate(
+        conv.id, version.version - 1 if version.version > 1 else 0
+    )
     assert restored is None or restored.version < version.version
     assert (await service.send(conv.id, "And now?")).error is None
 

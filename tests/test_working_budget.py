@@ -83,7 +83,7 @@ class TestNothingFoldedBelowTheBudget:
             if built.breakdown.used >= 2_200:
                 break
             # Under the budget: no version, every message verbatim, no recalled text.
-            assert await service.summaries(conv.id) == []
+            assert await service.summaries.versions(conv.id) == []
             body = fake_anthropic.message_requests[-1].body
             sent = _text(body)
             assert all(t in sent for t in texts[: texts.index(text) + 1])
@@ -102,7 +102,7 @@ class TestNothingFoldedBelowTheBudget:
         for i in range(16):
             assert (await service.send(conv.id, f"Entry {i}: {PARAGRAPH * 6}")).error is None
             await service.finish_background()
-        done = [s for s in await service.summaries(conv.id) if s.status == "completed"]
+        done = [s for s in await service.summaries.versions(conv.id) if s.status == "completed"]
         assert done, "no fold past the budget"
         built = await service.context(conv.id, "what about entry 1?")
         assert built.breakdown.usable == 4_000 and built.breakdown.budget == 4_000
@@ -217,7 +217,7 @@ class TestRecallEarnsItsPlace:
                     text=text,
                     token_count=service.counter.count(text),
                 )
-        await service.compact(conv.id)
+        await service.summaries.compact(conv.id)
         return conv.id
 
     async def test_recall_never_costs_more_than_carrying_what_it_stands_for(
@@ -225,7 +225,7 @@ class TestRecallEarnsItsPlace:
     ) -> None:
         service = await make_service()
         cid = await self._folded(service, budget="20000")
-        active = next(s for s in await service.summaries(cid) if s.status == "completed")
+        active = next(s for s in await service.summaries.versions(cid) if s.status == "completed")
         built = await service.context(cid, "where did crate number 1003 go, and crate 1011?")
         assert built.recalled_ids, "nothing recalled"
         recalled = built.breakdown.sections["recall"]
@@ -236,7 +236,7 @@ class TestRecallEarnsItsPlace:
     ) -> None:
         service = await make_service()
         cid = await self._folded(service, context_window="3000")
-        active = next(s for s in await service.summaries(cid) if s.status == "completed")
+        active = next(s for s in await service.summaries.versions(cid) if s.status == "completed")
         built = await service.context(cid, "where did crate number 1003 go, and crate 1011?")
         assert built.breakdown.sections["recall"] > 0.1 * active.source_tokens
 

@@ -295,7 +295,7 @@ async def test_summary_fault_is_recorded_never_active_and_backs_off(
         await service.worker.compact(cid, trigger="auto")
 
     assert MARKER_KEY not in str(raised.value)
-    [failed] = await service.summaries(cid)
+    [failed] = await service.summaries.versions(cid)
     assert failed.status == "failed" and failed.error and failed.text == ""
     assert failed.lease_owner is None and failed.completed_at
     assert MARKER_KEY not in failed.error
@@ -311,7 +311,7 @@ async def test_summary_fault_is_recorded_never_active_and_backs_off(
     requests_before = len(fake_anthropic.message_requests)
     assert await service.worker.maybe_compact(cid) is None
     assert len(fake_anthropic.message_requests) == requests_before
-    assert len(await service.summaries(cid)) == 1
+    assert len(await service.summaries.versions(cid)) == 1
     # ... and once it has run out, the next attempt works and comes into force.
     _age_failures(service)
     done = await service.worker.maybe_compact(cid)
@@ -335,15 +335,15 @@ async def test_three_mixed_failures_pause_auto_compaction_not_manual(
         _age_failures(service)
     # The wait doubles with each failure: 5 s, 10 s, 20 s.
     assert 0 < backoffs[0] <= 5 < backoffs[1] <= 10 < backoffs[2] <= 20
-    assert await service.compaction_paused(cid)
+    assert await service.summaries.paused(cid)
     requests_before = len(fake_anthropic.message_requests)
     assert await service.worker.maybe_compact(cid) is None
     assert len(fake_anthropic.message_requests) == requests_before
     assert await service.store.summaries.active(cid) is None
-    manual = await service.compact(cid)
+    manual = await service.summaries.compact(cid)
     assert manual.status == "completed" and manual.trigger == "manual"
     assert (await service.store.summaries.active(cid)).id == manual.id  # type: ignore[union-attr]
-    assert not await service.compaction_paused(cid)
+    assert not await service.summaries.paused(cid)
 
 
 async def test_failing_summarizer_never_delays_or_breaks_the_chat(
@@ -364,7 +364,7 @@ async def test_failing_summarizer_never_delays_or_breaks_the_chat(
         await service.finish_background()
         _age_failures(service)
     summary_requests = [r for r in fake_anthropic.message_requests if r.is_summary]
-    versions = await service.summaries(conv.id)
+    versions = await service.summaries.versions(conv.id)
     # Three attempts, three recorded failures, then the pause holds for the remaining turns.
     assert len(summary_requests) == 3
     assert [v.status for v in versions] == ["failed"] * 3

@@ -341,7 +341,7 @@ async def _four_turns_no_summary(
         outcome = await service.send(conv.id, f"turn {i} about file_{i}.py")
         assert outcome.error is None
     await service.finish_background()
-    await service.activate(conv.id, 0)
+    await service.summaries.activate(conv.id, 0)
     messages = await service.store.messages.history(conv.id)
     return service, conv, messages
 
@@ -368,11 +368,11 @@ async def test_a_lease_left_by_a_dead_process_is_taken_over_before_it_expires(
         )
         if owner == live_owner:  # a live owner (this process) keeps its lease
             with pytest.raises(CompactionError, match="already running"):
-                await service.compact(conv.id)
+                await service.summaries.compact(conv.id)
             execute(
                 Path(str(service.store.path)), "DELETE FROM summaries WHERE id = ?", (orphan.id,)
             )
-    await service.compact(conv.id)  # the dead owner's version is finished first
+    await service.summaries.compact(conv.id)  # the dead owner's version is finished first
     finished = await service.store.summaries.get(orphan.id)
     assert finished.status == "completed" and finished.covers_to_message_id == messages[3].id
     assert await service.store.summaries.in_progress(conv.id) is None
@@ -396,7 +396,7 @@ async def test_manual_compaction_takes_over_an_expired_lease(
     )
     # While the lease is live nobody else may compact ...
     with pytest.raises(CompactionError, match="already running"):
-        await service.compact(conv.id)
+        await service.summaries.compact(conv.id)
     assert (await service.store.summaries.get(dead.id)).status == "in_progress"
     # ... once it has expired the next manual compaction finishes the orphan first.
     execute(
@@ -404,7 +404,7 @@ async def test_manual_compaction_takes_over_an_expired_lease(
         "UPDATE summaries SET lease_expires_at = ? WHERE id = ?",
         (time.time() - 1, dead.id),
     )
-    await service.compact(conv.id)
+    await service.summaries.compact(conv.id)
     finished = await service.store.summaries.get(dead.id)
     assert finished.status == "completed" and finished.text
     assert finished.covers_to_message_id == messages[3].id

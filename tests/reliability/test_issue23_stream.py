@@ -105,7 +105,7 @@ async def test_the_json_export_written_in_pieces_is_the_export(
     image = describe("wiring.png", sample_files.png(40, 30))
     await service.send(cid, "look at this", attachments=[image])
     await talk(service, cid, range(1, 6))
-    await service.compact(cid)
+    await service.summaries.compact(cid)
     messages = await service.store.messages.history(cid)
     await service.pin(messages[2].id, "keep this")
     fork = await service.branches.fork(cid, messages[5].id)

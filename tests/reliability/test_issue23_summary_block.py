@@ -24,10 +24,10 @@ async def _server_version(make_service: Make) -> tuple[ChatService, str, int, in
         make_service, preset="window", summarizer="extractive", keep_recent="2"
     )
     await talk(service, cid, range(1, 5))
-    text_version = await service.compact(cid)
+    text_version = await service.summaries.compact(cid)
     await service.set_setting(cid, "summarizer", "server")
     await talk(service, cid, range(5, 8))
-    server_version = await service.compact(cid)
+    server_version = await service.summaries.compact(cid)
     assert server_version.compaction_block is not None
     return service, cid, text_version.version, server_version.version
 
@@ -78,6 +78,6 @@ async def test_a_changed_block_names_the_version_and_the_roll_back(
     assert f"summary version {version}" in outcome.error.message
     assert f"tui-chat rollback {cid} {text_version}" in outcome.error.hint
     assert "probably a bug" not in outcome.error.hint
-    await service.activate(cid, text_version)
+    await service.summaries.activate(cid, text_version)
     retried = await service.retry(cid)
     assert retried.error is None, retried.error

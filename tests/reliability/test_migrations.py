@@ -179,7 +179,7 @@ async def test_migrated_rows_read_search_and_work(fixture: Path, tmp_path: Path)
             built = await service.context(info.conversation.id, "and now?")
             assert built.request["messages"][-1]["role"] == "user"
         busy = next(i.conversation.id for i in infos if i.message_count > 5)
-        summary = await service.compact(busy)
+        summary = await service.summaries.compact(busy)
         assert summary.status == "completed"
         assert await store.summaries.in_progress(busy) is None
         outcome = await service.send(busy, "after the migration")

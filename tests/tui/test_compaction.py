@@ -68,7 +68,7 @@ async def test_compact_now_adds_an_active_version_and_notifies(
         assert _cards(timeline) == []
         await pilot.press("ctrl+g")
         await settle(pilot)
-        summaries = await service.summaries(conversation.id)
+        summaries = await service.summaries.versions(conversation.id)
         assert [s.version for s in summaries] == [1]
         current = await service.resolve(conversation.id)
         assert current.active_summary_id == summaries[0].id
@@ -122,7 +122,7 @@ async def test_background_compaction_after_a_reply_is_shown(
         # summary a moment before the compaction's own event (and its toast) is handled.
         await until(pilot, lambda: any("Summary v1" in n for n in shown))
         assert any("Compacting" in n for n in shown)
-        summaries = await keyed_service.summaries(conversation.id)
+        summaries = await keyed_service.summaries.versions(conversation.id)
         assert summaries[-1].trigger == "auto"
 
 
@@ -167,7 +167,7 @@ async def test_inspector_shows_figures_text_and_diff_against_the_parent(
     service: ChatService, tmp_path: Path
 ) -> None:
     conversation = await seed_demo(service, tmp_path)
-    by_version = {s.version: s for s in await service.summaries(conversation.id)}
+    by_version = {s.version: s for s in await service.summaries.versions(conversation.id)}
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -191,7 +191,7 @@ async def test_activate_in_the_inspector_and_roll_back_from_the_palette(
     service: ChatService, tmp_path: Path
 ) -> None:
     conversation = await seed_demo(service, tmp_path)
-    by_version = {s.version: s for s in await service.summaries(conversation.id)}
+    by_version = {s.version: s for s in await service.summaries.versions(conversation.id)}
     assert conversation.active_summary_id == by_version[3].id
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
@@ -215,7 +215,7 @@ async def test_activate_in_the_inspector_and_roll_back_from_the_palette(
 
 async def test_roll_back_goes_to_the_previous_version(service: ChatService, tmp_path: Path) -> None:
     conversation = await seed_demo(service, tmp_path)
-    by_version = {s.version: s for s in await service.summaries(conversation.id)}
+    by_version = {s.version: s for s in await service.summaries.versions(conversation.id)}
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -240,7 +240,7 @@ async def test_regenerate_with_instructions_from_the_inspector(
         field.value = "keep the SQL"
         await pilot.press("enter")
         await settle(pilot)
-        summaries = await service.summaries(conversation.id)
+        summaries = await service.summaries.versions(conversation.id)
         newest = summaries[0]
         assert newest.version == 4
         assert newest.trigger == "regenerate" and newest.instructions == "keep the SQL"
@@ -278,4 +278,4 @@ async def test_compact_now_from_the_palette(service: ChatService, tmp_path: Path
         await pilot.pause()
         await pilot.press("enter")
         await settle(pilot)
-        assert [s.version for s in await service.summaries(conversation.id)] == [1]
+        assert [s.version for s in await service.summaries.versions(conversation.id)] == [1]

@@ -174,7 +174,7 @@ async def test_s_compacts_up_to_the_selected_message(service: ChatService, tmp_p
         assert app.query_one(ChatPane).selected == stored[3].id
         await pilot.press("s")
         await settle(pilot)
-        versions = await service.summaries(conversation.id)
+        versions = await service.summaries.versions(conversation.id)
         assert [v.covers_to_message_id for v in versions] == [stored[3].id]
         await until(pilot, lambda: bool(screen.timeline.summaries))
         assert screen.timeline.summaries[0].covers_to_message_id == stored[3].id

@@ -18,8 +18,8 @@ async def test_inspector_lists_retention_per_kind_and_the_identifiers_lost(
     service: ChatService, tmp_path: Path
 ) -> None:
     conversation = await seed_demo(service, tmp_path)
-    summaries = {s.version: s for s in await service.summaries(conversation.id)}
-    expected = (await service.retention(conversation.id, summaries[2])).to_json()
+    summaries = {s.version: s for s in await service.summaries.versions(conversation.id)}
+    expected = (await service.summaries.retention(conversation.id, summaries[2])).to_json()
     assert expected["total"] > 0
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
@@ -41,8 +41,8 @@ async def test_timeline_card_inspector_figures_and_identifiers_tab_show_one_figu
 ) -> None:
     """Issue 18: the timeline said ``0/124 (0%)`` while the Identifiers tab said ``175/175``."""
     conversation = await seed_demo(service, tmp_path)
-    summaries = {s.version: s for s in await service.summaries(conversation.id)}
-    kept = (await service.retention(conversation.id, summaries[2])).to_json()
+    summaries = {s.version: s for s in await service.summaries.versions(conversation.id)}
+    kept = (await service.summaries.retention(conversation.id, summaries[2])).to_json()
     figure = f"{kept['kept']}/{kept['total']} ({kept['kept'] / kept['total']:.0%})"
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:

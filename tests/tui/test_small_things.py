@@ -43,7 +43,7 @@ async def test_f4_opens_the_active_version_unless_the_timeline_has_the_focus(
     service: ChatService, tmp_path: Path
 ) -> None:
     demo = await seed_demo(service, tmp_path)
-    await service.activate(demo.id, 1)
+    await service.summaries.activate(demo.id, 1)
     app = make_app(service, demo.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)

@@ -153,9 +153,7 @@ async def _reply(
 
 
 async def _list(service: ChatService, args: Args) -> int:
-    infos = await service.list_conversations(
-        include_archived=args.include_archived, with_cost=True
-    )
+    infos = await service.list_conversations(include_archived=args.include_archived, with_cost=True)
     if args.as_json:
         forks = await service.branches.forks()
         render.json_out([render.info_json(i, forks.get(i.conversation.id)) for i in infos])
@@ -268,17 +266,17 @@ async def _summary_view(
 ) -> int:
     """Print one version, fresh from the engine (its parent, whether it is in force, and its
     one retention figure)."""
-    summary = await service.summary(conversation_id, summary.version)
+    summary = await service.summaries.version(conversation_id, summary.version)
     conversation = await service.conversation(conversation_id)
     active = summary.id == conversation.active_summary_id
     if as_json:
-        versions = {s.id: s.version for s in await service.summaries(conversation_id)}
+        versions = {s.id: s.version for s in await service.summaries.versions(conversation_id)}
         data = render.summary_json(summary, conversation.active_summary_id, versions)
-        data["retention"] = (await service.retention(conversation_id, summary)).to_json()
+        data["retention"] = (await service.summaries.retention(conversation_id, summary)).to_json()
         render.json_out(data)
     else:
         render.print_summary(summary, active)
-        compaction_view.print_retention(await service.retention(conversation_id, summary))
+        compaction_view.print_retention(await service.summaries.retention(conversation_id, summary))
     return 0
 
 
@@ -287,7 +285,7 @@ async def _compact(service: ChatService, args: Args) -> int:
     if args.upto is not None:
         summary = await service.branches.compact_upto(conversation.id, args.upto, args.instructions)
     else:
-        summary = await service.compact(
+        summary = await service.summaries.compact(
             conversation.id, args.instructions, compaction_view.compact_progress
         )
     return await _summary_view(service, conversation.id, summary, args.as_json)
@@ -295,19 +293,19 @@ async def _compact(service: ChatService, args: Args) -> int:
 
 async def _summary(service: ChatService, args: Args) -> int:
     conversation = await service.resolve(args.conv)
-    summary = await service.summary(conversation.id, args.version)
+    summary = await service.summaries.version(conversation.id, args.version)
     return await _summary_view(service, conversation.id, summary, args.as_json)
 
 
 async def _regenerate(service: ChatService, args: Args) -> int:
     conversation = await service.resolve(args.conv)
-    summary = await service.regenerate(conversation.id, args.version, args.instructions)
+    summary = await service.summaries.regenerate(conversation.id, args.version, args.instructions)
     return await _summary_view(service, conversation.id, summary, args.as_json)
 
 
 async def _summaries(service: ChatService, args: Args) -> int:
     conversation = await service.resolve(args.conv)
-    summaries = await service.summaries(conversation.id)
+    summaries = await service.summaries.versions(conversation.id)
     versions = {s.id: s.version for s in summaries}
     active_id = conversation.active_summary_id
     if args.as_json:
@@ -323,7 +321,7 @@ async def _summaries(service: ChatService, args: Args) -> int:
 
 async def _rollback(service: ChatService, args: Args) -> int:
     conversation = await service.resolve(args.conv)
-    summary = await service.activate(conversation.id, args.version)
+    summary = await service.summaries.activate(conversation.id, args.version)
     if summary is None:
         render.out(f"{conversation.id}: no summary in force; the whole history is sent raw")
     else:

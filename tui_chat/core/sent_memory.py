@@ -7,7 +7,7 @@ identifier ledger, rendered within the ledger budget (and what the summary leave
 :func:`sent_memory` lays those out exactly as :class:`~tui_chat.core.request.builder` does
 for a request; :func:`memory_retention` counts the covered identifiers found in them. The
 timeline, the inspector and ``tui-chat summary``/``summaries`` all show this figure
-(``ChatService.retention``), so a version has one retention wherever it is read.
+(``Summaries.retention``), so a version has one retention wherever it is read.
 """
 
 from __future__ import annotations

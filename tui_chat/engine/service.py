@@ -30,7 +30,7 @@ from tui_chat.engine.session import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.engine.transfer import import_conversation
 from tui_chat.engine.usage import Period, UsageReport, conversation_costs, usage_report
-from tui_chat.engine.versions import SummaryVersions
+from tui_chat.engine.versions import Summaries
 from tui_chat.engine.watch import OutsideWrites
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo
@@ -47,8 +47,8 @@ class SettingError(ValueError):
     """A conversation setting that cannot be applied."""
 
 
-class ChatService(SummaryVersions):
-    """Every tui-chat action over one database (summary versions: :class:`SummaryVersions`)."""
+class ChatService:
+    """Every tui-chat action over one database (summary versions: :attr:`summaries`)."""
 
     def __init__(self, config: ServiceSettings, store: Store, client: ClaudeClient) -> None:
         """Wire the parts together; use :meth:`open`."""
@@ -66,6 +66,8 @@ class ChatService(SummaryVersions):
         self.session = ChatSession(self.engine, self.requests, self.worker)
         self.branches = Branches(store, self.worker)
         """Forks, edited prompts and compacting up to a message."""
+        self.summaries = Summaries(self.engine, self.worker)
+        """Compact now, list, roll back and regenerate summary versions."""
         self.drafts = Drafts(store)  # each conversation's unsent text and files
         self.outside = OutsideWrites(store)  # did another process write? (data_version)
         self.access = store.access
@@ -408,6 +410,10 @@ class ChatService(SummaryVersions):
         )
 
     # -- diagnostics ---------------------------------------------------------------------
+
+    async def finish_background(self) -> None:
+        """Let due compactions finish (a one-shot CLI send calls this before exiting)."""
+        await self.worker.wait()
 
     async def repair(self) -> tuple[int, int]:
         """Rebuild the search index from the messages (not changed) and remove the attached

@@ -1,7 +1,7 @@
-"""Compaction and summary versions: the part of :class:`ChatService` that manages versions.
+"""Compaction and summary versions: :class:`Summaries`, the use-case service that manages them.
 
-:class:`SummaryVersions` is a mixin: :class:`~tui_chat.engine.service.ChatService` inherits
-these actions and provides the store, the worker, the counter and the policy they use.
+:class:`~tui_chat.engine.service.ChatService` holds one as ``service.summaries``; it is built
+from the engine context (store, counter, policies) and the compaction worker.
 """
 
 from __future__ import annotations
@@ -10,21 +10,18 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from tui_chat.core.ledger import Retention
-from tui_chat.core.models import Conversation, Summary
+from tui_chat.core.models import Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import ledger_budget
 from tui_chat.core.sent_memory import memory_retention
-from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.compaction.due import due_versions
-from tui_chat.llm.models import ModelInfo
-from tui_chat.store.repository import Store
+from tui_chat.engine.context import EngineContext
 
-__all__ = ["SummaryVersions"]
+__all__ = ["Summaries"]
 
 
 class KeptFigures:
@@ -64,19 +61,23 @@ class KeptFigures:
         self.figures[key] = (sum(retention.kept.values()), sum(retention.total.values()))
 
 
-class SummaryVersions:
+class Summaries:
     """Compact now, list, show, roll back and regenerate summary versions."""
 
-    store: Store
-    worker: CompactionWorker
-    counter: TokenCounter
-    _retention_kept: KeptFigures
+    def __init__(self, context: EngineContext, worker: CompactionWorker) -> None:
+        """Work on the versions of the conversations of ``context``'s store.
 
-    if TYPE_CHECKING:  # provided by ChatService
-
-        def policy_for(self, conversation: Conversation) -> Policy: ...
-
-        def info_for(self, model: str) -> ModelInfo: ...
+        Args:
+            context: The engine's store, counter and policies.
+            worker: The compaction worker that makes new versions.
+        """
+        self.store = context.store
+        self.counter = context.counter
+        self.policy_for = context.policy_for
+        self.info_for = context.info_for
+        self.worker = worker
+        self.kept = KeptFigures()
+        """Retention figures already worked out."""
 
     async def compact(
         self,
@@ -121,7 +122,7 @@ class SummaryVersions:
         The one retention figure of a version (:func:`~tui_chat.core.sent_memory.
         memory_retention`): its summary section and its identifier ledger as the request sends
         them at the conversation's settings now (window or working budget, pins). The
-        versions :meth:`summaries` and :meth:`summary` return carry the same figure.
+        versions :meth:`versions` and :meth:`version` return carry the same figure.
 
         Args:
             conversation_id: The conversation.
@@ -149,7 +150,7 @@ class SummaryVersions:
         versions: Sequence[Summary],
         settings: tuple[Policy, int, tuple[int, ...]],
     ) -> Retention:
-        memo = self._retention_memo()
+        memo = self.kept
         key = _key(summary, settings)
         found = memo.get(key)
         if found is not None:
@@ -166,12 +167,6 @@ class SummaryVersions:
         memo.put(key, found)
         return found
 
-    def _retention_memo(self) -> KeptFigures:
-        memo: KeptFigures | None = getattr(self, "_retention_kept", None)
-        if memo is None:
-            memo = self._retention_kept = KeptFigures()
-        return memo
-
     async def _with_retention(
         self, conversation_id: str, summaries: Sequence[Summary], versions: Sequence[Summary]
     ) -> list[Summary]:
@@ -185,19 +180,19 @@ class SummaryVersions:
                 out.append(summary)
                 continue
             settings = settings or await self._memory_settings(conversation_id)
-            pair = self._retention_memo().figures.get(_key(summary, settings))
+            pair = self.kept.figures.get(_key(summary, settings))
             if pair is None:
                 kept = await self._retention(conversation_id, summary, versions, settings)
                 pair = (sum(kept.kept.values()), sum(kept.total.values()))
             out.append(replace(summary, identifiers_kept=pair[0], identifiers_total=pair[1]))
         return out
 
-    async def summaries(self, conversation_id: str) -> list[Summary]:
+    async def versions(self, conversation_id: str) -> list[Summary]:
         """Every version, newest first, each with its retention figure (:meth:`retention`)."""
         versions = await self.store.summaries.versions(conversation_id)
         return await self._with_retention(conversation_id, versions, versions)
 
-    async def summary(self, conversation_id: str, version: int) -> Summary:
+    async def version(self, conversation_id: str, version: int) -> Summary:
         """One version, with its retention figure (:meth:`retention`)."""
         wanted = await self.store.summaries.get_version(conversation_id, version)
         versions = await self.store.summaries.versions(conversation_id)
@@ -229,13 +224,9 @@ class SummaryVersions:
             await self.store.summaries.activate(conversation_id, new.id)
         return await self.store.summaries.get(new.id)
 
-    async def compaction_paused(self, conversation_id: str) -> bool:
+    async def paused(self, conversation_id: str) -> bool:
         """True when auto-compaction paused after three failures (manual still works)."""
         return await self.worker.paused(conversation_id)
-
-    async def finish_background(self) -> None:
-        """Let due compactions finish (a one-shot CLI send calls this before exiting)."""
-        await self.worker.wait()
 
 
 def _ledger_complete(summary: Summary, versions: Sequence[Summary]) -> bool:

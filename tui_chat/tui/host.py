@@ -130,7 +130,7 @@ class ChatHost(App[None]):
         from tui_chat.engine.compaction import NothingToCompact
 
         try:
-            return await self.service.compact(conversation_id, instructions)
+            return await self.service.summaries.compact(conversation_id, instructions)
         except NothingToCompact as exc:
             self.notify(f"{str(exc).capitalize()}.", title="Compact", severity="warning")
             return None
@@ -145,4 +145,4 @@ class ChatHost(App[None]):
         self, conversation_id: str, version: int, instructions: str | None = None
     ) -> Summary:
         """Regenerate a summary version with optional instructions."""
-        return await self.service.regenerate(conversation_id, version, instructions)
+        return await self.service.summaries.regenerate(conversation_id, version, instructions)

@@ -293,7 +293,7 @@ class ChatView(Screen[None]):
             return  # typing went on (or the conversation changed): a newer count follows
         self.breakdown = breakdown
         self.cost = await service.cost_usd(conv_id)
-        self.paused = await service.compaction_paused(conv_id)
+        self.paused = await service.summaries.paused(conv_id)
 
     async def refresh_timeline(self) -> None:
         """Reload the summary versions."""
@@ -304,7 +304,7 @@ class ChatView(Screen[None]):
         self.conversation = conversation
         policy = service.policy_for(conversation)
         rate = policy.compression_rate if policy.strategy == "segments" else None
-        summaries = await service.summaries(conversation.id)
+        summaries = await service.summaries.versions(conversation.id)
         self.versions = Versions(tuple(summaries), conversation.active_summary_id, rate)
 
     async def refresh_summaries(self) -> None:

@@ -43,7 +43,7 @@ def identifiers(kept: Retention | None) -> Content:
     """Identifier retention per kind (summary + ledger as sent), then those not kept.
 
     Args:
-        kept: From ``ChatService.retention`` (``None``: not measured).
+        kept: From ``ChatService.summaries.retention`` (``None``: not measured).
 
     Returns:
         One line per kind, then the identifiers lost, by kind.

@@ -387,7 +387,7 @@ class MainScreen(BranchView):
             return
         parent = next((s for s in self.timeline.summaries if s.id == summary.parent_id), None)
         active = summary.id == self.conversation.active_summary_id
-        kept = await self.app.service.retention(self.conversation.id, summary)
+        kept = await self.app.service.summaries.retention(self.conversation.id, summary)
         await self.app.push_screen(
             InspectorScreen(summary, parent, active=active, retention=kept),
             self._inspector_closed,
@@ -409,7 +409,7 @@ class MainScreen(BranchView):
         """Put a summary version in force (0: none) and refresh the panels."""
         if self.conversation is None:
             return
-        await self.app.service.activate(self.conversation.id, version)
+        await self.app.service.summaries.activate(self.conversation.id, version)
         label = f"v{version}" if version else "no summary (everything raw)"
         self.notify(f"Summary in force: {label}.")
         await self.refresh_summaries()
