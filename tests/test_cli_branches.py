@@ -62,3 +62,42 @@ def test_a_missing_or_oversized_attachment_sends_nothing(
     assert fake_anthropic.bodies == []
     bad = run(isolated_env, "fork", "last", "--at", "999")
     assert bad.returncode == 1
+
+
+def test_branches_and_switch(isolated_env: Path, fake_anthropic: FakeAnthropic) -> None:
+    assert run(isolated_env, "send", "--new", "first", fake=fake_anthropic).returncode == 0
+    assert run(isolated_env, "send", "second", fake=fake_anthropic).returncode == 0
+    conv = js(run(isolated_env, "list", "--json"))[0]["id"]
+    messages = js(run(isolated_env, "show", conv, "--json"))["messages"]
+    fork = js(run(isolated_env, "fork", conv, "--at", str(messages[1]["id"]), "--json"))["id"]
+    sent = run(isolated_env, "send", "-c", fork, "another second", fake=fake_anthropic)
+    assert sent.returncode == 0, sent.stderr
+    own = js(run(isolated_env, "show", fork, "--json"))["messages"][2]["id"]
+
+    tree = js(run(isolated_env, "branches", fork, "--json"))
+    assert tree["family_id"] == conv
+    assert [(b["id"], b["depth"], b["shared_messages"]) for b in tree["branches"]] == [
+        (conv, 0, 0),
+        (fork, 1, 2),
+    ]
+    assert tree["branches"][1]["diverges_at_message_id"] == own
+    assert tree["branches"][1]["messages"] == 4 and tree["branches"][1]["parent_id"] == conv
+    text = run(isolated_env, "branches", conv).stdout
+    assert f"diverges at #{own} after 2 shared" in text and "2 branches" in text
+
+    switched = run(isolated_env, "switch", conv, "2")
+    assert switched.returncode == 0, switched.stderr
+    assert js(run(isolated_env, "branches", conv, "--json"))["shown"] == fork
+    assert run(isolated_env, "switch", conv, conv[:6]).returncode == 0
+    assert js(run(isolated_env, "branches", conv, "--json"))["shown"] == conv
+    bad = run(isolated_env, "switch", conv, "nothing-like-it")
+    assert bad.returncode == 1 and "is not one branch of this conversation" in bad.stderr
+
+    # The context says which path is sent: this branch, where it parts from the other.
+    path = js(run(isolated_env, "context", fork, "--json"))["path"]
+    assert (path["branch"], path["branches"], path["shared_messages"]) == (2, 2, 2)
+    assert path["divergences"] == [{"message_id": own, "version": 2, "versions": 2}]
+    context = run(isolated_env, "context", fork).stdout
+    assert "Path: branch 2 of 2" in context and f"‹ 2/2 › at #{own}" in context
+    lone = js(run(isolated_env, "context", conv, "--json"))["path"]
+    assert lone["divergences"] == [{"message_id": messages[2]["id"], "version": 1, "versions": 2}]

@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tui_chat.cli import compaction_view, models_view, render, usage_view
+from tui_chat.cli import branches_view, compaction_view, models_view, render, usage_view
 from tui_chat.cli.parser import Args
 from tui_chat.cli.process import silence_stdout
 from tui_chat.core.inert import inert
@@ -212,9 +212,14 @@ async def _context(service: ChatService, args: Args) -> int:
     conversation = await service.resolve(args.conv)
     built = await service.context(conversation.id, args.draft)
     preset = service.policy_for(conversation).preset
+    path = await service.branches.path(conversation.id)
     if args.as_json:
-        render.json_out(render.context_json(built, preset))
+        render.json_out(
+            {**render.context_json(built, preset), "path": branches_view.path_json(path)}
+        )
     else:
+        if line := path.describe():
+            render.out(f"Path: {line}")
         render.print_context(conversation, built, preset)
     return 0
 
@@ -409,6 +414,8 @@ async def _backup(service: ChatService, args: Args) -> int:
 HANDLERS: dict[str, Handler] = {
     "send": _send,
     "fork": _fork,
+    "branches": branches_view.branches,
+    "switch": branches_view.switch,
     "retry": _retry,
     "list": _list,
     "show": _show,

@@ -50,6 +50,8 @@ class Args(argparse.Namespace):
     at: int
     """``fork --at``: the last message the fork holds."""
     title: str | None
+    branch: str
+    """``switch``: the branch to show (id, unique prefix or its number in ``branches``)."""
     force: bool
     """``export -o``/``backup --force``: replace an existing file (never following a link);
     ``import --force``: import a file imported before again."""
@@ -116,6 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--at", type=int, required=True, metavar="MSG", help="its last message")
     p.add_argument("--title", help="the fork's title (default: the parent's + ' (fork)')")
     _json_flag(p)
+
+    p = sub.add_parser("branches", help="a conversation's branches (edits and forks) as a tree")
+    p.add_argument("conv", metavar="CONV", nargs="?", default="last")
+    _json_flag(p)
+
+    p = sub.add_parser("switch", help="show BRANCH when the conversation is opened")
+    p.add_argument("conv", metavar="CONV")
+    p.add_argument("branch", metavar="BRANCH", help="its id, a unique prefix or its number")
 
     p = sub.add_parser("retry", help="ask again for the reply to the last message")
     p.add_argument("conv", metavar="CONV", nargs="?", default="last")

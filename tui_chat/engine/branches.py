@@ -158,6 +158,11 @@ class Branches:
         """A conversation's family of branches (one query). Raises :class:`NotFound`."""
         return await self.store.forks.family(conversation_id)
 
+    async def tree(self, conversation_id: str) -> tuple[Family, dict[str, int]]:
+        """A family and each branch's first message of its own (two queries in all)."""
+        family = await self.family(conversation_id)
+        return family, await self.store.forks.first_own(family.id)
+
     async def families(self) -> tuple[dict[str, str], dict[str, str]]:
         """Conversation id -> family id of every branch, and family id -> branch it shows."""
         return await self.store.forks.families()

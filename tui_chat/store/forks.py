@@ -321,3 +321,16 @@ class Forks:
             (conversation_id, *wanted),
         )
         return {int(r[0]): int(r[1]) for r in rows}
+
+    async def first_own(self, family_id: str) -> dict[str, int]:
+        """Each branch's first message of its own (where it parts from its parent), for a
+        whole family in one query: branch id -> message id."""
+        rows = await self._sql.all(
+            "SELECT m.conversation_id, m.id FROM (SELECT conversation_id, id, row_number() "
+            "OVER (PARTITION BY conversation_id ORDER BY id) AS position FROM messages "
+            "WHERE conversation_id IN (SELECT conversation_id FROM forks WHERE family_id = ?)) m "
+            "JOIN forks f ON f.conversation_id = m.conversation_id "
+            "WHERE m.position = f.shared + 1",
+            (family_id,),
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
