@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tui_chat.core.models import Summary
     from tui_chat.engine.events import EngineEvent, EventCallback
     from tui_chat.engine.service import ChatService
-    from tui_chat.engine.session import SendOutcome
+    from tui_chat.engine.send import SendOutcome
 
 __all__ = ["HANDLERS", "CliError", "Handler"]
 

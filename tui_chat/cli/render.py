@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         Summary,
     )
     from tui_chat.core.request import BuiltRequest
-    from tui_chat.engine.session import SendOutcome
+    from tui_chat.engine.send import SendOutcome
 
 JsonObject = dict[str, object]
 """A JSON object about to be printed."""

@@ -26,7 +26,7 @@ from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import EventCallback
 from tui_chat.engine.exports import export_file, export_stream, export_text
 from tui_chat.engine.requests import Requests
-from tui_chat.engine.session import ChatSession, SendOutcome
+from tui_chat.engine.send import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.engine.transfer import import_conversation
 from tui_chat.engine.usage import Period, UsageReport, conversation_costs, usage_report

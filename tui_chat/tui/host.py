@@ -26,8 +26,8 @@ from tui_chat.tui.drafts import DraftKeeper
 if TYPE_CHECKING:
     from tui_chat.core.attachments import Attachment
     from tui_chat.core.models import Summary
+    from tui_chat.engine.send import SendOutcome
     from tui_chat.engine.service import ChatService
-    from tui_chat.engine.session import SendOutcome
     from tui_chat.tui.messages import EngineBridge
 
 

@@ -25,7 +25,7 @@ from tui_chat.core.codeblocks import code_blocks
 from tui_chat.core.filetypes import image_type
 from tui_chat.core.models import Message
 from tui_chat.core.turns import starts_turn
-from tui_chat.engine.session import EmptyMessage, MessageTooLarge
+from tui_chat.engine.send import EmptyMessage, MessageTooLarge
 from tui_chat.tui.conversation_commands import ConversationCommands
 from tui_chat.tui.screens.chat_view import ChatView
 from tui_chat.tui.text import one_line

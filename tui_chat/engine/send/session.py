@@ -5,7 +5,7 @@ The reply row exists from the first moment (``streaming``), partial text is flus
 streams, and the row ends ``complete``, ``incomplete`` (cut off, cancelled, dropped, the
 process told to stop) or ``error`` (nothing arrived). A message bigger than the usable window
 is refused before anything is stored or sent (:class:`MessageTooLarge`), and one conversation
-takes one send at a time, across processes (:class:`~tui_chat.engine.send_lock.SendLock`).
+takes one send at a time, across processes (:class:`~tui_chat.engine.send.lock.SendLock`).
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from tui_chat.engine.events import (
     UserMessageSaved,
 )
 from tui_chat.engine.failures import explain_refusal
-from tui_chat.engine.partial import PartialReply
-from tui_chat.engine.paused import stream_to_end
 from tui_chat.engine.requests import Requests
-from tui_chat.engine.send_lock import SendLock
+from tui_chat.engine.send.lock import SendLock
+from tui_chat.engine.send.partial import PartialReply
+from tui_chat.engine.send.paused import stream_to_end
 from tui_chat.llm.client import StreamResult
 from tui_chat.llm.errors import ChatError
 
@@ -243,7 +243,7 @@ class ChatSession:
                 problem = ChatError("too_large", str(exc), "fork before that file or remove it")
                 result = StreamResult(content=[], text="", error=problem)
             else:
-                # A reply its server tools paused (pause_turn) is continued (engine/paused.py).
+                # A reply its server tools paused (pause_turn) is continued (engine/send/paused.py).
                 result = await stream_to_end(self.client, request, on_text, on_thinking, on_block)
                 if result.error is not None:  # a refused file or summary block is named
                     result.error = await explain_refusal(
