@@ -208,7 +208,9 @@ async def measure(
     db = work / f"coding-{preset}-{context_window}-{budget}.db"
     service = await ChatService.open(Config(db_path=db, api_key=None), db)
     try:
-        conversation = await service.import_file(export_file(generate(), work / "coding.json"))
+        conversation = await service.transfer.import_file(
+            export_file(generate(), work / "coding.json")
+        )
         cid = conversation.id
         if preset is not None:
             await service.set_setting(cid, "preset", preset)

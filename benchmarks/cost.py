@@ -282,7 +282,9 @@ async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
         )
         service = await ChatService.open(config, db)
         try:
-            conversation = await service.import_file(export_file(dialogue, db.with_suffix(".json")))
+            conversation = await service.transfer.import_file(
+                export_file(dialogue, db.with_suffix(".json"))
+            )
             cid = conversation.id
             for key, value in settings.items():
                 if key != "context_window":

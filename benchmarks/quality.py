@@ -153,7 +153,7 @@ async def _evaluate_one(
     db = work / f"{dialogue.name}-{preset}-{usable}.db"
     service = await _open(db)
     try:
-        conversation = await service.import_file(source)
+        conversation = await service.transfer.import_file(source)
         cid = conversation.id
         chosen = "window" if preset == "truncation" else preset
         await service.set_setting(cid, "preset", chosen)

@@ -101,7 +101,7 @@ async def generate(out: Path) -> list[Path]:
         try:
             conversation = await seed_demo(service, Path(home))
             page = Path(home) / "export.html"
-            await service.export_to(conversation.id, page)
+            await service.transfer.export_to(conversation.id, page)
         finally:
             await service.close()
         written += browser_shot(page, out / "html-export.png")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -144,3 +145,31 @@ def test_cli_is_typed_without_any() -> None:
         if re.search(r"\bAny\b", line)
     ]
     assert not offenders, f"Any in the CLI: {offenders}"
+
+
+ENGINE_INSIDES = {"store", "client", "worker", "session", "engine", "requests", "drafts", "counter"}
+"""What ChatService holds for its own use: the front ends go through its methods and its
+use-case services (conversations' summaries, branches, transfer), never through these."""
+
+
+def engine_insides_reached(paths: list[Path], root: Path = ROOT) -> list[str]:
+    """Places in ``paths`` that read ``service.<one of ENGINE_INSIDES>``."""
+    found: list[str] = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Attribute) or node.attr not in ENGINE_INSIDES:
+                continue
+            owner = node.value
+            name = owner.id if isinstance(owner, ast.Name) else getattr(owner, "attr", "")
+            if name in ("service", "_service"):
+                found.append(f"{path.relative_to(root)}:{node.lineno} service.{node.attr}")
+    return found
+
+
+def test_front_ends_reach_no_engine_insides(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("async def f(app):\n    await app.service.store.messages.get(1)\n")
+    assert engine_insides_reached([probe], tmp_path) == ["probe.py:2 service.store"]
+    front_ends = sorted((PACKAGE / "tui").rglob("*.py")) + sorted((PACKAGE / "cli").rglob("*.py"))
+    found = engine_insides_reached(front_ends)
+    assert not found, "the front ends reach inside the engine:\n" + "\n".join(found)

@@ -101,7 +101,7 @@ async def test_the_kept_request_is_the_one_built_anew(
 
     async def same() -> None:
         conversation = await service.conversation(cid)
-        kept = await service.base_request(conversation)
+        kept = await service.requests.base(conversation)
         fresh = await service.requests.build(conversation)
         assert kept.request == fresh.request
         assert kept.breakdown == fresh.breakdown

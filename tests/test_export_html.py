@@ -75,7 +75,7 @@ async def test_the_page_is_inert_self_contained_and_marks_pins_and_summaries(
 ) -> None:
     service = await make_service()
     cid = await _conversation(service, fake_anthropic, tmp_path)
-    text = await service.export(cid, "html")
+    text = await service.transfer.export(cid, "html")
     page = parse(text)
     tags = {tag for tag, _ in page.elements}
     # Model output is text: no script, no event handler, no raw <img> it wrote, no fetch.
@@ -146,7 +146,7 @@ async def test_a_headless_browser_shows_the_page_offline(
     service = await make_service()
     cid = await _conversation(service, fake_anthropic, tmp_path)
     page = tmp_path / "chat.html"
-    await service.export_to(cid, page)
+    await service.transfer.export_to(cid, page)
     shot = tmp_path / "shot.png"
     base = [str(BROWSER), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
     subprocess.run(

@@ -77,7 +77,7 @@ async def test_fork_keeps_the_parent_untouched_and_sends_only_its_own_history(
     # Search and export treat the fork like any conversation.
     hits = await service.search("different", conversation_id=fork.id)
     assert hits and {h.conversation_id for h in hits} == {fork.id}
-    exported = json.loads(await service.export(fork.id, "json"))
+    exported = json.loads(await service.transfer.export(fork.id, "json"))
     assert [m["text"] for m in exported["messages"]][-2] == "a different second question"
 
 
@@ -165,15 +165,15 @@ async def test_an_attached_png_is_sent_as_an_image_block_and_survives_export_and
     assert await service.store.attachments.count() == 1
 
     exported = tmp_path / "export.json"
-    await service.export_to(conv.id, exported)
+    await service.transfer.export_to(conv.id, exported)
     data = json.loads(exported.read_text())
     assert [a["sha256"] for a in data["attachments"]] == [attachment.sha256]
-    markdown = await service.export(conv.id, "md")
+    markdown = await service.transfer.export(conv.id, "md")
     assert "plot.png" in markdown and "base64" not in markdown
 
     await service.delete(conv.id)
     assert await service.store.attachments.count() == 0
-    imported = await service.import_file(exported)
+    imported = await service.transfer.import_file(exported)
     await chat(service, imported.id, ["and now?"])
     blocks = [b for m in fake_anthropic.bodies[-1]["messages"] for b in m["content"]]
     images = [b for b in blocks if isinstance(b, dict) and b.get("type") == "image"]

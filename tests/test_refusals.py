@@ -205,8 +205,8 @@ async def test_a_refusal_survives_export_and_import(
     fake_anthropic.push_refusal("bio", "Declined: biological harm.")
     await service.send(conv.id, "the refused prompt")
     path = tmp_path / "c.json"
-    path.write_text(await service.export(conv.id, "json"), encoding="utf-8")
-    imported = await service.import_file(path)
+    path.write_text(await service.transfer.export(conv.id, "json"), encoding="utf-8")
+    imported = await service.transfer.import_file(path)
     messages = await service.messages(imported.id)
     assert [refusal_category(m) for m in messages] == [None, None, None, "bio"]
     built = await service.context(imported.id, "next")

@@ -20,7 +20,7 @@ WINDOW = "8000"
 
 async def _compacted(service: ChatService, folder: Path) -> str:
     source = coding.export_file(coding.generate(turns=40), folder / "coding.json")
-    conversation = await service.import_file(source)
+    conversation = await service.transfer.import_file(source)
     cid = conversation.id
     await service.set_setting(cid, "summarizer", "extractive")
     await service.set_setting(cid, "context_window", WINDOW)

@@ -221,8 +221,8 @@ async def test_thinking_and_search_survive_export_and_import(
     assert (await service.send(conv.id, "Search for sqlite wal mode")).error is None
     before = (await service.context(conv.id, "next")).request
     path = tmp_path / "conv.json"
-    path.write_text(await service.export(conv.id, "json"))
-    imported = await service.import_file(path)
+    path.write_text(await service.transfer.export(conv.id, "json"))
+    imported = await service.transfer.import_file(path)
     after = (await service.context(imported.id, "next")).request
     assert json.dumps(after, sort_keys=True) == json.dumps(before, sort_keys=True)
     await service.close()  # a restart builds the same bytes
@@ -232,7 +232,7 @@ async def test_thinking_and_search_survive_export_and_import(
     service = reopened
     stored = (await service.messages(imported.id))[-1].content
     assert stored[0]["type"] == "thinking" and stored[0]["signature"]
-    text = await service.export(conv.id, "md")
+    text = await service.transfer.export(conv.id, "md")
     assert "searched the web: “sqlite wal mode”" in text
     assert "[1]: " in text and "https://docs.python.org/sqlite-wal-mode" in text
     assert "<details><summary>Thinking</summary>" in text
@@ -362,7 +362,7 @@ async def test_an_anthropic_messages_list_keeps_thinking_and_web_blocks(
         )
     )
     service = await make_service()
-    conversation = await service.import_file(path)
+    conversation = await service.transfer.import_file(path)
     reply = (await service.messages(conversation.id))[-1]
     assert reply.content == [thinking, redacted, use, result, answer]
     assert reply.text.endswith("[tool result] (https://example.com)\nIt is an example.")
@@ -397,7 +397,7 @@ async def test_the_html_export_shows_thinking_searches_and_safe_source_links(
     for key in ("thinking", "web_search"):
         await service.set_setting(conv.id, key, "on")
     assert (await service.send(conv.id, "Search for html details element")).error is None
-    page = await service.export(conv.id, "html")
+    page = await service.transfer.export(conv.id, "html")
     assert "<summary>Thinking</summary>" in page and "Considering: Search for html" in page
     assert "searched the web: “html details element”" in page
     assert '<a href="https://docs.python.org/html-details-element">' in page

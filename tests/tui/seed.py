@@ -150,7 +150,7 @@ async def seed_demo(service: ChatService, folder: Path, *, summaries: bool = Tru
         folder: Where to write the import file.
         summaries: Create the summary versions.
     """
-    conversation = await service.import_file(export_file(folder / "demo.json"))
+    conversation = await service.transfer.import_file(export_file(folder / "demo.json"))
     if summaries:
         await service.set_setting(conversation.id, "keep_recent", "12")
         await service.summaries.compact(conversation.id)

@@ -242,7 +242,7 @@ async def test_prompt_history_walks_up_and_back_down_to_the_draft(
 async def test_history_is_loaded_from_the_conversation(
     service: ChatService, tmp_path: Path
 ) -> None:
-    conversation = await service.import_file(_import_file(tmp_path, 6))
+    conversation = await service.transfer.import_file(_import_file(tmp_path, 6))
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -301,7 +301,7 @@ async def test_gauge_counts_excerpts_recalled_for_the_draft(
 async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
     service: ChatService, tmp_path: Path
 ) -> None:
-    conversation = await service.import_file(_import_file(tmp_path, 400))
+    conversation = await service.transfer.import_file(_import_file(tmp_path, 400))
     stored = await service.messages(conversation.id, limit=1000)
     ids = [m.id for m in stored]
     app = make_app(service, conversation.id)
@@ -350,7 +350,7 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
 async def test_scrolling_to_the_top_pages_older_messages_in(
     service: ChatService, tmp_path: Path
 ) -> None:
-    conversation = await service.import_file(_import_file(tmp_path, 200))
+    conversation = await service.transfer.import_file(_import_file(tmp_path, 200))
     ids = [m.id for m in await service.messages(conversation.id, limit=1000)]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
@@ -369,7 +369,7 @@ async def test_scrolling_to_the_top_pages_older_messages_in(
 
 
 async def test_copy_and_pin_the_selected_message(service: ChatService, tmp_path: Path) -> None:
-    conversation = await service.import_file(_import_file(tmp_path, 4))
+    conversation = await service.transfer.import_file(_import_file(tmp_path, 4))
     stored = await service.messages(conversation.id)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:

@@ -34,7 +34,7 @@ async def test_e_edits_a_prompt_and_sending_it_makes_a_fork(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
     service = keyed_service
-    parent = await service.import_file(
+    parent = await service.transfer.import_file(
         _import(tmp_path, ["where to go?", "Lisbon.", "and when?", "In May."])
     )
     stored = await service.history(parent.id)
@@ -162,7 +162,7 @@ async def test_ctrl_a_refuses_a_missing_or_oversized_file_and_keeps_the_draft(
 
 
 async def test_s_compacts_up_to_the_selected_message(service: ChatService, tmp_path: Path) -> None:
-    conversation = await service.import_file(
+    conversation = await service.transfer.import_file(
         _import(tmp_path, ["one", "first answer", "two", "second answer", "three", "third"])
     )
     await service.set_setting(conversation.id, "summarizer", "extractive")
@@ -184,7 +184,7 @@ async def test_b_copies_the_code_blocks_of_a_message_in_turn(
     service: ChatService, tmp_path: Path
 ) -> None:
     reply = "Run:\n```sh\nmake test\n```\nthen:\n```python\nprint('ok')\n```\n"
-    conversation = await service.import_file(_import(tmp_path, ["how?", reply]))
+    conversation = await service.transfer.import_file(_import(tmp_path, ["how?", reply]))
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -200,7 +200,7 @@ async def test_b_copies_the_code_blocks_of_a_message_in_turn(
 
 
 async def test_f_forks_at_the_selected_message(service: ChatService, tmp_path: Path) -> None:
-    conversation = await service.import_file(_import(tmp_path, ["a", "b", "c", "d"]))
+    conversation = await service.transfer.import_file(_import(tmp_path, ["a", "b", "c", "d"]))
     stored = await service.history(conversation.id)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:

@@ -51,7 +51,7 @@ async def _chat(service: ChatService, folder: Path, texts: list[str]) -> Convers
     messages = [{"role": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
     path = folder / "chat.json"
     path.write_text(json.dumps({"title": "Chat", "messages": messages}))
-    return await service.import_file(path)
+    return await service.transfer.import_file(path)
 
 
 TEXTS = ["where to go?", "Lisbon.", "and when?", "In May."]

@@ -223,7 +223,7 @@ async def test_export_writes_the_conversation(service: ChatService, tmp_path: Pa
         await pilot.press("enter")
         await settle(pilot)
         written = json.loads(target.read_text())
-        expected = json.loads(await service.export(demo.id, "json"))
+        expected = json.loads(await service.transfer.export(demo.id, "json"))
         assert written["messages"] == expected["messages"]
         # A .md path gets Markdown.
         await pilot.press("ctrl+s")
@@ -232,7 +232,7 @@ async def test_export_writes_the_conversation(service: ChatService, tmp_path: Pa
         app.screen.query_one(Input).value = str(markdown)
         await pilot.press("enter")
         await settle(pilot)
-        assert markdown.read_text() == await service.export(demo.id, "md")
+        assert markdown.read_text() == await service.transfer.export(demo.id, "md")
 
 
 async def test_export_over_an_existing_file_asks_and_replaces_only_on_yes(
@@ -254,7 +254,7 @@ async def test_export_over_an_existing_file_asks_and_replaces_only_on_yes(
             await settle(pilot)
             if answer == "n":
                 assert target.read_text() == "my own notes\n"
-        assert target.read_text() == await service.export(demo.id, "md")
+        assert target.read_text() == await service.transfer.export(demo.id, "md")
         # A directory in the way is never replaced, and nothing is asked.
         folder = tmp_path / "folder.md"
         folder.mkdir()

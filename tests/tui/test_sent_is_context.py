@@ -129,7 +129,7 @@ async def test_two_builds_at_once_read_a_new_conversation_once(
     path = tmp_path / "c.json"
     messages = [{"role": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
     path.write_text(json.dumps({"title": "C", "messages": messages}))
-    conversation = await service.import_file(path)
+    conversation = await service.transfer.import_file(path)
     prompt = (await service.history(conversation.id))[2]
     fork, _ = await service.branches.fork_for_edit(prompt.id)
     await asyncio.gather(service.context(fork.id, "x"), service.gauge(fork.id, "x"))

@@ -209,7 +209,7 @@ async def test_context_preview_numbers_the_messages_by_their_id(
     messages = [{"role": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
     path = tmp_path / "chat.json"
     path.write_text(json.dumps({"title": "Chat", "messages": messages}))
-    conversation = await service.import_file(path)
+    conversation = await service.transfer.import_file(path)
     stored = await service.history(conversation.id)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:

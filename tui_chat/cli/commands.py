@@ -340,17 +340,17 @@ async def _rollback(service: ChatService, args: Args) -> int:
 async def _export(service: ChatService, args: Args) -> int:
     conversation = await service.resolve(args.conv)
     if args.output:
-        await service.export_to(conversation.id, args.output, args.fmt, force=args.force)
+        await service.transfer.export_to(conversation.id, args.output, args.fmt, force=args.force)
         print(f"exported {conversation.id} to {args.output}", file=sys.stderr)
         return 0
     fmt = args.fmt or "md"
     if fmt != "md":  # written as it is read: memory flat in the conversation's length
-        await service.export_stream(
+        await service.transfer.export_stream(
             conversation.id, lambda part: sys.stdout.write(part.translate(render.C1_ESCAPES)), fmt
         )
         sys.stdout.write("\n")
         return 0
-    render.out(inert(await service.export(conversation.id, fmt)))
+    render.out(inert(await service.transfer.export(conversation.id, fmt)))
     return 0
 
 
@@ -363,7 +363,7 @@ async def _import(service: ChatService, args: Args) -> int:
     shown = sys.stderr.isatty()
     try:
         progress = _import_progress if shown else None
-        conversation = await service.import_file(args.file, progress, force=args.force)
+        conversation = await service.transfer.import_file(args.file, progress, force=args.force)
     finally:
         if shown:
             print(file=sys.stderr, flush=True)

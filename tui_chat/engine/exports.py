@@ -1,4 +1,5 @@
-"""Exporting a conversation: to text (Markdown, JSON, HTML), to a file, or to a stream.
+"""Exporting a conversation: to text (Markdown, JSON, HTML), to a file, or to a stream; and
+:class:`Transfer`, the use-case service that exports and imports (``service.transfer``).
 
 JSON and HTML are written a page of messages at a time (memory flat in the conversation's
 length); Markdown is made whole. A file is written by the rule of :mod:`tui_chat.files`:
@@ -10,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from tui_chat.core.models import Conversation
+from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.export_html import write_html_export
 from tui_chat.engine.export_stream import write_json_export
-from tui_chat.engine.transfer import export_format, export_markdown
+from tui_chat.engine.transfer import export_format, export_markdown, import_conversation
 from tui_chat.files import check_target, replacing, write_file
 from tui_chat.store.repository import Store
 
@@ -68,3 +71,45 @@ async def export_file(
         return
     with replacing(path, force=force) as tmp, tmp.open("w", encoding="utf-8") as out:
         await export_stream(store, conversation_id, out.write, fmt)
+
+
+class Transfer:
+    """Export conversations (Markdown, JSON, HTML; to text, a file or a stream) and import
+    them (our JSON or an Anthropic Messages list)."""
+
+    def __init__(self, store: Store, counter: TokenCounter, default_model: str) -> None:
+        """Work on ``store``; imported messages are counted with ``counter``, and a file that
+        names no model gets ``default_model``."""
+        self.store = store
+        self.counter = counter
+        self.default_model = default_model
+
+    async def export(self, conversation_id: str, fmt: str = "md") -> str:
+        """The conversation as JSON (``json``), Markdown (``md``) or one HTML page (``html``)."""
+        return await export_text(self.store, conversation_id, fmt)
+
+    async def export_to(
+        self, conversation_id: str, path: Path, fmt: str | None = None, *, force: bool = False
+    ) -> None:
+        """Write the conversation to a file (see :func:`export_file`)."""
+        await export_file(self.store, conversation_id, path, fmt, force=force)
+
+    async def export_stream(
+        self, conversation_id: str, write: Callable[[str], object], fmt: str = "json"
+    ) -> None:
+        """Write the ``json`` or ``html`` export to ``write`` a page of messages at a time."""
+        await export_stream(self.store, conversation_id, write, fmt)
+
+    async def import_file(
+        self, path: Path, progress: Callable[[int], None] | None = None, *, force: bool = False
+    ) -> Conversation:
+        """Import our JSON or an Anthropic Messages list (``progress``: messages written;
+        ``force``: import a file imported before again)."""
+        return await import_conversation(
+            self.store,
+            path,
+            default_model=self.default_model,
+            counter=self.counter,
+            progress=progress,
+            force=force,
+        )

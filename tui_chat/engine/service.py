@@ -24,11 +24,10 @@ from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.context import EngineContext
 from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import EventCallback
-from tui_chat.engine.exports import export_file, export_stream, export_text
+from tui_chat.engine.exports import Transfer
 from tui_chat.engine.requests import Requests
 from tui_chat.engine.send import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
-from tui_chat.engine.transfer import import_conversation
 from tui_chat.engine.usage import Period, UsageReport, conversation_costs, usage_report
 from tui_chat.engine.versions import Summaries
 from tui_chat.engine.watch import OutsideWrites
@@ -68,6 +67,8 @@ class ChatService:
         """Forks, edited prompts and compacting up to a message."""
         self.summaries = Summaries(self.engine, self.worker)
         """Compact now, list, roll back and regenerate summary versions."""
+        self.transfer = Transfer(store, self.counter, config.model)
+        """Export and import conversations."""
         self.drafts = Drafts(store)  # each conversation's unsent text and files
         self.outside = OutsideWrites(store)  # did another process write? (data_version)
         self.access = store.access
@@ -100,6 +101,10 @@ class ChatService:
     def has_key(self) -> bool:
         """True when an API key is configured."""
         return self.client.has_key
+
+    def preload(self) -> None:
+        """Import the SDK's modules now (a thread of the TUI calls this once it is drawn)."""
+        self.client.preload()
 
     @property
     def db_path(self) -> Path:
@@ -134,10 +139,6 @@ class ChatService:
     def info_for(self, model: str) -> ModelInfo:
         """A model's figures: the endpoint's list, else the model table; config overrides last."""
         return self.engine.info_for(model)
-
-    async def calibration(self, model: str) -> float:
-        """The real/estimated input ratio learned for a model."""
-        return await self.engine.calibration(model)
 
     # -- conversations -------------------------------------------------------------------
 
@@ -226,10 +227,6 @@ class ChatService:
         count, _ = await self.store.messages.stats(conversation_id)
         return count
 
-    async def message(self, message_id: int) -> Message:
-        """One message by id."""
-        return await self.store.messages.get(message_id)
-
     # -- sending -------------------------------------------------------------------------
 
     async def send(
@@ -260,11 +257,6 @@ class ChatService:
 
     # -- context and gauge ---------------------------------------------------------------
 
-    async def base_request(self, conversation: Conversation) -> BuiltRequest:
-        """The next request without a draft, kept while the conversation's revision in the
-        store is the same (:meth:`Requests.base <tui_chat.engine.requests.Requests.base>`)."""
-        return await self.requests.base(conversation)
-
     async def context(
         self, conversation_id: str, draft: str | None = None, attachments: Sequence[Attachment] = ()
     ) -> BuiltRequest:
@@ -284,7 +276,7 @@ class ChatService:
         """The token breakdown with ``draft`` and the files attached to it counted; cheap
         enough to call per keystroke."""
         conversation = await self.store.conversations.get(conversation_id)
-        base = await self.base_request(conversation)
+        base = await self.requests.base(conversation)  # kept while the revision is the same
         files = self.counter.count_content([a.ref() for a in attachments])
         return draft_breakdown(base, (self.counter.count(draft) if draft else 0) + files)
 
@@ -380,34 +372,6 @@ class ChatService:
                 raise SettingError(str(exc)) from None
             updated = await self.store.conversations.update(conversation_id, settings=settings)
         return updated
-
-    # -- export / import -----------------------------------------------------------------
-
-    async def export(self, conversation_id: str, fmt: str = "md") -> str:
-        """The conversation as JSON (``json``), Markdown (``md``) or one HTML page (``html``)."""
-        return await export_text(self.store, conversation_id, fmt)
-
-    async def export_to(
-        self, conversation_id: str, path: Path, fmt: str | None = None, *, force: bool = False
-    ) -> None:
-        """Write the conversation to a file (see :func:`tui_chat.engine.exports.export_file`)."""
-        await export_file(self.store, conversation_id, path, fmt, force=force)
-
-    async def export_stream(
-        self, conversation_id: str, write: Callable[[str], object], fmt: str = "json"
-    ) -> None:
-        """Write the ``json`` or ``html`` export to ``write`` a page of messages at a time."""
-        await export_stream(self.store, conversation_id, write, fmt)
-
-    async def import_file(
-        self, path: Path, progress: Callable[[int], None] | None = None, *, force: bool = False
-    ) -> Conversation:
-        """Import our JSON or an Anthropic Messages list (``progress``: messages written;
-        ``force``: import a file imported before again)."""
-        model, counter = self.config.model, self.counter
-        return await import_conversation(
-            self.store, path, default_model=model, counter=counter, progress=progress, force=force
-        )
 
     # -- diagnostics ---------------------------------------------------------------------
 

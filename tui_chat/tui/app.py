@@ -129,7 +129,7 @@ class ChatApp(ChatHost):
         full collection after each reply (:mod:`~tui_chat.tui.gc_pause`) does not walk the
         SDK's and Textual's objects again (100 ms of CPU, a second on a loaded machine)."""
         if self.service.has_key:
-            self.service.client.preload()
+            self.service.preload()
         if self.freeze_after_start:
             gc.collect()
             gc.freeze()

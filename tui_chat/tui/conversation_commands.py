@@ -138,7 +138,7 @@ class ConversationCommands:
         path = Path(answer.strip()).expanduser()
         try:
             # JSON for a .json file, else Markdown; private (0600) like the database.
-            await screen.app.service.export_to(conv_id, path)
+            await screen.app.service.transfer.export_to(conv_id, path)
         except TargetExistsError:
             # Only a file is replaced, and only when the user says so (by a new file moved
             # into place, so a failed write leaves the old one whole).
@@ -160,7 +160,7 @@ class ConversationCommands:
     async def _export_over(self, conv_id: str, path: Path) -> None:
         screen = self._screen
         try:
-            await screen.app.service.export_to(conv_id, path, force=True)
+            await screen.app.service.transfer.export_to(conv_id, path, force=True)
         except OSError as exc:
             screen.notify(
                 f"Cannot write {path}: {exc.strerror or exc}", severity="error", markup=False
