@@ -45,9 +45,11 @@ BRANCHING_NAMES = [
     "Paste image",
     "Remove attached file",
     "Copy code block",
+    "Previous version (branch)",
+    "Next version (branch)",
 ]
-"""Issue 13's palette commands (issue 20's Paste image, issue 22's Remove attached file),
-after the design's."""
+"""Issue 13's palette commands (issue 20's Paste image and branch versions, issue 22's Remove
+attached file), after the design's."""
 
 
 def _cards(timeline: SummaryTimeline) -> list[SummaryCard]:

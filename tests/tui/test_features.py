@@ -61,10 +61,9 @@ async def test_e_edits_a_prompt_and_sending_it_makes_a_fork(
         origin = await service.branches.parent(fork_id)
         assert origin is not None and origin.parent_id == parent.id
         assert [m.text for m in await service.history(parent.id)] == [m.text for m in stored]
-        # The list shows the fork under its parent.
+        # The list shows both as one entry (issue 20 item 2), opening the edited branch.
         listed = app.query_one(ConversationList).conversations
-        ids = [i.conversation.id for i in listed]
-        assert ids.index(fork_id) == ids.index(parent.id) + 1
+        assert [i.conversation.id for i in listed] == [fork_id]
 
 
 async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
@@ -271,22 +270,6 @@ def test_a_dropped_or_quoted_path_is_understood() -> None:
     assert pasted_path("  '/tmp/my shot.png' ") == "/tmp/my shot.png"
     assert pasted_path("file:///tmp/my%20shot.png") == "/tmp/my shot.png"
     assert pasted_path('"~/a.pdf"') == "~/a.pdf"
-
-
-def test_forks_are_listed_under_their_parent_at_any_depth() -> None:
-    from tui_chat.core.models import Conversation, ConversationInfo
-    from tui_chat.tui.widgets.conversation_list import fork_tree
-
-    def info(cid: str) -> ConversationInfo:
-        conv = Conversation(cid, cid, "m", "", {}, "2026-01-01", "2026-01-01")
-        return ConversationInfo(conv, 0, 0)
-
-    newest_first = [info(c) for c in ("grandchild", "other", "child", "root", "orphan")]
-    parents = {"grandchild": "child", "child": "root", "orphan": "deleted"}
-    rows = [(i.conversation.id, depth) for i, depth in fork_tree(newest_first, parents)]
-    assert rows == [("other", 0), ("root", 0), ("child", 1), ("grandchild", 2), ("orphan", 0)]
-    looped = fork_tree([info("a"), info("b")], {"a": "b", "b": "a"})
-    assert sorted(i.conversation.id for i, _ in looped) == ["a", "b"]
 
 
 async def test_ctrl_a_picks_a_file_from_the_folder_tree(

@@ -174,15 +174,15 @@ ACTIONS: Final[dict[str, Action]] = {
         "Fork at the selected message",
         show=False,
         palette="Fork conversation",
-        palette_help="A new conversation with the messages up to the selected one",
+        palette_help="A new branch of the conversation from the selected message",
     ),
     "edit_message": Action(
         "edit_message",
         "Edit",
-        "Edit the selected prompt (sending it makes a fork)",
+        "Edit the selected prompt (sending it makes a branch)",
         show=False,
         palette="Edit message",
-        palette_help="Put the selected prompt in the composer; sending forks before it",
+        palette_help="Put the selected prompt in the composer; sending makes a branch",
     ),
     "compact_upto": Action(
         "compact_upto",
@@ -221,6 +221,22 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Copy code block",
         palette_help="Copy a fenced code block of the selected message (again: the next one)",
     ),
+    "previous_version": Action(
+        "app.switch_version(-1)",
+        "‹ Version",
+        "Show the previous version where the branches part (‹ n/m ›)",
+        show=False,
+        palette="Previous version (branch)",
+        palette_help="Show the branch with the previous version of the message marked ‹ n/m ›",
+    ),
+    "next_version": Action(
+        "app.switch_version(1)",
+        "Version ›",
+        "Show the next version where the branches part (‹ n/m ›)",
+        show=False,
+        palette="Next version (branch)",
+        palette_help="Show the branch with the next version of the message marked ‹ n/m ›",
+    ),
     "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
     # Priority: the keys typed right after it are commands, not text.
     "focus_messages": Action("focus_messages", "Navigate", "Navigation mode", False, True),
@@ -239,14 +255,14 @@ ACTIONS: Final[dict[str, Action]] = {
     "chat.copy": Action("copy_message", "Copy"),
     "chat.toggle_pin": Action("screen.toggle_pin", "Pin/unpin"),
     "chat.compose": Action("screen.focus_composer", "Type", "Back to the composer"),
-    "chat.edit": Action("screen.edit_message", "Edit", "Edit this prompt (sending it forks)"),
+    "chat.edit": Action("screen.edit_message", "Edit", "Edit this prompt (sending it branches)"),
     "chat.compact_upto": Action(
         "screen.compact_upto", "Compact to here", "Compact every turn up to this message"
     ),
     "chat.copy_code": Action(
         "screen.copy_code", "Copy code", "Copy the next fenced code block of this message"
     ),
-    "chat.fork": Action("screen.fork_conversation", "Fork", "Fork: a new conversation to here"),
+    "chat.fork": Action("screen.fork_conversation", "Fork", "Fork: a new branch from here"),
     "chat.thinking": Action("toggle_thinking", "Thinking", "Open or fold this reply's thinking"),
     "chat.links": Action("copy_links", "Links", "Copy the web pages this reply cites or read"),
     # -- the conversation list ---------------------------------------------------------------
@@ -330,6 +346,8 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("f", "chat.fork", command=True),
         Key("t", "chat.thinking", command=True),
         Key("u", "chat.links", command=True),
+        Key("left_square_bracket", "previous_version", command=True, key_display="["),
+        Key("right_square_bracket", "next_version", command=True, key_display="]"),
         Key("i", "chat.compose", command=True),
     ),
     "timeline": (

@@ -196,3 +196,11 @@ class ChatApp(ChatHost):
 
         if not isinstance(self.screen, HelpScreen):
             await self.push_screen(HelpScreen())
+
+    async def action_switch_version(self, step: int) -> None:
+        """Show the previous (-1) or next (1) version of the message where the conversation's
+        branches part (the one at or above the selected message), in place."""
+        from tui_chat.tui.widgets.sibling_switch import SiblingSwitch
+
+        for switch in self.screen.query(SiblingSwitch):
+            await switch.step(step)

@@ -100,6 +100,8 @@ class OpenConversation(Message):
 
     conversation_id: str
     message_id: int | None = None
+    in_place: bool = False
+    """Another branch of the conversation on screen: the focus and the composer's text stay."""
 
 
 class EngineBridge:

@@ -125,6 +125,8 @@ class BranchView(ChatView):
                 tray.forget()
         await super().open_conversation(conversation_id, around, **options)
         await self.tray.switch(self.conversation_id)
+        if self.conversation_id is not None:  # the branch its family opens next time
+            await self.app.service.branches.viewed(self.conversation_id)
 
     async def unsent_back(self, error: BaseException | None) -> None:
         """After a send: when it was refused before its message was stored, its text and
@@ -293,7 +295,7 @@ class BranchView(ChatView):
         if typed and not self.composer.text:
             self.composer.load_text(typed)
             self.composer.move_cursor(self.composer.document.end)
-        self.notify(f"Edited in a fork: “{one_line(fork.title, 50)}”; the original is unchanged.")
+        self.notify("Edited as a new branch (‹ › on the prompt; f5 then [ / ] switch back).")
         self.app.send_reply(fork.id, text, files)
 
     # -- at the selected message -------------------------------------------------------------
@@ -341,7 +343,7 @@ class BranchView(ChatView):
         at = view.message_id if view is not None else None
         fork = await self.app.service.branches.fork(self.conversation.id, at)
         await self.open_conversation(fork.id)
-        self.notify(f"Forked as “{one_line(fork.title, 50)}”; the original is unchanged.")
+        self.notify(f"New branch “{one_line(fork.title, 50)}”; f5 then [ / ] switch back.")
 
     def action_copy_code(self) -> None:
         """Copy the selected message's next fenced code block (cycling through them)."""

@@ -35,6 +35,7 @@ from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.follow_marker import FollowMarker
 from tui_chat.tui.widgets.footer import ChatFooter
 from tui_chat.tui.widgets.path_completions import PathCompletions
+from tui_chat.tui.widgets.sibling_switch import SiblingSwitch
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline, Versions
 from tui_chat.tui.widgets.token_gauge import TokenGauge
 
@@ -82,7 +83,9 @@ class ChatView(Screen[None]):
         with PanelRow(PANEL_WIDTHS, fallback="composer", id="body"):
             yield ConversationList(id="conversations")
             with Vertical(id="center"):
-                yield (chat := ChatPane(self.app.service, id="chat"))
+                chat = ChatPane(self.app.service, id="chat")
+                yield SiblingSwitch(chat, id="branches")
+                yield chat
                 yield FollowMarker(chat, id="new-below")
                 yield Static(NO_KEY_HELP, id="no-key", markup=False)
                 yield DraftTray(self.app.service, id="pending-files")
@@ -189,7 +192,12 @@ class ChatView(Screen[None]):
         return self.conversation.id if self.conversation else None
 
     async def open_conversation(
-        self, conversation_id: str, around: int | None = None, *, panels_after_paint: bool = False
+        self,
+        conversation_id: str,
+        around: int | None = None,
+        *,
+        panels_after_paint: bool = False,
+        draft_stays: bool = False,
     ) -> None:
         """Show a conversation (optionally scrolled to one message) and refresh every panel.
 
@@ -198,6 +206,7 @@ class ChatView(Screen[None]):
             around: A message to scroll to.
             panels_after_paint: Refresh the gauge, timeline and list after the next frame is
                 drawn instead of before returning (start-up: the chat comes first).
+            draft_stays: Keep the composer's text (another branch of the same conversation).
         """
         await self.keep_draft()
         conversation = await self.app.service.resolve(conversation_id)
@@ -208,7 +217,10 @@ class ChatView(Screen[None]):
         await self.chat.show(conversation.id, around)
         page = [v.message for v in self.chat.views]
         self.composer.set_history([typed_text(m.content, m.text) for m in page if m.role == "user"])
-        await self._show_draft(conversation.id)
+        if draft_stays:
+            self.app.drafts.note(conversation.id, self.composer.text)
+        else:
+            await self._show_draft(conversation.id)
         if panels_after_paint:
             # A moment after the frame is composed, so the driver's writer thread puts it on
             # the terminal before the panels' work (the tokenizer's data loads then) holds on.
@@ -317,9 +329,10 @@ class ChatView(Screen[None]):
         include = self.conversations.show_archived
         service = self.app.service
         infos = await service.list_conversations(include_archived=include, with_cost=True)
-        forks = await self.app.service.branches.forks()
-        parents = {cid: fork.parent_id for cid, fork in forks.items() if fork.parent_id}
-        self.conversations.set_conversations(infos, self.conversation_id, self.app.clock(), parents)
+        families = await self.app.service.branches.families()
+        self.conversations.set_conversations(
+            infos, self.conversation_id, self.app.clock(), families
+        )
 
     @on(ConversationList.ArchivedToggled)
     async def _archived_toggled(self) -> None:
@@ -327,6 +340,9 @@ class ChatView(Screen[None]):
 
     @on(OpenConversation)
     async def _open(self, event: OpenConversation) -> None:
-        await self.open_conversation(event.conversation_id, event.message_id)
-        # A search hit stays selected (f5 goes to it) while typing goes on in the composer.
-        self.composer.focus()
+        await self.open_conversation(
+            event.conversation_id, event.message_id, draft_stays=event.in_place
+        )
+        if not event.in_place:  # another branch in place: the focus stays (f5, [ ] again)
+            # A search hit stays selected (f5 goes to it) while typing goes on in the composer.
+            self.composer.focus()

@@ -118,6 +118,8 @@ class ChatPane(ReplyKeys, VerticalScroll, NavigationMode, can_focus=True):
         # Paging from a key press waits for a page the scroll watcher is already loading.
         self._page_lock = asyncio.Lock()
         self._pinned: set[int] = set()
+        self.branch_marks: dict[int, str] = {}
+        """``‹ n/m ›`` by message id: where branches part (kept by the branch bar)."""
 
     def on_blur(self) -> None:
         """Leaving the messages leaves navigation mode (unless they have the focus again)."""
@@ -161,7 +163,8 @@ class ChatPane(ReplyKeys, VerticalScroll, NavigationMode, can_focus=True):
 
     def _views(self, page: list[Message]) -> list[MessageView]:
         """A view for each message of ``page``, pinned ones marked."""
-        return [MessageView(m, pinned=m.id in self._pinned) for m in page]
+        marks = self.branch_marks
+        return [MessageView(m, pinned=m.id in self._pinned, mark=marks.get(m.id, "")) for m in page]
 
     async def show(self, conversation_id: str, around: int | None = None) -> None:
         """Show a conversation: its latest page, or the page ending at message ``around``.

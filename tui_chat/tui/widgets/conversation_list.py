@@ -28,43 +28,63 @@ from tui_chat.tui.text import age, inert_content, one_line, tokens
 from tui_chat.tui.widgets.navigation import NavigationMode
 
 
-def fork_tree(
-    conversations: list[ConversationInfo], parents: Mapping[str, str]
-) -> list[tuple[ConversationInfo, int]]:
-    """The conversations in list order with each fork right under its parent.
+@dataclass(frozen=True, slots=True)
+class FamilyRow:
+    """One entry of the list: a conversation with its branches (issue 20 item 2).
+
+    Attributes:
+        info: The branch the entry opens (the one on screen, else the one last viewed, else
+            the latest active), with its counts.
+        title: The conversation's title (its first branch's).
+        title_id: The branch whose title it is (renaming the entry renames it).
+        updated_at: The latest activity of any of its branches.
+        branches: How many of its branches are listed.
+    """
+
+    info: ConversationInfo
+    title: str
+    title_id: str
+    updated_at: str
+    branches: int
+
+
+def family_rows(
+    conversations: list[ConversationInfo],
+    families: tuple[Mapping[str, str], Mapping[str, str]],
+    current_id: str | None,
+) -> list[FamilyRow]:
+    """One row per conversation family, in list order (newest activity first).
 
     Args:
         conversations: Newest first.
-        parents: Fork id -> parent id (a parent missing from the list makes its fork a root).
-
-    Returns:
-        ``(conversation, depth)`` pairs; depth 0 for roots.
+        families: Branch id -> family id (a conversation missing is its own family), and
+            family id -> the branch it shows.
+        current_id: The conversation on screen (its family's entry opens it).
     """
-    shown = {info.conversation.id for info in conversations}
-    children: dict[str, list[ConversationInfo]] = {}
-    roots: list[ConversationInfo] = []
+    members, shown = families
+    groups: dict[str, list[ConversationInfo]] = {}
     for info in conversations:
-        parent = parents.get(info.conversation.id)
-        if parent in shown and parent != info.conversation.id:
-            children.setdefault(parent, []).append(info)
-        else:
-            roots.append(info)
-    out: list[tuple[ConversationInfo, int]] = []
-    seen: set[str] = set()
-
-    def visit(info: ConversationInfo, depth: int) -> None:
-        if info.conversation.id in seen:
-            return
-        seen.add(info.conversation.id)
-        out.append((info, depth))
-        for child in children.get(info.conversation.id, []):
-            visit(child, depth + 1)
-
-    for info in roots:
-        visit(info, 0)
-    for info in conversations:  # a cycle of forks (never made by tui-chat) still shows
-        visit(info, 0)
-    return out
+        groups.setdefault(members.get(info.conversation.id, info.conversation.id), []).append(info)
+    rows = []
+    for family_id, infos in groups.items():
+        ids = [i.conversation.id for i in infos]
+        opened = next(
+            (c for c in (current_id, shown.get(family_id)) if c in ids), infos[0].conversation.id
+        )
+        first = next(
+            (i for i in infos if i.conversation.id == family_id),
+            min(infos, key=lambda i: (i.conversation.created_at, i.conversation.id)),
+        )
+        rows.append(
+            FamilyRow(
+                infos[ids.index(opened)],
+                first.conversation.title,
+                first.conversation.id,
+                max(i.conversation.updated_at for i in infos),
+                len(infos),
+            )
+        )
+    return rows
 
 
 class ConversationList(Vertical, NavigationMode):
@@ -117,6 +137,8 @@ class ConversationList(Vertical, NavigationMode):
         super().__init__(id=id)
         self.conversations: list[ConversationInfo] = []
         self.current_id: str | None = None
+        self._titles: dict[str, str] = {}
+        """Entry (the branch it opens) -> the branch whose title it shows."""
         self.show_archived = False
         """Whether archived conversations are listed (marked) too."""
 
@@ -138,25 +160,24 @@ class ConversationList(Vertical, NavigationMode):
             return None
         return options.get_option_at_index(options.highlighted).id
 
-    def _prompt(self, info: ConversationInfo, now: datetime, depth: int = 0) -> Content:
+    def _prompt(self, row: FamilyRow, now: datetime) -> Content:
+        info = row.info
         conv = info.conversation
         marker = "▶ " if conv.id == self.current_id else "  "
-        indent = "  " * (depth - 1) + "↳ " if depth else ""
-        width = max(8, 28 - len(indent))
         cost = f"{usd(info.cost_usd)} · " if info.cost_usd else ""  # nothing sent: no figure
+        branches = f" · ⑂{row.branches}" if row.branches > 1 else ""
         return Content("\n").join(
             [
                 Content.assemble(
-                    (marker, "bold $text-accent"),
-                    (indent, "$text-muted"),
-                    inert_content(one_line(conv.title, width), "bold"),
+                    (marker, "bold $text-accent"), inert_content(one_line(row.title, 28), "bold")
                 ),
                 Content.assemble(
                     (
-                        f"  {'  ' * depth}{info.message_count} msgs · "
-                        f"{tokens(info.token_count)} tok · {cost}{age(conv.updated_at, now)}",
+                        f"  {info.message_count} msgs · {tokens(info.token_count)} tok · "
+                        f"{cost}{age(row.updated_at, now)}",
                         "$text-muted",
                     ),
+                    (branches, "$text-accent"),
                     (" · archived" if conv.archived_at else "", "$text-warning"),
                 ),
             ]
@@ -167,22 +188,20 @@ class ConversationList(Vertical, NavigationMode):
         conversations: list[ConversationInfo],
         current_id: str | None,
         now: datetime,
-        parents: Mapping[str, str] | None = None,
+        families: tuple[Mapping[str, str], Mapping[str, str]] = ({}, {}),
     ) -> None:
-        """Show these conversations, highlighting the current one; forks (``parents``: fork
-        id -> parent id) under their parent."""
-        rows = fork_tree(conversations, parents or {})
-        self.conversations = [info for info, _ in rows]
+        """Show these conversations, one entry per family of branches (``families``: branch
+        id -> family id, family id -> the branch it shows), highlighting the current one."""
+        rows = family_rows(conversations, families, current_id)
+        self.conversations = [row.info for row in rows]
+        self._titles = {row.info.conversation.id: row.title_id for row in rows}
         self.current_id = current_id
         options = self.options
         options.clear_options()
         options.add_options(
-            [
-                Option(self._prompt(info, now, depth), id=info.conversation.id)
-                for info, depth in rows
-            ]
+            [Option(self._prompt(row, now), id=row.info.conversation.id) for row in rows]
         )
-        ids = [info.conversation.id for info, _ in rows]
+        ids = [row.info.conversation.id for row in rows]
         if current_id in ids:
             options.highlighted = ids.index(current_id)
 
@@ -210,8 +229,9 @@ class ConversationList(Vertical, NavigationMode):
         self.post_message(self.New())
 
     def action_rename(self) -> None:
-        """Rename the highlighted conversation."""
-        self._ask(self.Rename)
+        """Rename the highlighted conversation (the branch whose title the entry shows)."""
+        if (conv_id := self.highlighted_id) is not None:
+            self.post_message(self.Rename(self._titles.get(conv_id, conv_id)))
 
     def action_delete(self) -> None:
         """Delete the highlighted conversation (after confirmation)."""

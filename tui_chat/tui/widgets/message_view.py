@@ -52,6 +52,7 @@ class MessageView(Vertical):
     Args:
         message: The stored message.
         pinned: Whether the message is a pinned anchor.
+        mark: ``‹ n/m ›`` when other branches show another version of it.
     """
 
     DEFAULT_CSS = """
@@ -80,12 +81,14 @@ class MessageView(Vertical):
     }
     """
 
-    def __init__(self, message: Message, *, pinned: bool = False) -> None:
+    def __init__(self, message: Message, *, pinned: bool = False, mark: str = "") -> None:
         super().__init__(classes=f"-{message.role}")
         self.message = message
         self.pinned = pinned
         self.error_text: str | None = None
         self.left_out = False
+        self.branch_mark = mark
+        """``‹ n/m ›`` when other branches show another version here (sibling_switch.py)."""
         self._stream: ReplyStream | None = None
         self._holds_gc = False
         self._fold: HeadFold | None = None
@@ -160,6 +163,8 @@ class MessageView(Vertical):
         ]
         if self.message.role == "assistant" and self.message.model:
             parts.append(inert_content(f"  {self.message.model}"))
+        if self.branch_mark:
+            parts.append((f"  {self.branch_mark}", "bold $text-accent"))
         if self.pinned:
             parts.append(("  📌 pinned", "bold $text-warning"))
         if refused(self.message):
@@ -207,6 +212,11 @@ class MessageView(Vertical):
     def set_pinned(self, pinned: bool) -> None:
         """Show or hide the pinned marker."""
         self.pinned = pinned
+        self.query_one(".header", Static).update(self._header())
+
+    def set_branch_mark(self, mark: str) -> None:
+        """Show ``‹ n/m ›`` (other versions of this message in other branches), or not."""
+        self.branch_mark = mark
         self.query_one(".header", Static).update(self._header())
 
     def set_left_out(self, left_out: bool) -> None:
