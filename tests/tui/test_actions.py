@@ -22,6 +22,7 @@ from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.screens.prompt import Confirm, TextPrompt
 from tui_chat.tui.screens.search import SearchScreen
 from tui_chat.tui.screens.settings import SettingsScreen
+from tui_chat.tui.screens.usage import UsageScreen
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
@@ -40,6 +41,7 @@ OWNERS: dict[str, tuple[type[Any], type[Any]]] = {
     "preview": (ContextPreviewScreen, ContextPreviewScreen),
     "settings": (SettingsScreen, SettingsScreen),
     "help": (HelpScreen, HelpScreen),
+    "usage": (UsageScreen, UsageScreen),
     "prompt": (TextPrompt, TextPrompt),
     "picker": (FilePicker, FilePicker),
     "confirm": (Confirm, Confirm),

@@ -119,15 +119,19 @@ def export_markdown(
     if conversation.system_prompt:
         lines += ["> System: " + conversation.system_prompt.replace("\n", "\n> "), ""]
     for message in messages:
-        marks = []
-        if message.id in pinned:
-            marks.append("pinned")
-        if message.status != "complete":
-            marks.append(message.status)
-        suffix = f" ({', '.join(marks)})" if marks else ""
-        body = markdown_body(message.content, message.text)  # thinking, searches, sources
-        lines += [f"## {message.role.title()} · {message.created_at}{suffix}", "", body, ""]
+        lines += [message_markdown(message, message.id in pinned), ""]
     return "\n".join(lines)
+
+
+def message_markdown(message: Message, pinned: bool = False) -> str:
+    """One message as the Markdown export writes it: a heading (role, time, marks) and its
+    text with thinking, searches and sources (the TUI's copy as Markdown too)."""
+    marks = ["pinned"] if pinned else []
+    if message.status != "complete":
+        marks.append(message.status)
+    suffix = f" ({', '.join(marks)})" if marks else ""
+    body = markdown_body(message.content, message.text)  # thinking, searches, sources
+    return f"## {message.role.title()} · {message.created_at}{suffix}\n\n{body}"
 
 
 def export_format(path: Path) -> str:

@@ -237,6 +237,14 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Next version (branch)",
         palette_help="Show the branch with the next version of the message marked ‹ n/m ›",
     ),
+    "usage": Action(
+        "app.usage",
+        "Usage",
+        "Usage: cost per day or month and model",
+        show=False,
+        palette="Usage and cost",
+        palette_help="What the API cost per day or month and model, summaries included",
+    ),
     "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
     # Priority: the keys typed right after it are commands, not text.
     "focus_messages": Action("focus_messages", "Navigate", "Navigation mode", False, True),
@@ -253,6 +261,14 @@ ACTIONS: Final[dict[str, Action]] = {
     "chat.first": Action("select_first", "First message", show=False),
     "chat.last": Action("select_last", "Last message", show=False),
     "chat.copy": Action("copy_message", "Copy"),
+    "chat.copy_markdown": Action(
+        "copy_markdown", "Copy as Markdown", "Copy the range or message as Markdown"
+    ),
+    "chat.mark": Action("mark", "Range", "Start a range here (moves extend it); again: drop it"),
+    "chat.extend_previous": Action(
+        "extend_previous", "Extend up", "Extend the range upwards", False
+    ),
+    "chat.extend_next": Action("extend_next", "Extend down", "Extend the range downwards", False),
     "chat.toggle_pin": Action("screen.toggle_pin", "Pin/unpin"),
     "chat.compose": Action("screen.focus_composer", "Type", "Back to the composer"),
     "chat.edit": Action("screen.edit_message", "Edit", "Edit this prompt (sending it branches)"),
@@ -282,6 +298,8 @@ ACTIONS: Final[dict[str, Action]] = {
     "inspector.segments": Action("show_tab('segments')", "Segments", show=False),
     "inspector.diff": Action("show_tab('diff')", "Diff", show=False),
     "search.results": Action("focus_results", "Results", show=False),
+    "usage.day": Action("per('day')", "Per day"),
+    "usage.month": Action("per('month')", "Per month"),
     "preview.copy": Action("copy", "Copy JSON"),
     "preview.readable": Action("show_tab('readable')", "Readable"),
     "preview.json": Action("show_tab('json')", "JSON"),
@@ -316,6 +334,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("f5", "focus_messages"),
         Key("ctrl+a", "attach_file"),
         Key("ctrl+v", "paste_clipboard"),
+        Key("f8", "usage"),
     ),
     "composer": (
         Key("enter", "composer.submit"),
@@ -330,6 +349,8 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("down", "chat.next"),
         Key("home", "chat.first"),
         Key("end", "chat.last"),
+        Key("shift+up", "chat.extend_previous"),
+        Key("shift+down", "chat.extend_next"),
         Key("enter,escape", "chat.compose"),
         Note("letters", "Typed into the composer (unless in navigation)"),
     ),
@@ -339,6 +360,8 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("g", "chat.first", command=True),
         Key("G", "chat.last", command=True),
         Key("c,y", "chat.copy", command=True),
+        Key("m", "chat.copy_markdown", command=True),
+        Key("v", "chat.mark", command=True),
         Key("p", "chat.toggle_pin", command=True),
         Key("e", "chat.edit", command=True),
         Key("s", "chat.compact_upto", command=True),
@@ -389,6 +412,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("escape", "cancel"),
         Key("ctrl+s", "settings.save"),
     ),
+    "usage": (Key("escape,q", "close"), Key("d", "usage.day"), Key("m", "usage.month")),
     "help": (Key("escape,q,f1", "close"),),
     "prompt": (Key("escape", "cancel"),),
     "picker": (
@@ -415,6 +439,7 @@ HELP_SECTIONS: Final[tuple[Section, ...]] = (
     Section("Conversation list ({})", "conversations", "toggle_conversations"),
     Section("Search ({})", "search", "search"),
     Section("Context preview ({})", "preview", "context_preview"),
+    Section("Usage ({})", "usage", "usage"),
     Section("Settings ({})", "settings", "settings"),
     Section("Attach a file ({})", "picker", "attach_file"),
 )

@@ -204,3 +204,10 @@ class ChatApp(ChatHost):
 
         for switch in self.screen.query(SiblingSwitch):
             await switch.step(step)
+
+    async def action_usage(self) -> None:
+        """Show what the API cost per day or month and model."""
+        from tui_chat.tui.screens.usage import UsageScreen
+
+        if not isinstance(self.screen, UsageScreen):
+            await self.push_screen(UsageScreen(self.service))

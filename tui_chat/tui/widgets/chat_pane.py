@@ -24,6 +24,7 @@ from tui_chat.core.models import Message
 from tui_chat.core.unanswered import unanswered_prompts
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
+from tui_chat.tui.widgets.message_range import MessageRange
 from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.navigation import NavigationMode
 from tui_chat.tui.widgets.reply_keys import ReplyKeys
@@ -49,7 +50,7 @@ class MessageSource(Protocol):
         ...
 
 
-class ChatPane(ReplyKeys, VerticalScroll, NavigationMode, can_focus=True):
+class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focus=True):
     """Messages of one conversation, newest at the bottom, with a keyboard selection.
 
     Args:
@@ -76,6 +77,7 @@ class ChatPane(ReplyKeys, VerticalScroll, NavigationMode, can_focus=True):
         border-title-align: center;
         border-title-color: $text-accent;
         &.-navigating { border-top: heavy $accent; }
+        & > MessageView.-in-range { background: $accent 15%; border-left: outer $accent; }
     }
     """
 

@@ -1,0 +1,125 @@
+"""Issue 20 items 4 and 5: copy one message or a range of messages as Markdown (``m`` in
+navigation mode; ``shift+up``/``shift+down`` or ``v`` then moves make the range), and
+Textual's mouse selection in the chat pane copied with ``ctrl+c``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Markdown
+
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import ChatPilot, notifications, ready, settle, until
+from tests.tui.seed import PINNED_TURN, TURNS, seed_demo
+from tui_chat.engine.service import ChatService
+from tui_chat.engine.transfer import export_markdown
+from tui_chat.tui.app import ChatApp
+from tui_chat.tui.widgets.chat_pane import ChatPane
+
+
+async def _export_sections(service: ChatService, conv_id: str) -> list[str]:
+    """Each message as the Markdown export writes it."""
+    conversation = await service.resolve(conv_id)
+    messages = await service.messages(conv_id, limit=1000)
+    pinned = dict.fromkeys(await service.pinned_ids(conv_id), "")
+    text = export_markdown(conversation, messages, pinned)
+    return ["## " + part.strip() for part in text.split("\n## ")[1:]]
+
+
+async def _open(pilot: ChatPilot) -> ChatPane:
+    await ready(pilot)
+    await settle(pilot)
+    app = pilot.app
+    assert isinstance(app, ChatApp)
+    await pilot.press("f5")
+    pane = app.main_screen.chat
+    await until(pilot, lambda: pane.navigating and pane.selected is not None)
+    return pane
+
+
+async def test_m_copies_the_selected_message_as_the_markdown_export_writes_it(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conv = await seed_demo(service, tmp_path, summaries=False)
+    sections = await _export_sections(service, conv.id)
+    app = make_app(service, conv.id)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await _open(pilot)
+        await pilot.press("m")
+        await until(pilot, lambda: bool(app.clipboard))
+        assert app.clipboard == sections[-1]
+        assert any("Copied message #" in n and "as Markdown" in n for n in notifications(app))
+        # The pinned prompt is marked as in the export.
+        pinned_id = (await service.messages(conv.id, limit=1000))[2 * PINNED_TURN].id
+        pane.selected = pinned_id
+        await pilot.press("m")
+        await until(pilot, lambda: "(pinned)" in app.clipboard)
+        assert app.clipboard == sections[2 * PINNED_TURN]
+
+
+async def test_shift_arrows_extend_a_range_and_m_copies_it(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conv = await seed_demo(service, tmp_path, summaries=False)
+    sections = await _export_sections(service, conv.id)
+    app = make_app(service, conv.id)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await _open(pilot)
+        await pilot.press("shift+up", "shift+up", "shift+up")
+        await until(pilot, lambda: len(pane.query(".-in-range")) == 4)
+        await pilot.press("m")
+        await until(pilot, lambda: bool(app.clipboard))
+        assert app.clipboard == "\n\n".join(sections[-4:])
+        assert any("Copied 4 messages" in n for n in notifications(app))
+        assert not pane.query(".-in-range")  # copied: the range is gone
+        # A plain move drops a range made with shift.
+        await pilot.press("shift+up")
+        await until(pilot, lambda: len(pane.query(".-in-range")) == 2)
+        await pilot.press("k")
+        await until(pilot, lambda: not pane.query(".-in-range"))
+
+
+async def test_v_marks_a_start_and_moves_extend_it_past_the_mounted_page(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conv = await seed_demo(service, tmp_path, summaries=False)
+    sections = await _export_sections(service, conv.id)
+    app = make_app(service, conv.id)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await _open(pilot)
+        await pilot.press("g")  # the first message
+        await until(pilot, lambda: pane.selected == pane.views[0].message_id)
+        await pilot.press("v", *["j"] * (2 * len(TURNS) - 1))
+        last = (await service.messages(conv.id, limit=1000))[-1].id
+        await until(pilot, lambda: pane.selected == last)
+        await pilot.press("m")
+        await until(pilot, lambda: bool(app.clipboard))
+        assert app.clipboard == "\n\n".join(sections)
+        await pilot.press("v", "v")  # started and dropped
+        await until(pilot, lambda: not pane.query(".-in-range"))
+
+
+async def test_mouse_selection_in_a_message_is_copied_with_ctrl_c(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conv = await seed_demo(service, tmp_path, summaries=False)
+    app = make_app(service, conv.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        pane = app.main_screen.chat
+        block = pane.views[-1].query_one(Markdown).children[0]
+        await pilot.mouse_down(block, offset=(0, 0))
+        await pilot.hover(block, offset=(20, 0))
+        await pilot.mouse_up(block, offset=(20, 0))
+        selected = app.screen.get_selected_text()
+        assert selected and len(selected) >= 15
+        assert selected in TURNS[-1][1].replace("`", "")
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: app.clipboard == selected)
+        # Without a selection ctrl+c keeps its meaning (how to quit), copying nothing.
+        app.screen.clear_selection()
+        app.copy_to_clipboard("before")
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: any("to quit" in n for n in notifications(app)))
+        assert app.clipboard == "before"
