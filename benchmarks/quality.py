@@ -92,6 +92,8 @@ async def _ask_all(
     tallies: dict[Key, Tally],
     probes: Sequence[tuple[str, Bm25Probe | StrongBm25Probe]] = (),
 ) -> None:
+    from benchmarks.quality_research import dump
+
     texts = {t.dia_id: t.original for t in dialogue.turns}
     tally = tallies.setdefault(key, Tally())
     for question in dialogue.questions:
@@ -107,6 +109,8 @@ async def _ask_all(
             tallies.setdefault(probe_key, Tally()).add(
                 question.category, probe_hit, answer_in(chosen, question.answer), tokens
             )
+            if name == PROBES[0]:
+                dump(dialogue.name, key, question, hit, probe_hit, tokens, built.request)
 
 
 async def evaluate(

@@ -23,6 +23,37 @@ EXTRA_SETTINGS: tuple[tuple[str, str], ...] = tuple(
 (``tui_chat.core.request.recall:NEIGHBOUR_WEIGHT=0.7``), to measure a lever before making it."""
 
 
+DUMP_DIR = os.environ.get("TUI_CHAT_QUALITY_DUMP", "")
+"""Research switch (``TUI_CHAT_QUALITY_DUMP``): a directory where every question's outcome
+(ours and the strong probe's) and its request are written, one JSON line each, per worker."""
+
+
+def dump(
+    name: str, key: Any, question: Any, hit: bool, probe_hit: bool, tokens: int, request: Any
+) -> None:
+    """Write one question's outcome under :data:`DUMP_DIR` (nothing when it is not set)."""
+    if not DUMP_DIR:
+        return
+    import json
+    from pathlib import Path
+
+    record = {
+        "conversation": name,
+        "preset": key[0],
+        "window": key[1],
+        "question": question.text,
+        "category": question.category,
+        "evidence": list(question.evidence),
+        "hit": hit,
+        "probe": probe_hit,
+        "tokens": tokens,
+        "request": request,
+    }
+    path = Path(DUMP_DIR) / f"{name}-{key[0]}-{key[1]}.jsonl"
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
 def patch_presets() -> None:
     """Apply :data:`EXTRA_SETTINGS` in this (worker) process."""
     import importlib
