@@ -4,11 +4,14 @@ place (focus and composer text stay), and the next request follows the path on s
 
 from __future__ import annotations
 
+from textual.widgets import Static
+
 from tests.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ready, settle, until
 from tui_chat.core.models import Conversation
 from tui_chat.engine.service import ChatService
+from tui_chat.tui.screens.context_preview import ContextPreviewScreen
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.conversation_list import ConversationList, family_rows
 from tui_chat.tui.widgets.sibling_switch import SiblingSwitch
@@ -115,6 +118,12 @@ async def test_an_edit_is_a_sibling_switched_in_place(
         await until(pilot, lambda: screen.conversation_id == fork_id)
         await until(pilot, lambda: chat.selected == edited.id)
         assert (await service.branches.family(parent.id)).visible_id == fork_id
+
+        # The context preview says which path the next request sends.
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, ContextPreviewScreen))
+        shown_path = str(app.screen.query_one("#preview-path", Static).visual)
+        assert "branch 2 of 2" in shown_path and f"‹ 2/2 › at #{edited.id}" in shown_path
 
 
 async def test_the_palette_switches_and_a_lone_conversation_has_no_versions(

@@ -202,6 +202,7 @@ class ContextPreviewScreen(Screen[None]):
         recent: The newest messages, oldest first: the Cache tab shows their replies' reads,
             writes and misses.
         labels: What each request message carries, by ``#id`` (:func:`message_labels`).
+        path: Which branch of its conversation is sent, and where it parts (issue 20).
     """
 
     CSS_PATH = "context_preview.tcss"
@@ -213,9 +214,11 @@ class ContextPreviewScreen(Screen[None]):
         built: BuiltRequest,
         recent: Sequence[Message] = (),
         labels: Sequence[str] = (),
+        path: str = "",
     ) -> None:
         super().__init__()
         self.built = built
+        self.path = path
         self.recent = list(recent)
         self.labels = list(labels)
         self.request_json = inert(json.dumps(built.request, ensure_ascii=False, indent=2))
@@ -225,6 +228,8 @@ class ContextPreviewScreen(Screen[None]):
         yield Header(icon="◆")
         with Horizontal(id="preview-body"):
             with VerticalScroll(id="preview-breakdown"):
+                if self.path:
+                    yield Static(f"Path: {self.path}", id="preview-path", markup=False)
                 yield Static(breakdown_table(self.built.breakdown))
             with TabbedContent(id="preview-tabs", initial="readable"):
                 with TabPane("Readable", id="readable"), VerticalScroll():

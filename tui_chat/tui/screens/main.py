@@ -480,7 +480,8 @@ class MainScreen(BranchView):
         built = await service.context(conv_id, self.composer.text or None, self.attached_files())
         recent = await service.messages(conv_id, limit=40)
         labels = await sent_labels(service, conv_id, built, new_message=new)
-        await self.app.push_screen(ContextPreviewScreen(built, recent, labels))
+        path = (await service.branches.path(conv_id)).describe()
+        await self.app.push_screen(ContextPreviewScreen(built, recent, labels, path))
 
     async def action_settings(self) -> None:
         """Open the conversation's settings."""
