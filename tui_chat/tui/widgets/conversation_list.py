@@ -165,11 +165,13 @@ class ConversationList(Vertical, NavigationMode):
         conv = info.conversation
         marker = "▶ " if conv.id == self.current_id else "  "
         cost = f"{usd(info.cost_usd)} · " if info.cost_usd else ""  # nothing sent: no figure
-        branches = f" · ⑂{row.branches}" if row.branches > 1 else ""
+        branches = f" ⑂{row.branches}" if row.branches > 1 else ""  # its branches
         return Content("\n").join(
             [
                 Content.assemble(
-                    (marker, "bold $text-accent"), inert_content(one_line(row.title, 28), "bold")
+                    (marker, "bold $text-accent"),
+                    inert_content(one_line(row.title, 28 - len(branches)), "bold"),
+                    (branches, "$text-accent"),
                 ),
                 Content.assemble(
                     (
@@ -177,7 +179,6 @@ class ConversationList(Vertical, NavigationMode):
                         f"{cost}{age(row.updated_at, now)}",
                         "$text-muted",
                     ),
-                    (branches, "$text-accent"),
                     (" · archived" if conv.archived_at else "", "$text-warning"),
                 ),
             ]
