@@ -180,3 +180,36 @@ async def test_an_older_databases_forks_become_branches(tmp_path: Path) -> None:
         assert (await store.forks.family("lone")).branches[0].id == "lone"
     finally:
         await store.close()
+
+
+def _naive_owner(family: Family, branch_id: str, position: int) -> str | None:
+    branch = family.get(branch_id)
+    if branch is None or not 1 <= position <= branch.messages:
+        return None
+    while branch.parent_id is not None and position <= branch.shared:
+        parent = family.get(branch.parent_id)
+        if parent is None or position > parent.messages:
+            break
+        branch = parent
+    return branch.id
+
+
+def test_owner_matches_the_definition_on_random_trees() -> None:
+    import random
+
+    rng = random.Random(20)
+    for _ in range(200):
+        branches = [_branch("b0", None, 0, rng.randint(0, 12), 0)]
+        for n in range(1, rng.randint(2, 12)):
+            parent = rng.choice(branches)
+            shared = rng.randint(0, parent.messages)
+            branches.append(_branch(f"b{n}", parent.id, shared, shared + rng.randint(0, 6), n))
+        family = Family("b0", tuple(branches))
+        for branch in branches:
+            for position in range(0, branch.messages + 2):
+                expected = _naive_owner(family, branch.id, position)
+                assert family.owner(branch.id, position) == expected, (branch, position)
+        for branch in branches:  # every version shown is reachable and the branch is its own
+            for divergence in divergences(family, branch.id):
+                assert divergence.targets[divergence.index - 1] == branch.id
+                assert len(set(divergence.targets)) == divergence.count

@@ -12,6 +12,7 @@ before show different owners there (an edited prompt, the first message after a 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 __all__ = ["Branch", "Divergence", "Family", "divergences"]
@@ -87,9 +88,11 @@ class Family:
     branches: tuple[Branch, ...]
     visible_id: str | None = None
     _by_id: dict[str, Branch] = field(init=False, repr=False, compare=False)
+    _chains: dict[str, tuple[tuple[int, str], ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {b.id: b for b in self.branches})
+        object.__setattr__(self, "_chains", {})
 
     def get(self, branch_id: str) -> Branch | None:
         """The branch with this id, if it is one of the family's."""
@@ -141,17 +144,30 @@ class Family:
         branch = self.get(branch_id)
         if branch is None or position < 1 or position > branch.messages:
             return None
-        seen: set[str] = set()
-        while (
-            branch.parent_id is not None
-            and position <= branch.shared
-            and branch.id not in seen
-            and (parent := self.get(branch.parent_id)) is not None
-            and position <= parent.messages
-        ):
-            seen.add(branch.id)
-            branch = parent
-        return branch.id
+        chain = self._chain(branch_id)
+        return chain[bisect_left(chain, (position, ""))][1]
+
+    def _chain(
+        self, branch_id: str, seen: frozenset[str] = frozenset()
+    ) -> tuple[tuple[int, str], ...]:
+        """Who wrote a branch's messages: ``(last position, writer)`` runs, in order (kept)."""
+        if (known := self._chains.get(branch_id)) is not None:
+            return known
+        branch = self._by_id[branch_id]
+        parent = self.get(branch.parent_id or "")
+        runs: list[tuple[int, str]] = []
+        if parent is not None and branch.shared > 0 and parent.id not in seen | {branch_id}:
+            upto = min(branch.shared, parent.messages)
+            for end, writer in self._chain(parent.id, seen | {branch_id}):
+                runs.append((min(end, upto), writer))
+                if end >= upto:
+                    break
+        start = runs[-1][0] if runs else 0
+        if branch.messages > start or not runs:
+            runs.append((max(branch.messages, start), branch_id))
+        chain = tuple(runs)
+        self._chains[branch_id] = chain
+        return chain
 
 
 def divergences(family: Family, branch_id: str) -> tuple[Divergence, ...]:
