@@ -155,13 +155,13 @@ async def test_enter_while_a_reply_finishes_queues_each_prompt_on_its_own(
         await until(pilot, lambda: bool(replies()) and replies()[-1].message.status == "complete")
         assert app.replying  # the worker has not ended
         burst(app, "beta", "enter", "gamma", "enter")
-        await until(pilot, lambda: len(screen._queued) == 2)
+        await until(pilot, lambda: len(screen.replies.queued) == 2)
         assert screen.composer.text == ""
         assert "2 prompts queued" in str(screen.composer.border_subtitle)
         assert not any("still streaming" in n for n in notifications(app))
         release.set()
         await fake_anthropic.wait_for(3, timeout=60)
-        await until(pilot, lambda: not app.replying and not screen._queued)
+        await until(pilot, lambda: not app.replying and not screen.replies.queued)
         await settle(pilot)
         sent = [b["messages"][-1]["content"][-1]["text"] for b in fake_anthropic.bodies]
         assert sent == ["alpha", "beta", "gamma"]
@@ -263,7 +263,7 @@ async def test_prompts_typed_while_an_edit_forks_go_to_the_fork_in_order(
         screen = await ready(pilot)
         burst(app, "f5", "k", "e", " exactly", "enter", "second", "enter", "third")
         await fake_anthropic.wait_for(2, timeout=60)
-        await until(pilot, lambda: not app.replying and not screen._queued, rounds=3000)
+        await until(pilot, lambda: not app.replying and not screen.replies.queued, rounds=3000)
         await _drained(pilot)
         sent = [b["messages"][-1]["content"][-1]["text"] for b in fake_anthropic.bodies]
         assert sent == ["and when? exactly", "second"]

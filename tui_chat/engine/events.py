@@ -52,10 +52,12 @@ class ReplyDelta:
 
 @dataclass(frozen=True, slots=True)
 class ReplyFinished:
-    """The reply is stored with its final status; ``error`` says what went wrong, if anything."""
+    """The reply is stored with its final status; ``error`` says what went wrong, if anything,
+    and ``cancelled`` whether the sender cancelled it (what arrived is kept)."""
 
     message: Message
     error: ChatError | None
+    cancelled: bool = False
 
 
 @dataclass(frozen=True, slots=True)

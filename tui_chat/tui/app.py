@@ -25,6 +25,7 @@ from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
 from tui_chat.tui.messages import EngineBridge
+from tui_chat.tui.reply_flow import ReplyEnded
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.screenshot import with_screenshot
 from tui_chat.tui.widgets import reply_stream
@@ -165,7 +166,7 @@ class ChatApp(ChatHost):
     async def on_unmount(self) -> None:
         """Keep the drafts, stop listening and close the engine if this app opened it."""
         if self.screen_stack and isinstance(main := self.screen_stack[0], MainScreen):
-            main.keep_queued()
+            main.replies.keep()
         await self.save_drafts()
         if self._unsubscribe is not None:
             self._unsubscribe()
@@ -178,11 +179,10 @@ class ChatApp(ChatHost):
         report_failure(self, worker)
         if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
-        if worker.group == "reply":
-            await self.main_screen.reply_done()
-            await self.main_screen.unsent_back(worker.error)  # refused: text and files back
+        if worker.group == "reply":  # the send is over (the reply ended by its own event)
+            self.main_screen.post_message(ReplyEnded(worker))
         elif worker.name == "regenerate" and isinstance(worker.result, Summary):
-            await self.main_screen.regenerated(worker.result)
+            await self.main_screen.summary_commands.regenerated(worker.result)
         elif worker.group == "compaction":
             await self.main_screen.refresh_summaries()
 

@@ -251,9 +251,10 @@ class ChatSession:
                     )
         except BaseException as exc:
             # Cancelled (escape, a signal) or broken: keep every character that arrived.
+            cancelled = isinstance(exc, asyncio.CancelledError)
             reason = (
                 "the reply was cancelled"
-                if isinstance(exc, asyncio.CancelledError)
+                if cancelled
                 else f"the reply stopped: {exc or type(exc).__name__}"
             )
             cut = StreamResult(
@@ -261,9 +262,13 @@ class ChatSession:
                 text="".join(chunks),
                 error=ChatError("incomplete", reason, "retry to ask again"),
             )
-            await asyncio.shield(self._finish(conversation, reply, cut, built, on_event))
+            finish = self._finish(conversation, reply, cut, built, on_event, cancelled=cancelled)
+            await asyncio.shield(finish)
             raise
-        finished = await self._finish(conversation, reply, result, built, on_event)
+        # Shielded too: a cancel that comes once the reply is stored (the sender saw it end)
+        # never cuts the calibration or the compaction poke short.
+        finish = self._finish(conversation, reply, result, built, on_event)
+        finished = await asyncio.shield(finish)
         return SendOutcome(None, finished, result.error, built)
 
     async def _emergency(
@@ -284,6 +289,8 @@ class ChatSession:
         result: StreamResult,
         built: BuiltRequest,
         on_event: EventCallback | None,
+        *,
+        cancelled: bool = False,
     ) -> Message:
         status: MessageStatus
         if result.ok:
@@ -309,7 +316,7 @@ class ChatSession:
         )
         # The reply is shown as stored at once; the calibration below never changes it.
         if on_event:
-            on_event(ReplyFinished(stored, result.error))
+            on_event(ReplyFinished(stored, result.error, cancelled))
         if result.usage.total_input > 0:
             ratio, samples = await self.store.calibration(conversation.model)
             ratio, samples = update_calibration(

@@ -76,6 +76,8 @@ class ChatView(Screen[None]):
     """Whether automatic compaction is paused after failures (shown by the gauge)."""
     versions: reactive[Versions] = reactive(Versions, init=False)
     """The conversation's summary versions (the timeline is bound to them)."""
+    streaming_id: reactive[int | None] = reactive(None, init=False)
+    """Id of the reply being streamed, if any."""
 
     def compose(self) -> ComposeResult:
         """Header, list | chat + composer + gauge | timeline, footer."""

@@ -4,8 +4,11 @@ Every user action is an ``action_*`` method named in the table of actions (``tui
 which the key bindings, the command palette and the help screen read: here, or in the class
 this one builds on (:class:`~tui_chat.tui.screens.branching.BranchView`: one message, and whole
 conversations through :class:`~tui_chat.tui.conversation_commands.ConversationCommands`).
-Each engine event arrives as its own message with its own handler. The panels themselves and
-their reloading are :class:`~tui_chat.tui.screens.chat_view.ChatView`'s.
+Each engine event arrives as its own message with its own handler; a reply ends by one route,
+the reply worker's end (:class:`~tui_chat.tui.reply_flow.ReplyFlow`, which also holds the
+prompts queued meanwhile). Summary versions are handed to
+:class:`~tui_chat.tui.summary_commands.SummaryCommands`. The panels themselves and their
+reloading are :class:`~tui_chat.tui.screens.chat_view.ChatView`'s.
 """
 
 from __future__ import annotations
@@ -17,23 +20,22 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.binding import BindingType
 from textual.command import Provider
-from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import TextArea
 
-from tui_chat.core.attachments import AttachmentError, check_request
 from tui_chat.core.models import SearchHit, Summary
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
-from tui_chat.tui.queued import Queued
+from tui_chat.tui.reply_flow import ReplyEnded, ReplyFlow
 from tui_chat.tui.screens.branching import BranchView
 from tui_chat.tui.screens.chat_view import NO_KEY_HELP
+from tui_chat.tui.summary_commands import SummaryCommands
 from tui_chat.tui.text import tokens
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 
 if TYPE_CHECKING:
-    from tui_chat.tui.screens.inspector import Activate, Regenerate
+    pass
 
 # The other screens (inspector, settings, search, prompts, context preview, help) and the
 # palette's commands are imported by the actions that open them: the first frame needs none.
@@ -63,16 +65,14 @@ class MainScreen(BranchView):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("main")
 
-    streaming_id: reactive[int | None] = reactive(None, init=False)
-    """Id of the reply being streamed, if any."""
-
     def __init__(self) -> None:
         super().__init__()
         self._gauge_timers: list[Timer] = []
-        self._reply_over = False  # the reply ended (its worker may still be finishing)
-        self._cancelled = False  # the user cancelled the reply: no failure toast
         self._bindings_due = False  # the footer is told after the next refresh
-        self._queued: list[Queued] = []  # prompts sent when the reply ends, oldest first
+        self.replies = ReplyFlow(self)
+        """Prompts queued while a reply runs, and what the reply's end does."""
+        self.summary_commands = SummaryCommands(self)
+        """Compact now, inspect, activate, roll back and regenerate summary versions."""
 
     # -- the draft and the gauge -------------------------------------------------------------
 
@@ -106,77 +106,14 @@ class MainScreen(BranchView):
             self.notify(NO_KEY_HELP, title="Cannot send", severity="error", markup=False)
             return
         self.chat.follow()  # the new message and its reply are shown, wherever the view was
-        if self.app.replying or self._queued or self._forking:
-            # Still streaming, or the reply's worker is finishing: the prompt waits its turn
-            # (never glued to the next one typed — issue 22).
-            self.queue_draft(event.composer, event.text)
-            self._show_queue()
+        if self.replies.busy:  # still streaming, or the reply's worker is finishing
+            self.replies.queue(event.composer, event.text)
             return
-        self._reply_over = self._cancelled = False
         self.send_draft(event.composer, event.text)
 
-    def queue_draft(self, composer: Composer, text: str) -> None:
-        """Keep the draft (and its files) to send when the reply ends; the composer is free
-        for the next prompt."""
-        if self.conversation is None:
-            return
-        try:
-            check_request([a.ref() for a in self.tray.pending])
-        except AttachmentError as exc:
-            composer.restore(text)
-            self.notify(f"{exc}; nothing was queued", severity="error", markup=False)
-            return
-        composer.remember(text)
-        # Typed while an edit's fork is made: it goes to the fork (the conversation shown then).
-        target = None if self._forking else self.conversation.id
-        files, editing = self.tray.take()
-        self._queued.append(Queued(target, text, files, editing))
-        self.notify("Queued: it is sent when the reply ends (escape cancels the reply).")
-
-    def send_queued(self) -> None:
-        """Send the oldest queued prompt (as a fork when it was an edit)."""
-        queued = self._queued.pop(0)
-        if queued.editing is None and (target := queued.conversation_id or self.conversation_id):
-            self.app.send_reply(target, queued.text, queued.files)
-        else:
-            self._send_edit(queued.editing, queued.text, queued.files)
-
-    def keep_queued(self) -> None:
-        """Before quitting: prompts still queued become their conversation's draft."""
-        drafts: dict[str, list[str]] = {}
-        for queued in self._queued:
-            if target := queued.conversation_id or self.conversation_id:
-                drafts.setdefault(target, []).append(queued.text)
-        for conversation_id, texts in drafts.items():
-            if conversation_id == self.conversation_id and self.composer.text.strip():
-                texts.append(self.composer.text)
-            self.app.drafts.note(conversation_id, "\n\n".join(texts))
-        self._queued.clear()
-
-    @property
-    def _forking(self) -> bool:  # an edited prompt's fork is being made (no reply yet)
-        return any(w.name == "_send_edit" and not w.is_finished for w in self.workers)
-
-    def _show_queue(self) -> None:
-        """Say on the composer how many prompts wait for the reply to end."""
-        count = len(self._queued)
-        self.composer.border_subtitle = (
-            f"⏳ {count} prompt{'s' if count > 1 else ''} queued: sent when the reply ends"
-            if count
-            else None
-        )
-
-    async def reply_done(self) -> None:
-        """After a reply worker ends: the title may have changed, figures certainly did; the
-        next queued prompt goes out."""
-        self.streaming_id = None
-        self._reply_over = True
-        self.refresh_bindings()
-        await self.reload()
-        if self._queued and not self.app.replying:
-            self._reply_over = self._cancelled = False
-            self.send_queued()
-            self._show_queue()
+    @on(ReplyEnded)
+    async def _reply_ended(self, message: ReplyEnded) -> None:
+        await self.replies.ended(message.worker)
 
     def refresh_bindings(self) -> None:
         """Tell the footer the keys changed: once after the next refresh, however many changes.
@@ -199,7 +136,7 @@ class MainScreen(BranchView):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide actions that cannot run now."""
         if action == "cancel_reply":
-            return self.app.replying and not self._reply_over
+            return self.app.replying
         return True
 
     # -- engine events -----------------------------------------------------------------------
@@ -231,20 +168,7 @@ class MainScreen(BranchView):
 
     @on(messages.ReplyFinished)
     async def _reply_finished(self, message: messages.ReplyFinished) -> None:
-        reply, error = message.event.message, message.event.error
-        error_text = error.display if error else None
-        view = self.chat.view_for(reply.id)
-        if view is not None:
-            await view.finish(reply, error_text)
-        self._reply_over = True
-        if self.streaming_id == reply.id:
-            self.streaming_id = None
-        self.refresh_bindings()  # "Cancel reply" leaves the footer now, not when the worker ends
-        if self._cancelled:
-            self._cancelled = False
-            self.notify("Reply cancelled: what arrived is kept; ctrl+r asks again.")
-        elif error_text and reply.conversation_id == self.conversation_id:
-            self.notify(error_text, title="Reply failed", severity="error", markup=False)
+        await self.replies.finished(message.event)
 
     @on(messages.CompactionStarted)
     async def _compaction_started(self, message: messages.CompactionStarted) -> None:
@@ -306,8 +230,7 @@ class MainScreen(BranchView):
         if not self.app.replying:
             self.notify("No reply is streaming.", severity="warning")
             return
-        self._cancelled = True
-        self.app.cancel_reply()
+        self.app.cancel_reply()  # the worker's end says it was cancelled (tui/reply_flow.py)
 
     def action_retry(self) -> None:
         """Ask again for the last reply (after an error or a cut-off)."""
@@ -319,7 +242,6 @@ class MainScreen(BranchView):
         if self.app.replying:
             self.notify("A reply is still streaming.", severity="warning")
             return
-        self._reply_over = self._cancelled = False
         self.app.send_reply(self.conversation.id, None)
 
     def _selected_or_last(self) -> int | None:
@@ -361,102 +283,23 @@ class MainScreen(BranchView):
 
     def action_compact(self) -> None:
         """Compact the conversation now (in the background)."""
-        if self.conversation is None:
-            return
-        self.notify("Compacting now…", timeout=2)
-        self.app.compact(self.conversation.id)
-
-    def _highlighted_or_active(self) -> Summary | None:
-        """The version highlighted in the timeline when it has the focus, else the active."""
-        timeline = self.timeline
-        focused = self.focused is not None and timeline in self.focused.ancestors
-        if focused and (summary := timeline.highlighted) is not None:
-            return summary
-        return next((s for s in timeline.summaries if s.id == timeline.active_id), None) or next(
-            (s for s in timeline.summaries if s.status == "completed"), None
-        )
+        self.summary_commands.compact()
 
     async def action_inspect_summary(self, summary: Summary | None = None) -> None:
         """Open the inspector on the highlighted (or active) summary version."""
-        from tui_chat.tui.screens.inspector import InspectorScreen
-
-        await self.refresh_timeline()
-        summary = summary or self._highlighted_or_active()
-        if summary is None or self.conversation is None:
-            self.notify("No summary yet: ctrl+g compacts now.", severity="warning")
-            return
-        parent = next((s for s in self.timeline.summaries if s.id == summary.parent_id), None)
-        active = summary.id == self.conversation.active_summary_id
-        kept = await self.app.service.summaries.retention(self.conversation.id, summary)
-        await self.app.push_screen(
-            InspectorScreen(summary, parent, active=active, retention=kept),
-            self._inspector_closed,
-        )
-
-    async def _inspector_closed(self, choice: Activate | Regenerate | None) -> None:
-        from tui_chat.tui.screens.inspector import Activate, Regenerate
-
-        if isinstance(choice, Activate):
-            await self.activate_version(choice.version)
-        elif isinstance(choice, Regenerate):
-            self.regenerate(choice.summary, choice.instructions)
+        await self.summary_commands.inspect(summary)
 
     @on(SummaryTimeline.Inspect)
     async def _inspect(self, event: SummaryTimeline.Inspect) -> None:
-        await self.action_inspect_summary(event.summary)
-
-    async def activate_version(self, version: int) -> None:
-        """Put a summary version in force (0: none) and refresh the panels."""
-        if self.conversation is None:
-            return
-        await self.app.service.summaries.activate(self.conversation.id, version)
-        label = f"v{version}" if version else "no summary (everything raw)"
-        self.notify(f"Summary in force: {label}.")
-        await self.refresh_summaries()
+        await self.summary_commands.inspect(event.summary)
 
     async def action_roll_back_summary(self) -> None:
         """Put the previous completed version in force (none before v1)."""
-        await self.refresh_timeline()
-        timeline = self.timeline
-        active = next((s for s in timeline.summaries if s.id == timeline.active_id), None)
-        if active is None:
-            self.notify("No summary is in force: nothing to roll back.", severity="warning")
-            return
-        older = [
-            s for s in timeline.summaries if s.status == "completed" and s.version < active.version
-        ]
-        await self.activate_version(older[0].version if older else 0)
+        await self.summary_commands.roll_back()
 
-    def regenerate(self, summary: Summary, instructions: str | None) -> None:
-        """Start regenerating a version in the background."""
-        if self.conversation is None:
-            return
-        self.notify(f"Regenerating summary v{summary.version}…", timeout=2)
-        self.app.regenerate(self.conversation.id, summary.version, instructions or None)
-
-    async def regenerated(self, summary: Summary) -> None:
-        """A regeneration finished: say whether the new version is the one in force."""
-        if self.conversation is None or summary.conversation_id != self.conversation.id:
-            return
-        await self.refresh_summaries()
-        if self.timeline.active_id == summary.id:
-            self.notify(f"Summary v{summary.version} is now the active version.")
-        else:
-            self.notify(f"Summary v{summary.version} kept aside (another version is active).")
-
-    @work(exit_on_error=False)
-    async def action_regenerate_summary(self) -> None:
+    def action_regenerate_summary(self) -> None:
         """Regenerate the highlighted (or active) version, asking for instructions."""
-        from tui_chat.tui.screens.inspector import regenerate_prompt
-
-        await self.refresh_timeline()
-        summary = self._highlighted_or_active()
-        if summary is None:
-            self.notify("No completed summary to regenerate.", severity="warning")
-            return
-        instructions = await self.app.push_screen_wait(regenerate_prompt(summary))
-        if instructions is not None:
-            self.regenerate(summary, instructions.strip())
+        self.run_worker(self.summary_commands.ask_regenerate(), exit_on_error=False)
 
     def action_search(self) -> None:
         """Search every conversation and jump to the chosen message."""

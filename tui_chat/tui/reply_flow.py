@@ -1,0 +1,141 @@
+"""A reply's turn on the chat screen: its one end, and the prompts queued while it runs.
+
+:class:`ReplyFlow` is held by the chat screen (composition, not a base class). A reply ends by
+one route, the engine's ``ReplyFinished`` event: it carries the reply as stored, its error and
+whether the user cancelled it, so the screen finishes the reply's widget, says how it ended and
+drops "Cancel reply" from it alone (no flag remembers a cancel). The reply worker's end is not a
+second end of the reply but the end of the *send*: the app posts :class:`ReplyEnded` to the
+screen, and only then may the next queued prompt go out (the send lease and the calibration
+are done), the figures be read again, and a prompt the engine refused before storing it come
+back to the composer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.message import Message as TextualMessage
+from textual.worker import Worker
+
+from tui_chat.core.attachments import AttachmentError, check_request
+from tui_chat.tui.queued import Queued
+
+if TYPE_CHECKING:
+    from tui_chat.engine.events import ReplyFinished
+    from tui_chat.engine.send import SendOutcome
+    from tui_chat.tui.screens.branching import BranchView
+    from tui_chat.tui.widgets.composer import Composer
+
+
+class ReplyEnded(TextualMessage):
+    """The reply worker ended: the send is over (posted by the app to the chat screen).
+
+    Args:
+        worker: The ended worker: its error when the send was refused or broke.
+    """
+
+    def __init__(self, worker: Worker[SendOutcome]) -> None:
+        super().__init__()
+        self.worker = worker
+
+
+class ReplyFlow:
+    """What waits for a reply to end, and what its end does on the screen.
+
+    Args:
+        screen: The chat screen: it shows the reply, holds the draft tray and the composer,
+            and sends (a fork for an edited prompt).
+    """
+
+    def __init__(self, screen: BranchView) -> None:
+        self._screen = screen
+        self.queued: list[Queued] = []
+        """Prompts sent when the reply ends, oldest first."""
+
+    @property
+    def busy(self) -> bool:
+        """Whether a new prompt must wait: a reply runs, prompts wait already, or an edited
+        prompt's fork is being made."""
+        return self._screen.app.replying or bool(self.queued) or self.forking
+
+    @property
+    def forking(self) -> bool:
+        """Whether an edited prompt's fork is being made (no reply yet)."""
+        return any(w.name == "_send_edit" and not w.is_finished for w in self._screen.workers)
+
+    def queue(self, composer: Composer, text: str) -> None:
+        """Keep the draft (and its files) to send when the reply ends; the composer is free
+        for the next prompt (never glued to the next one typed — issue 22)."""
+        screen = self._screen
+        if screen.conversation is None:
+            return
+        try:
+            check_request([a.ref() for a in screen.tray.pending])
+        except AttachmentError as exc:
+            composer.restore(text)
+            screen.notify(f"{exc}; nothing was queued", severity="error", markup=False)
+            return
+        composer.remember(text)
+        # Typed while an edit's fork is made: it goes to the fork (the conversation shown then).
+        target = None if self.forking else screen.conversation.id
+        files, editing = screen.tray.take()
+        self.queued.append(Queued(target, text, files, editing))
+        screen.notify("Queued: it is sent when the reply ends (escape cancels the reply).")
+        self.show()
+
+    def send_next(self) -> None:
+        """Send the oldest queued prompt (as a fork when it was an edit)."""
+        screen = self._screen
+        queued = self.queued.pop(0)
+        if queued.editing is None and (target := queued.conversation_id or screen.conversation_id):
+            screen.app.send_reply(target, queued.text, queued.files)
+        else:
+            screen._send_edit(queued.editing, queued.text, queued.files)
+        self.show()
+
+    def keep(self) -> None:
+        """Before quitting: prompts still queued become their conversation's draft."""
+        screen = self._screen
+        drafts: dict[str, list[str]] = {}
+        for queued in self.queued:
+            if target := queued.conversation_id or screen.conversation_id:
+                drafts.setdefault(target, []).append(queued.text)
+        for conversation_id, texts in drafts.items():
+            if conversation_id == screen.conversation_id and screen.composer.text.strip():
+                texts.append(screen.composer.text)
+            screen.app.drafts.note(conversation_id, "\n\n".join(texts))
+        self.queued.clear()
+
+    def show(self) -> None:
+        """Say on the composer how many prompts wait for the reply to end."""
+        count = len(self.queued)
+        self._screen.composer.border_subtitle = (
+            f"⏳ {count} prompt{'s' if count > 1 else ''} queued: sent when the reply ends"
+            if count
+            else None
+        )
+
+    async def finished(self, event: ReplyFinished) -> None:
+        """The reply ended (stored complete, cut off, cancelled or failed): show it as stored,
+        say how it ended."""
+        screen = self._screen
+        reply, error = event.message, event.error
+        view = screen.chat.view_for(reply.id)
+        if view is not None:
+            await view.finish(reply, error.display if error else None)
+        if screen.streaming_id == reply.id:
+            screen.streaming_id = None  # "Cancel reply" leaves the footer
+        if event.cancelled:
+            screen.notify("Reply cancelled: what arrived is kept; ctrl+r asks again.")
+        elif error is not None and reply.conversation_id == screen.conversation_id:
+            screen.notify(error.display, title="Reply failed", severity="error", markup=False)
+
+    async def ended(self, worker: Worker[SendOutcome]) -> None:
+        """The send is over: refresh the figures (the title may have changed too), send the
+        next queued prompt, and give back a prompt refused before it was stored."""
+        screen = self._screen
+        screen.refresh_bindings()
+        await screen.reload()
+        if self.queued and not screen.app.replying:
+            self.send_next()
+        await screen.unsent_back(worker.error)  # refused: its text and files come back
