@@ -147,6 +147,57 @@ def test_cli_is_typed_without_any() -> None:
     assert not offenders, f"Any in the CLI: {offenders}"
 
 
+MAX_CLASS_MEMBERS = 40
+"""No class of the package defines more members than this: cohesion, not inheritance chains."""
+
+
+def class_members(node: ast.ClassDef) -> set[str]:
+    """What a class body defines: methods, properties, nested classes and class attributes
+    (a dataclass's fields are its data, not members; dunder names are left out)."""
+    decorators = [ast.unparse(d) for d in node.decorator_list]
+    dataclass = any(d.split("(")[0].endswith("dataclass") for d in decorators)
+    names: set[str] = set()
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(item.name)
+        elif isinstance(item, ast.Assign):
+            names |= {t.id for t in item.targets if isinstance(t, ast.Name)}
+        elif (
+            isinstance(item, ast.AnnAssign)
+            and isinstance(item.target, ast.Name)
+            and (not dataclass or "ClassVar" in ast.unparse(item.annotation))
+        ):
+            names.add(item.target.id)
+    return {name for name in names if not (name.startswith("__") and name.endswith("__"))}
+
+
+def big_classes(paths: list[Path], limit: int, root: Path = ROOT) -> dict[str, int]:
+    """Classes of ``paths`` that define more than ``limit`` members, with their count."""
+    found: dict[str, int] = {}
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and len(members := class_members(node)) > limit:
+                found[f"{path.relative_to(root)}:{node.name}"] = len(members)
+    return found
+
+
+def test_member_check_can_fail(tmp_path: Path) -> None:
+    methods = "".join(f"    def m{i}(self) -> None: ...\n" for i in range(MAX_CLASS_MEMBERS))
+    big = tmp_path / "big.py"
+    big.write_text(f"class Big:\n    LIMIT = 1\n    size: int = 2\n{methods}")
+    fields = "".join(f"    f{i}: int = {i}\n" for i in range(MAX_CLASS_MEMBERS + 1))
+    data = tmp_path / "data.py"
+    data.write_text(f"from dataclasses import dataclass\n\n@dataclass\nclass Data:\n{fields}")
+    assert big_classes([big, data], MAX_CLASS_MEMBERS, tmp_path) == {
+        "big.py:Big": MAX_CLASS_MEMBERS + 2
+    }
+
+
+def test_no_class_over_the_member_limit() -> None:
+    found = big_classes(_modules(), MAX_CLASS_MEMBERS)
+    assert not found, f"classes over {MAX_CLASS_MEMBERS} members: {found}"
+
+
 ENGINE_INSIDES = {"store", "client", "worker", "session", "engine", "requests", "drafts", "counter"}
 """What ChatService holds for its own use: the front ends go through its methods and its
 use-case services (conversations' summaries, branches, transfer), never through these."""

@@ -17,6 +17,7 @@ from tui_chat.tui.app import ChatApp
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.message_view import MessageView
+from tui_chat.tui.widgets.pages import Pages
 
 
 async def _send(pilot: object, text: str) -> None:
@@ -308,7 +309,7 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         pane = app.query_one(ChatPane)
-        assert [v.message_id for v in pane.views] == ids[-ChatPane.FIRST_PAGE :]
+        assert [v.message_id for v in pane.views] == ids[-Pages.FIRST_PAGE :]
         assert pane.has_older
         await pilot.press("f5")
         assert pane.selected == ids[-1]
@@ -321,7 +322,7 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
             await until(pilot, lambda: pane.selected != oldest)  # noqa: B023
             await settle(pilot)  # and the page the scroll to the top asked for
         # (at least: selecting the first mounted message scrolls to the top, which pages too)
-        assert ids.index(pane.selected) <= len(ids) - 1 - ChatPane.FIRST_PAGE - ChatPane.PAGE * 3
+        assert ids.index(pane.selected) <= len(ids) - 1 - Pages.FIRST_PAGE - Pages.PAGE * 3
         mounted = [v.message_id for v in pane.views]
         assert len(mounted) <= ChatPane.MAX_MOUNTED
         assert mounted == sorted(mounted)
@@ -336,13 +337,13 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
         window = [v.message_id for v in pane.views]
         # Still the neighbourhood of the selection, not just the latest page.
         assert following in window and mounted[-1] in window
-        assert window[0] < ids[-ChatPane.PAGE]
+        assert window[0] < ids[-Pages.PAGE]
         assert len(window) <= ChatPane.MAX_MOUNTED and window == sorted(window)
         # The end key jumps back to the latest page.
         await pilot.press("end")
         await until(pilot, lambda: not pane.has_newer and pane.selected == ids[-1])
         window = [v.message_id for v in pane.views]
-        assert window[-ChatPane.FIRST_PAGE :] == ids[-ChatPane.FIRST_PAGE :]
+        assert window[-Pages.FIRST_PAGE :] == ids[-Pages.FIRST_PAGE :]
         assert pane.selected == ids[-1]
         assert not pane.has_newer
 
@@ -358,7 +359,7 @@ async def test_scrolling_to_the_top_pages_older_messages_in(
         pane = app.query_one(ChatPane)
         first_shown = pane.views[0]
         pane.scroll_home(animate=False, immediate=True)
-        shown = ChatPane.FIRST_PAGE + ChatPane.PAGE
+        shown = Pages.FIRST_PAGE + Pages.PAGE
         await until(pilot, lambda: len(pane.views) == shown)
         assert [v.message_id for v in pane.views] == ids[-shown:]
         # The place is kept (after the page's first refresh): what was the first message is

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from tui_chat.core.models import Message
     from tui_chat.core.request import Breakdown, BuiltRequest
-    from tui_chat.tui.widgets.chat_pane import MessageSource
+    from tui_chat.tui.widgets.pages import MessageSource
 
 
 def breakdown_table(breakdown: Breakdown) -> Content:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import ClassVar
 
 from textual.actions import SkipAction
 from textual.binding import BindingType
@@ -21,33 +21,13 @@ from textual.reactive import reactive
 from textual.worker import Worker
 
 from tui_chat.core.models import Message
-from tui_chat.core.unanswered import unanswered_prompts
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.widgets.message_range import MessageRange
 from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.navigation import NavigationMode
+from tui_chat.tui.widgets.pages import MessageSource, Pages, mark_left_out
 from tui_chat.tui.widgets.reply_keys import ReplyKeys
-
-
-class MessageSource(Protocol):
-    """Where the chat pane reads a conversation's messages (a ``ChatService`` is one)."""
-
-    async def messages(
-        self,
-        conversation_id: str,
-        *,
-        before_id: int | None = None,
-        after_id: int | None = None,
-        limit: int = 50,
-    ) -> list[Message]:
-        """Up to ``limit`` messages, oldest first: the newest ones, those just before
-        ``before_id``, or those just after ``after_id``."""
-        ...
-
-    async def pinned_ids(self, conversation_id: str) -> set[int]:
-        """Ids of the conversation's pinned messages."""
-        ...
 
 
 class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focus=True):
@@ -58,13 +38,6 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
         id: The widget id.
     """
 
-    PAGE: ClassVar[int] = 50
-    """Messages fetched per page when paging."""
-    FIRST_PAGE: ClassVar[int] = 20
-    """Messages mounted when a conversation opens: enough to fill a tall terminal, few enough
-    that the first frame comes fast (each Markdown widget costs its layout)."""
-    AFTER_HIT: ClassVar[int] = 6
-    """Messages shown after a message jumped to (a search hit): its reply and a little more."""
     MAX_MOUNTED: ClassVar[int] = 150
     """Most message widgets mounted at once."""
 
@@ -111,6 +84,8 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
     def __init__(self, source: MessageSource, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._source = source
+        self.pages = Pages(source)
+        """Reads the pages (their sizes: :class:`Pages`)."""
         self.conversation_id: str | None = None
         self.has_older = False
         self.has_newer = False
@@ -146,23 +121,6 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
                 return view
         return None
 
-    async def _page(self, before_id: int | None, size: int = 0) -> tuple[list[Message], bool]:
-        """One page ending before ``before_id``, and whether more exist before it."""
-        assert self.conversation_id is not None
-        size = size or self.PAGE
-        page = await self._source.messages(
-            self.conversation_id, before_id=before_id, limit=size + 1
-        )
-        more = len(page) > size
-        return (page[1:] if more else page), more
-
-    async def _page_after(self, after_id: int, size: int = 0) -> tuple[list[Message], bool]:
-        """One page starting after ``after_id``, and whether more exist after it."""
-        assert self.conversation_id is not None
-        size = size or self.PAGE
-        page = await self._source.messages(self.conversation_id, after_id=after_id, limit=size + 1)
-        return page[:size], len(page) > size
-
     def _views(self, page: list[Message]) -> list[MessageView]:
         """A view for each message of ``page``, pinned ones marked."""
         marks = self.branch_marks
@@ -177,13 +135,12 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
         """
         self.conversation_id = conversation_id
         self._pinned = await self._source.pinned_ids(conversation_id)
-        page, self.has_older = await self._page(
-            None if around is None else around + 1, self.FIRST_PAGE
-        )
+        before = None if around is None else around + 1
+        page, self.has_older = await self.pages.before(conversation_id, before, Pages.FIRST_PAGE)
         self.has_newer = False
         if around is not None:
             # The hit comes with what follows it (its reply, at least), not as the last line.
-            after, self.has_newer = await self._page_after(around, self.AFTER_HIT)
+            after, self.has_newer = await self.pages.after(conversation_id, around, Pages.AFTER_HIT)
             page += after
         await self._replace(page)
         if around is not None and self.view_for(around) is not None:
@@ -195,7 +152,7 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
         """Show the conversation's first page and select its first message."""
         if self.conversation_id is None:
             return
-        page, self.has_newer = await self._page_after(0)
+        page, self.has_newer = await self.pages.after(self.conversation_id, 0)
         self.has_older = False
         await self._replace(page)
         if views := self.views:
@@ -217,20 +174,7 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
             view.set_last(False)
         if views and not self.has_newer:
             views[-1].set_last(True)
-        self._mark_left_out(views)
-
-    def _mark_left_out(self, views: list[MessageView]) -> None:
-        """Mark the turns of failed prompts that later requests leave out (core/unanswered)."""
-        messages = [v.message for v in views]
-        # The last turn shown is never judged: at the end it is the prompt a retry sends, and
-        # in a window cut short its reply may lie below (issue 22: a search hit was marked).
-        prompts = {m.id for m in unanswered_prompts(messages, keep_last=True)}
-        turn: int | None = None
-        for view in views:
-            message = view.message
-            if message.role == "user" and not message.has_tool_result:
-                turn = message.turn if message.id in prompts else None
-            view.set_left_out(turn is not None and message.turn == turn)
+        mark_left_out(views)
 
     async def load_older(self) -> bool:
         """Mount the page before the oldest mounted message.
@@ -248,7 +192,7 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
         self._loading = True
         try:
             first = views[0]
-            page, self.has_older = await self._page(first.message_id)
+            page, self.has_older = await self.pages.before(self.conversation_id, first.message_id)
             if not page:
                 return False
             offset = first.virtual_region.y - self.scroll_y
@@ -318,7 +262,7 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
         self._loading = True
         try:
             last = views[-1]
-            page, self.has_newer = await self._page_after(last.message_id)
+            page, self.has_newer = await self.pages.after(self.conversation_id, last.message_id)
             if not page:
                 self._mark_last()
                 return False
