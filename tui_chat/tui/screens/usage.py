@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
@@ -93,9 +94,11 @@ class UsageScreen(ModalScreen[None]):
             return
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        table.add_columns(*columns(report))
-        for row in report.rows:
-            table.add_row(*row_cells(row))
+        cells = [row_cells(row) for row in report.rows]
+        for index, label in enumerate(columns(report)):  # widths set: never cut to the label
+            table.add_column(label, width=max([len(label), *(len(r[index]) for r in cells)]))
+        for period, model, *figures in cells:
+            table.add_row(period, model, *(Text(f, justify="right") for f in figures))
         periods = len(report.totals())
         status = f"{periods} {self.by}{'s' if periods != 1 else ''}" if report.rows else "no usage"
         self.query_one("#usage-title", Static).update(self._title(status))

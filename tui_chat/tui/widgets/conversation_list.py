@@ -164,19 +164,23 @@ class ConversationList(Vertical, NavigationMode):
         info = row.info
         conv = info.conversation
         marker = "▶ " if conv.id == self.current_id else "  "
-        cost = f"{usd(info.cost_usd)} · " if info.cost_usd else ""  # nothing sent: no figure
+        cost = f" {usd(info.cost_usd)}" if info.cost_usd else ""  # nothing sent: no figure
         branches = f" ⑂{row.branches}" if row.branches > 1 else ""  # its branches
+        width = 28 - len(cost) - len(branches)
+        title = one_line(row.title, width)
+        title = title.ljust(width) if cost else title  # the cost at the right
         return Content("\n").join(
             [
                 Content.assemble(
                     (marker, "bold $text-accent"),
-                    inert_content(one_line(row.title, 28 - len(branches)), "bold"),
+                    inert_content(title, "bold"),
                     (branches, "$text-accent"),
+                    (cost, "$text-muted"),
                 ),
                 Content.assemble(
                     (
                         f"  {info.message_count} msgs · {tokens(info.token_count)} tok · "
-                        f"{cost}{age(row.updated_at, now)}",
+                        f"{age(row.updated_at, now)}",
                         "$text-muted",
                     ),
                     (" · archived" if conv.archived_at else "", "$text-warning"),
