@@ -45,8 +45,8 @@ BRANCHING_NAMES = [
     "Paste image",
     "Remove attached file",
     "Copy code block",
-    "Previous version (branch)",
-    "Next version (branch)",
+    "Previous version",
+    "Next version",
 ]
 """Issue 13's palette commands (issue 20's Paste image and branch versions, issue 22's Remove
 attached file), after the design's."""

@@ -52,6 +52,13 @@ class Key:
         )
 
 
+def _version(step: int) -> Action:
+    """``[`` / ``]``: the previous / next version where the branches part (``‹ n/m ›``)."""
+    name = "Previous version" if step < 0 else "Next version"
+    text = f"{name} of the message marked ‹ n/m › (another branch of the conversation)"
+    return Action(f"app.switch_version({step})", name, text, False, False, name, text)
+
+
 ACTIONS: Final[dict[str, Action]] = {
     # -- the main screen, in the order of the command palette -------------------------------
     "new_conversation": Action(
@@ -221,22 +228,8 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Copy code block",
         palette_help="Copy a fenced code block of the selected message (again: the next one)",
     ),
-    "previous_version": Action(
-        "app.switch_version(-1)",
-        "‹ Version",
-        "Show the previous version where the branches part (‹ n/m ›)",
-        show=False,
-        palette="Previous version (branch)",
-        palette_help="Show the branch with the previous version of the message marked ‹ n/m ›",
-    ),
-    "next_version": Action(
-        "app.switch_version(1)",
-        "Version ›",
-        "Show the next version where the branches part (‹ n/m ›)",
-        show=False,
-        palette="Next version (branch)",
-        palette_help="Show the branch with the next version of the message marked ‹ n/m ›",
-    ),
+    "previous_version": _version(-1),
+    "next_version": _version(1),
     "usage": Action(
         "app.usage",
         "Usage",
