@@ -95,6 +95,7 @@ try:
         sign,
     )
     from tests.fake_continuation import summary_sources
+    from tests.fake_recall import check_search_results, recall_reply
     from tests.fake_web import (
         ReplyRequestError,
         block_events,
@@ -113,6 +114,7 @@ except ImportError:  # run as a script: tests/ is on sys.path, the repository ro
         sign,
     )
     from fake_continuation import summary_sources  # type: ignore[no-redef]
+    from fake_recall import check_search_results, recall_reply  # type: ignore[no-redef]
     from fake_web import (  # type: ignore[no-redef]
         ReplyRequestError,
         block_events,
@@ -1178,6 +1180,7 @@ class _Handler(BaseHTTPRequestHandler):
             if self.fake.validate:
                 self.fake._validate(body)
                 check_reply_request(body, self.fake.adaptive_ok, self.fake.signature)
+                check_search_results(body)
             self.fake._validate_compaction(body, record.headers, asks=record.is_compaction)
         except _InvalidRequest as exc:
             record.behaviour = "invalid"
@@ -1354,6 +1357,10 @@ class _Reply:
             if found is not None and behaviour.kind == "reply" and behaviour.text is None:
                 web, counts = found
                 text = "".join(b["text"] for b in web if b["type"] == "text")
+            cited = recall_reply(body, prompt) if found is None else None
+            if cited is not None and behaviour.kind == "reply" and behaviour.text is None:
+                web = cited  # text citing the request's search results (tests/fake_recall.py)
+                text = "".join(b["text"] for b in web)
         elif behaviour.thinking is not None:
             thinking = behaviour.thinking
         thought = fake_tokens(thinking) + 8 if thinking is not None else 0  # omitted text: 8

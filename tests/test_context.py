@@ -227,10 +227,15 @@ def test_memory_block_carries_the_breakpoint_and_recall_rides_in_the_new_message
     )
     # The excerpts open the new message, after the cached history: they change per request.
     messages = built.request["messages"]
-    excerpts, own = messages[-1]["content"]
-    assert "noted" in excerpts["text"] and f"#{old[1].id}" in excerpts["text"]
+    legend, excerpts, own = messages[-1]["content"]
+    assert legend["text"].startswith("# Recalled")
+    # One search_result a day, its passages cited by their ``#id role:`` labels.
+    assert excerpts["type"] == "search_result" and excerpts["citations"] == {"enabled": True}
+    assert excerpts["source"] == old[1].created_at[:10]
+    (passage,) = excerpts["content"]
+    assert "noted" in passage["text"] and passage["text"].startswith(f"#{old[1].id} ")
     assert own["text"] == "what next?"
-    assert "cache_control" not in excerpts and "cache_control" not in own
+    assert all("cache_control" not in block for block in (legend, excerpts, own))
     assert messages[-2]["content"][-1]["cache_control"] == {"type": "ephemeral"}
     assert built.anchor_ids == (old[0].id,)
     assert built.recalled_ids == (old[1].id,)
@@ -321,7 +326,8 @@ def test_huge_recalled_message_is_cut_to_the_budget() -> None:
     built = build_request(inputs(raw, summary_=summary(huge.id), recalled=[huge]))
     assert built.recalled_ids == (huge.id,)
     assert built.breakdown.sections["recall"] <= WINDOW.recall_budget_tokens
-    assert built.request["messages"][-1]["content"][0]["text"].endswith("[…]")
+    result = built.request["messages"][-1]["content"][1]
+    assert result["type"] == "search_result" and result["content"][0]["text"].endswith("[…]")
 
 
 # -- raw message hygiene ----------------------------------------------------------------------

@@ -12,6 +12,7 @@ from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, ready, settle, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
+from tui_chat.tui.app import ChatApp
 from tui_chat.tui.commands import PALETTE
 from tui_chat.tui.screens.inspector import InspectorScreen
 from tui_chat.tui.screens.main import MainScreen
@@ -50,6 +51,8 @@ BRANCHING_NAMES = [
 ]
 """Issue 13's palette commands (issue 20's Paste image and branch versions, issue 22's Remove
 attached file), after the design's."""
+RECALL_NAMES = ["Go to cited message"]
+"""Issue 19's cited recall (run on the app: it selects in the chat pane)."""
 
 
 def _cards(timeline: SummaryTimeline) -> list[SummaryCard]:
@@ -252,9 +255,13 @@ async def test_regenerate_with_instructions_from_the_inspector(
 
 
 async def test_palette_offers_exactly_the_design_commands(service: ChatService) -> None:
-    assert [name for name, _, _ in PALETTE] == DESIGN_NAMES + BRANCHING_NAMES
+    names = [name for name, _, _ in PALETTE]
+    assert names[: len(DESIGN_NAMES + BRANCHING_NAMES)] == DESIGN_NAMES + BRANCHING_NAMES
+    assert names[-len(RECALL_NAMES) :] == RECALL_NAMES
     for _, action, _ in PALETTE:
-        assert callable(getattr(MainScreen, f"action_{action}", None)), action
+        owner = ChatApp if action.startswith("app.") else MainScreen
+        name = action.removeprefix("app.").split("(")[0]
+        assert callable(getattr(owner, f"action_{name}", None)), action
     app = make_app(service)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)

@@ -163,7 +163,8 @@ class TokenCounter:
         """Count one content block.
 
         Text and thinking count their text; ``tool_use`` its name and JSON input;
-        ``tool_result`` its content (a string or nested blocks); images and binary documents
+        ``tool_result`` its content (a string or nested blocks); ``search_result`` its source,
+        title and text blocks; images and binary documents
         :data:`IMAGE_TOKENS`; an attached file (``attachment``) its documented estimate
         (:func:`tui_chat.core.attachments.ref_tokens`); any other block its JSON. Structured
         blocks add :data:`BLOCK_OVERHEAD_TOKENS`.
@@ -194,6 +195,14 @@ class TokenCounter:
             if isinstance(inner, list):
                 return BLOCK_OVERHEAD_TOKENS + self.count_content(inner)
             return BLOCK_OVERHEAD_TOKENS
+        if kind == "search_result":  # what the model reads: source, title, the text blocks
+            inner = block.get("content")
+            return (
+                BLOCK_OVERHEAD_TOKENS
+                + self.count(str(block.get("source") or ""))
+                + self.count(str(block.get("title") or ""))
+                + (self.count_content(inner) if isinstance(inner, list) else 0)
+            )
         if kind == "image":
             return IMAGE_TOKENS
         if is_ref(block):

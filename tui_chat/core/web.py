@@ -18,12 +18,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from tui_chat.core.recall_cites import block_marks, recalled_ids
+
 __all__ = [
     "Source",
     "WebResult",
     "activity",
     "cited_text",
     "domain",
+    "has_citations",
     "markdown_body",
     "results",
     "sources",
@@ -141,8 +144,15 @@ def sources(content: Iterable[Mapping[str, Any]]) -> list[Source]:
     ]
 
 
+def has_citations(content: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether a message's text cites web pages or recalled messages."""
+    blocks = list(content)
+    return bool(sources(blocks) or recalled_ids(blocks))
+
+
 def cited_text(content: Iterable[Mapping[str, Any]]) -> str:
-    """A message's text with ``[n]`` after each cited block (``n`` from :func:`sources`)."""
+    """A message's text with ``[n]`` after each cited block (``n`` from :func:`sources`) and
+    ``[#id]`` after each passage cited from recall (:mod:`tui_chat.core.recall_cites`)."""
     blocks = list(content)
     numbers = {source.url: source.number for source in sources(blocks)}
     parts: list[str] = []
@@ -159,6 +169,7 @@ def cited_text(content: Iterable[Mapping[str, Any]]) -> str:
             )
             if number is not None and f"[{number}]" not in marks:
                 marks.append(f"[{number}]")
+        marks += block_marks(block)
         body = text.rstrip()
         parts.append(body + "".join(marks) + text[len(body) :])
     return "".join(parts)
@@ -180,13 +191,15 @@ def markdown_body(content: Sequence[Mapping[str, Any]], text: str, *, markdown: 
     Markdown: thinking folded in ``<details>``, what the reply searched and read as quoted
     lines, its text with ``[n]`` citation marks, and the cited pages as reference links
     (``[n]: URL "title"``). Plain text: ``[thinking: N words]``, ``[searched …]`` lines, the
-    marked text and ``[n] title — URL`` lines. ``text`` alone when the reply has none of these.
+    marked text and ``[n] title — URL`` lines; a reply citing recalled passages has ``[#id]``
+    after them and a line naming those messages. ``text`` alone when the reply has none of
+    these.
     """
     thinking = "\n\n".join(
         str(b.get("thinking") or "") for b in content if b.get("type") == "thinking"
     ).strip()
-    lines, cited = web_lines(content), sources(content)
-    if not thinking and not lines and not cited:
+    lines, cited, recalled = web_lines(content), sources(content), recalled_ids(content)
+    if not thinking and not lines and not cited and not recalled:
         return text
     parts: list[str] = []
     if thinking and markdown:
@@ -195,11 +208,14 @@ def markdown_body(content: Sequence[Mapping[str, Any]], text: str, *, markdown: 
         parts.append(f"[thinking: {len(thinking.split())} words]")
     if lines:
         parts.append("\n".join(f"> {line}" if markdown else f"[{line}]" for line in lines))
-    parts.append(cited_text(content) if cited else text)
+    parts.append(cited_text(content) if cited or recalled else text)
     if cited and markdown:
         parts.append("\n".join(f'[{s.number}]: {s.url} "{s.title}"' for s in cited))
     elif cited:
         parts.append("\n".join(f"[{s.number}] {s.title} — {s.url}" for s in cited))
+    if recalled:
+        ids = ", ".join(f"#{i}" for i in recalled)
+        parts.append(f"{'> ' if markdown else ''}Cited from earlier in this conversation: {ids}")
     return "\n\n".join(part for part in parts if part)
 
 

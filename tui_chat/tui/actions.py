@@ -238,6 +238,13 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Usage and cost",
         palette_help="What the API cost per day or month and model, summaries included",
     ),
+    "jump_cited": Action(
+        "app.jump_cited",
+        "Cited",
+        show=False,
+        palette="Go to cited message",
+        palette_help="Select the next message the selected reply cites from recall (r)",
+    ),
     "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
     # Priority: the keys typed right after it are commands, not text.
     "focus_messages": Action("focus_messages", "Navigate", "Navigation mode", False, True),
@@ -274,6 +281,9 @@ ACTIONS: Final[dict[str, Action]] = {
     "chat.fork": Action("screen.fork_conversation", "Fork", "Fork: a new branch from here"),
     "chat.thinking": Action("toggle_thinking", "Thinking", "Open or fold this reply's thinking"),
     "chat.links": Action("copy_links", "Links", "Copy the web pages this reply cites or read"),
+    "chat.cited": Action(
+        "jump_cited", "Cited", "Go to the messages this reply cites from recall (next each press)"
+    ),
     # -- the conversation list ---------------------------------------------------------------
     "conversations.new": Action("new", "New"),
     "conversations.rename": Action("rename", "Rename"),
@@ -364,6 +374,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("u", "chat.links", command=True),
         Key("left_square_bracket", "previous_version", command=True, key_display="["),
         Key("right_square_bracket", "next_version", command=True, key_display="]"),
+        Key("r", "chat.cited", command=True),
         Key("i", "chat.compose", command=True),
     ),
     "timeline": (

@@ -211,3 +211,7 @@ class ChatApp(ChatHost):
 
         if not isinstance(self.screen, UsageScreen):
             await self.push_screen(UsageScreen(self.service))
+
+    async def action_jump_cited(self) -> None:
+        """Go to the message the selected reply cites from recall (the palette's entry)."""
+        await self.main_screen.chat.action_jump_cited()

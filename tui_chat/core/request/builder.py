@@ -49,6 +49,7 @@ from tui_chat.core.request.render import (
     MEMORY_PREAMBLE,
     PARAGRAPH,
     anchors_section,
+    recall_blocks,
     summary_section,
     summary_section_header,
 )
@@ -208,6 +209,7 @@ class _Builder:
             summary=PARAGRAPH.join(t for t in (summary_text, ledger_text) if t),
             anchors=anchors_text,
             recall=recall_text(recall),
+            recall_blocks=recall_blocks([(entry.passage, entry.text) for entry in recall]),
             block=self.block if shed.summary else None,
         )
         preamble = count(MEMORY_PREAMBLE)

@@ -5,7 +5,8 @@ Messages layout::
     system   = [base system prompt]
                [memory: summary + pinned messages older than the raw window]  <- cache breakpoint
     messages = raw turns after the summary's coverage
-               + the new user message: [recalled excerpts] [its own content]
+               + the new user message: [recalled excerpts: legend, one search_result a day]
+                                       [its own content]
 
 Single-message layout (``single_user_message``): one user message with
 ``[CONVERSATION CONTEXT]``, ``[RECENT MESSAGES]`` and ``[CURRENT MESSAGE]`` sections.
@@ -83,6 +84,10 @@ class MemoryTexts:
     """The recalled excerpts section."""
     block: ContentBlock | None = None
     """The active ``server`` version's compaction block, sent first in ``messages``."""
+    recall_blocks: Sequence[ContentBlock] = ()
+    """The recalled excerpts as ``search_result`` blocks (:func:`~.render.recall_blocks`),
+    sent instead of the text in the last user message; the text stays the form of the
+    single-message layout and of a preview's system."""
 
 
 class RequestLayout:
@@ -182,7 +187,9 @@ class RequestLayout:
         at = next(
             (i for i, b in enumerate(content) if b.get("type") != "tool_result"), len(content)
         )
-        content.insert(at, {"type": "text", "text": texts.recall})
+        recalled = list(texts.recall_blocks) or [{"type": "text", "text": texts.recall}]
+        content[at:at] = recalled
+        candidate.sections["recall"] = self.counter.count_content(recalled)
         candidate.messages[-1] = {"role": "user", "content": content}
         candidate.recall_in_last = True
 

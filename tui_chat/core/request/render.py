@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tui_chat.core.blocks import message_body
-from tui_chat.core.models import Anchor, Message, Summary
+from tui_chat.core.models import Anchor, ContentBlock, Message, Summary
 from tui_chat.core.request.recall import Passage
 
 MEMORY_PREAMBLE = (
@@ -24,6 +24,9 @@ RECALL_HEADER = (
     "Verbatim, by date: #message id (part i/n of a long one), speaker; … marks a cut."
 )
 """Opens the recalled excerpts."""
+
+RECALL_TITLE = "recalled"
+"""The ``title`` of a day's ``search_result`` block (its ``source`` is the day)."""
 
 PINNED_HEADER = "## Pinned messages (verbatim)"
 """Opens the pinned messages inside the memory block."""
@@ -190,3 +193,41 @@ def recall_section(entries: Sequence[tuple[Passage, str]]) -> str:
             day = this_day
         lines.append(text)
     return "\n".join(lines)
+
+
+def recall_blocks(entries: Sequence[tuple[Passage, str]]) -> list[ContentBlock]:
+    """The recalled passages as Claude's ``search_result`` blocks, so a reply can cite them.
+
+    Claude's docs ("Search results", read 2026-11-26): a ``search_result`` (``source``,
+    ``title``, ``content`` a list of text blocks, ``citations: {"enabled": true}``) may be
+    top-level content of a user message; a citation of it names the result's ``source`` and
+    ``title``, the cited range of its ``content`` blocks and their text. Here the
+    :data:`RECALL_HEADER` legend is a text block, then one result per day (``source`` the
+    day, ``title`` :data:`RECALL_TITLE`) whose blocks are the passages, each labelled as in
+    the text form (``#id role:``), so a citation's text names the message it came from. One
+    result per day instead of per message: a per-message ``source`` and ``title`` cost about
+    12 tokens a passage where the label costs 4 (see RESULTS.md, "Issue 19 item 3").
+
+    Args:
+        entries: ``(passage, entry text)`` pairs made with :func:`passage_entry`, any order.
+
+    Returns:
+        The blocks (empty when there are none); the same entries give the same blocks.
+    """
+    if not entries:
+        return []
+    blocks: list[ContentBlock] = [{"type": "text", "text": RECALL_HEADER}]
+    days: dict[str, list[ContentBlock]] = {}
+    for passage, text in sorted(entries, key=lambda e: e[0].key):
+        days.setdefault(day_of(passage.message), []).append({"type": "text", "text": text})
+    for day, content in days.items():
+        blocks.append(
+            {
+                "type": "search_result",
+                "source": day,
+                "title": RECALL_TITLE,
+                "content": content,
+                "citations": {"enabled": True},
+            }
+        )
+    return blocks

@@ -1,10 +1,12 @@
-"""Navigation-mode keys for a reply's thinking and web pages (``t`` and ``u``, see
+"""Navigation-mode keys for a reply's thinking, web pages and cited messages (``t``, ``u`` and
+``r``, see
 :mod:`tui_chat.tui.actions`), mixed into the chat pane that holds the selection."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tui_chat.tui.widgets.cited_jump import CitedJump
 from tui_chat.tui.widgets.thinking_block import ThinkingBlock
 from tui_chat.tui.widgets.web_blocks import links
 
@@ -16,8 +18,9 @@ if TYPE_CHECKING:
 __all__ = ["ReplyKeys"]
 
 
-class ReplyKeys:
-    """``action_toggle_thinking`` and ``action_copy_links`` on the selected message."""
+class ReplyKeys(CitedJump):
+    """``action_toggle_thinking``, ``action_copy_links`` and ``action_jump_cited`` (from
+    :class:`~.cited_jump.CitedJump`) on the selected message."""
 
     if TYPE_CHECKING:
 

@@ -1,5 +1,6 @@
 """The parts of a reply around its Markdown body: thinking and web searches above, sources
-below (:mod:`~tui_chat.tui.widgets.thinking_block`, :mod:`~tui_chat.tui.widgets.web_blocks`).
+below (:mod:`~tui_chat.tui.widgets.thinking_block`, :mod:`~tui_chat.tui.widgets.web_blocks`,
+:mod:`~tui_chat.tui.widgets.recall_chips`).
 
 :class:`~tui_chat.tui.widgets.message_view.MessageView` composes them for a stored reply, mounts
 them as a streaming reply's thinking and tool blocks arrive, and brings them in line with the
@@ -15,7 +16,9 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tui_chat.core.models import Message
-from tui_chat.core.web import activity, cited_text, sources
+from tui_chat.core.recall_cites import recalled_ids
+from tui_chat.core.web import activity, cited_text, has_citations, sources
+from tui_chat.tui.widgets.recall_chips import RecallChips
 from tui_chat.tui.widgets.thinking_block import ThinkingBlock
 from tui_chat.tui.widgets.web_blocks import WebActivity, WebSources
 
@@ -38,7 +41,7 @@ def thinking_tokens(message: Message) -> int:
 
 def shown_text(message: Message) -> str:
     """The body's text: with ``[n]`` after cited passages when the reply cites pages."""
-    if message.role == "assistant" and sources(message.content):
+    if message.role == "assistant" and has_citations(message.content):
         return cited_text(message.content)
     return message.text
 
@@ -56,8 +59,12 @@ def parts_above(message: Message) -> list[Widget]:
 
 
 def parts_below(message: Message) -> list[Widget]:
-    """The numbered sources of a stored reply that cites pages."""
-    return [WebSources(message.content)] if sources(message.content) else []
+    """The numbered sources of a stored reply that cites pages, the chips of the messages it
+    cites from recall."""
+    parts: list[Widget] = [WebSources(message.content)] if sources(message.content) else []
+    if ids := recalled_ids(message.content):
+        parts.append(RecallChips(ids))
+    return parts
 
 
 async def write_thinking(view: Widget, delta: str) -> None:
@@ -90,6 +97,7 @@ async def finish_parts(view: Widget, message: Message) -> None:
         block.first().finish(text, thinking_tokens(message))
     await view.query(WebActivity).remove()
     await view.query(WebSources).remove()
+    await view.query(RecallChips).remove()
     markdown = view.query_one(Markdown)
     above: list[Widget] = [p for p in parts_above(message) if isinstance(p, WebActivity)]
     if text is not None and not block:
