@@ -30,6 +30,16 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
+# Every test's files (its database, exports, the CLI's home) live under pytest's temporary
+# root. SQLite syncs each committed transaction to disk (a migrated database is dozens), and
+# on a disk shared with other work a sync waits far longer than the test computes. Where a
+# RAM file system exists (Linux's /dev/shm) the root goes there: the files behave the same to
+# every reader and writer, killed processes included; only the syncs cost nothing. pytest
+# still keeps the last three runs' directories. Set PYTEST_DEBUG_TEMPROOT to choose another.
+_RAM = Path("/dev/shm")
+if "PYTEST_DEBUG_TEMPROOT" not in os.environ and _RAM.is_dir() and os.access(_RAM, os.W_OK):
+    os.environ["PYTEST_DEBUG_TEMPROOT"] = str(_RAM)
+
 
 def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
     """A file's bytes as a parameter are named by their size, not spelled out: an id must be the
