@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Markdown
 
 from tests.tui.conftest import SIZE, make_app
@@ -123,3 +124,30 @@ async def test_mouse_selection_in_a_message_is_copied_with_ctrl_c(
         await pilot.press("ctrl+c")
         await until(pilot, lambda: any("to quit" in n for n in notifications(app)))
         assert app.clipboard == "before"
+
+
+WL_COPY = """#!/bin/sh
+# A stand-in wl-copy: the clipboard is the file next to this script.
+/bin/cat > "${0%/*}/clipboard"
+"""
+
+
+async def test_a_copy_goes_through_the_system_clipboard_tool_too(
+    service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Terminals that ignore OSC 52 (GNOME Terminal, Konsole) still get the copy."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "wl-copy").write_text(WL_COPY)
+    (tools / "wl-copy").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tools))
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-test")
+    conv = await seed_demo(service, tmp_path, summaries=False)
+    sections = await _export_sections(service, conv.id)
+    app = make_app(service, conv.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open(pilot)
+        await pilot.press("m")
+        copied = tools / "clipboard"
+        await until(pilot, lambda: copied.exists() and copied.read_text() == sections[-1])
+        assert app.clipboard == sections[-1]  # and by OSC 52

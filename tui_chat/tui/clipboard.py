@@ -1,7 +1,10 @@
-"""Read the system clipboard through the platform's own tools (terminals cannot paste image
-bytes, so ``ctrl+v`` asks ``wl-paste``, ``xclip``, ``pngpaste`` or PowerShell).
+"""Read and write the system clipboard through the platform's own tools (terminals cannot
+paste image bytes, so ``ctrl+v`` asks ``wl-paste``, ``xclip``, ``pngpaste`` or PowerShell; a copy
+goes through ``wl-copy``, ``xclip``, ``xsel``, ``pbcopy`` or ``clip.exe`` as well as OSC 52,
+which some terminals ignore).
 
-:func:`read_clipboard` is blocking (it runs a subprocess): call it in a worker thread.
+:func:`read_clipboard` and :func:`write_clipboard` are blocking (they run a subprocess): call
+them in a worker thread.
 """
 
 from __future__ import annotations
@@ -118,3 +121,43 @@ def read_clipboard() -> Clipboard:
             f"No clipboard tool found: install {install_hint()} to paste images with ctrl+v."
         )
     return readers[0]()
+
+
+def _writer() -> tuple[list[str], str] | None:
+    """The first clipboard writer of this platform and the encoding it reads (``None``: none)."""
+    if sys.platform == "darwin" and shutil.which("pbcopy"):
+        return ["pbcopy"], "utf-8"
+    if os.environ.get("WAYLAND_DISPLAY") and shutil.which("wl-copy"):
+        return ["wl-copy"], "utf-8"
+    if os.environ.get("DISPLAY") and shutil.which("xclip"):
+        return ["xclip", "-selection", "clipboard", "-in"], "utf-8"
+    if os.environ.get("DISPLAY") and shutil.which("xsel"):
+        return ["xsel", "--clipboard", "--input"], "utf-8"
+    if shutil.which("clip.exe"):
+        return ["clip.exe"], "utf-16"  # with its BOM: clip.exe reads Unicode only so
+    return None
+
+
+def write_clipboard(text: str) -> str | None:
+    """Put ``text`` on the system clipboard through the platform's tool; its name, or ``None``
+    when there is none or it failed (the copy by OSC 52 is made anyway).
+
+    The tool's output goes nowhere: ``xclip`` and ``wl-copy`` stay in the background to serve
+    the clipboard, and a pipe they kept open would hold this call until the timeout.
+    """
+    found = _writer()
+    if found is None:
+        return None
+    argv, encoding = found
+    try:
+        done = subprocess.run(
+            argv,
+            input=text.encode(encoding),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return argv[0] if done.returncode == 0 else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -89,8 +90,16 @@ class ChatHost(App[None]):
 
     def copy_to_clipboard(self, text: str) -> None:
         """Copy ``text`` with its control characters made visible (``core.inert``): the escape
-        sequences of a hostile reply never reach the clipboard, nor a terminal it is pasted in."""
-        super().copy_to_clipboard(inert(text))
+        sequences of a hostile reply never reach the clipboard, nor a terminal it is pasted in.
+        The copy goes by OSC 52 and, in a thread, through the system's clipboard tool when there
+        is one (terminals that ignore OSC 52: GNOME Terminal, Konsole)."""
+        from tui_chat.tui.clipboard import write_clipboard
+
+        safe = inert(text)
+        super().copy_to_clipboard(safe)
+        self.run_worker(
+            partial(write_clipboard, safe), thread=True, group="clipboard", exit_on_error=False
+        )
 
     async def save_drafts(self) -> None:
         """Write the drafts noted so far (before the engine closes)."""
