@@ -92,7 +92,7 @@ class ChatHost(App[None]):
         """Copy ``text`` with its control characters made visible (``core.inert``): the escape
         sequences of a hostile reply never reach the clipboard, nor a terminal it is pasted in.
         The copy goes by OSC 52 and, in a thread, through the system's clipboard tool when there
-        is one (terminals that ignore OSC 52: GNOME Terminal, Konsole)."""
+        is one (GNOME Terminal and other VTE terminals ignore OSC 52)."""
         from tui_chat.tui.clipboard import write_clipboard
 
         safe = inert(text)
