@@ -213,3 +213,14 @@ def test_owner_matches_the_definition_on_random_trees() -> None:
             for divergence in divergences(family, branch.id):
                 assert divergence.targets[divergence.index - 1] == branch.id
                 assert len(set(divergence.targets)) == divergence.count
+
+
+async def test_a_branch_number_wins_over_an_id_prefix_of_digits(make_service: MakeService) -> None:
+    service = await make_service(api_key=None)
+    root = await service.store.conversations.create(
+        title="t", model="m", conversation_id="200000000000"
+    )
+    fork = await service.branches.fork(root.id, None)
+    assert (await service.branches.switch(root.id, "2")).id == fork.id  # not the id "2…"
+    assert (await service.branches.switch(root.id, "20000")).id == root.id  # a prefix
+    assert (await service.branches.switch(fork.id, fork.id[:5])).id == fork.id

@@ -194,11 +194,10 @@ class Branches:
         """
         family = await self.family(conversation_id)
         ref = branch_ref.strip()
-        chosen = [b for b in family.branches if b.id == ref] or [
-            b for b in family.branches if ref and b.id.startswith(ref)
-        ]
-        if not chosen and ref.isdigit() and 1 <= int(ref) <= len(family.branches):
-            chosen = [family.branches[int(ref) - 1]]
+        chosen = [b for b in family.branches if b.id == ref]
+        if not chosen and len(ref) < 4 and ref.isdigit() and 0 < int(ref) <= len(family.branches):
+            chosen = [family.branches[int(ref) - 1]]  # a number before an id prefix of digits
+        chosen = chosen or [b for b in family.branches if ref and b.id.startswith(ref)]
         if len(chosen) != 1:
             names = ", ".join(b.id for b in family.branches)
             raise BranchError(f"{branch_ref!r} is not one branch of this conversation ({names})")

@@ -82,8 +82,10 @@ class SiblingSwitch(Static):
         if conversation_id != getattr(self.screen, "conversation_id", None):
             return  # another one was opened meanwhile: its own read follows
         self.path = path
-        self.display = len(path.family.branches) > 1
-        self.update(bar_text(path))
+        shown = len(path.family.branches) > 1
+        if shown or self.display:  # a lone conversation (most) changes no layout
+            self.update(bar_text(path))
+            self.display = shown
         self.mark_views()
 
     def mark_views(self) -> None:
