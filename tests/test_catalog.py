@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
+
 from tests.fake_anthropic import FakeAnthropic, model_entry
 from tests.test_cli import js, run
 from tui_chat.engine.catalog import describe, model_choices
@@ -102,6 +104,7 @@ async def test_config_overrides_still_win_over_the_endpoint(
     assert service.info_for("claude-haiku-4-5").context_window == 100_000
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_cli_models_lists_the_figures_and_where_they_come_from(
     isolated_env: Path, fake_anthropic: FakeAnthropic
 ) -> None:

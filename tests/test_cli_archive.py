@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.fake_anthropic import FakeAnthropic
 from tests.test_cli import js, run
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_archive_hides_and_unarchive_brings_back(
     isolated_env: Path, fake_anthropic: FakeAnthropic
 ) -> None:

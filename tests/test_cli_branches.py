@@ -5,11 +5,14 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
+import pytest
+
 from tests import sample_files
 from tests.fake_anthropic import FakeAnthropic
 from tests.test_cli import js, run
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_fork_send_attach_and_compact_upto(
     isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
@@ -41,6 +44,7 @@ def test_fork_send_attach_and_compact_upto(
     assert version["covers_to_message_id"] == messages[1]["id"]
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_a_missing_or_oversized_attachment_sends_nothing(
     isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
@@ -64,6 +68,7 @@ def test_a_missing_or_oversized_attachment_sends_nothing(
     assert bad.returncode == 1
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_branches_and_switch(isolated_env: Path, fake_anthropic: FakeAnthropic) -> None:
     assert run(isolated_env, "send", "--new", "first", fake=fake_anthropic).returncode == 0
     assert run(isolated_env, "send", "second", fake=fake_anthropic).returncode == 0

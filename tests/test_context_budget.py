@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fake_anthropic import FakeAnthropic
 from tests.test_cli import js, run
 from tui_chat.core.triggers import plan_boundary
@@ -42,6 +44,7 @@ def _import(home: Path, tmp: Path, turns: int, words: int = 20) -> str:
     return str(imported["id"])
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_compact_folds_everything_due_with_progress(
     isolated_env: Path, tmp_path: Path, fake_anthropic: FakeAnthropic
 ) -> None:
@@ -57,6 +60,7 @@ def test_compact_folds_everything_due_with_progress(
     assert len(context["sent_message_ids"]) == 2
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_summary_json_reports_retention_per_kind_and_what_was_lost(
     isolated_env: Path, tmp_path: Path
 ) -> None:
@@ -78,6 +82,7 @@ def test_summary_json_reports_retention_per_kind_and_what_was_lost(
     assert "identifiers kept (summary + ledger)" in text
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_the_adaptive_ledger_keeps_identifiers_the_summary_drops(
     isolated_env: Path, tmp_path: Path
 ) -> None:
@@ -96,6 +101,7 @@ def test_the_adaptive_ledger_keeps_identifiers_the_summary_drops(
     assert "## Identifier ledger" in memory and "src/app/mod_1.py" in memory
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_an_oversized_summary_is_never_activated(
     isolated_env: Path, tmp_path: Path, fake_anthropic: FakeAnthropic
 ) -> None:

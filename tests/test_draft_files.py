@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
+
 from tests import sample_files
 from tests.fake_anthropic import FakeAnthropic
 from tests.test_cli import run
@@ -14,6 +16,7 @@ from tui_chat.engine.service import ChatService
 Make = Callable[..., Awaitable[ChatService]]
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_cli_sends_a_pdf_with_no_typed_text(
     isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:

@@ -118,6 +118,7 @@ async def test_the_page_written_in_small_pieces_is_the_page(
     assert "".join(paged).count("<article") == len(await service.history(cid)) == 14
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_the_cli_writes_html_by_suffix_and_to_stdout(
     isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:

@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fake_anthropic import MAGIC_REFUSAL, FakeAnthropic
 from tests.test_cli import js, run
 from tests.test_unanswered import msg
@@ -160,6 +162,7 @@ async def test_a_refusal_without_text_or_category_is_marked_too(
     assert [m["role"] for m in body["messages"]] == ["user"]
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_cli_show_and_context_say_a_reply_was_refused(
     isolated_env: Path, fake_anthropic: FakeAnthropic
 ) -> None:

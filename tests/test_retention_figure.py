@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from benchmarks import coding
 from tests.test_cli import js, run
 from tui_chat.config import Config
@@ -62,6 +64,7 @@ async def test_the_figure_is_what_the_request_sends_and_every_view_shows_it(
         await service.close()
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_summary_text_json_and_summaries_agree(isolated_env: Path, tmp_path: Path) -> None:
     source = coding.export_file(coding.generate(turns=40), tmp_path / "coding.json")
     cid = str(js(run(isolated_env, "import", str(source), "--json"))["id"])

@@ -206,6 +206,7 @@ async def test_a_pin_inside_a_server_version_stays_verbatim(
     assert pinned.text[:40] in dumped(sent["system"])
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_cli_compact_through_a_gateway_that_ignores_compaction(
     isolated_env: Path, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -238,6 +238,7 @@ async def test_thinking_and_search_survive_export_and_import(
     assert "<details><summary>Thinking</summary>" in text
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_cli_send_show_and_context_with_thinking_and_search(
     isolated_env: Path, fake_anthropic: FakeAnthropic
 ) -> None:

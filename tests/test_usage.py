@@ -18,6 +18,7 @@ from tui_chat.engine.service import ChatService
 Make = Callable[..., Awaitable[ChatService]]
 
 
+@pytest.mark.slow  # real tui-chat processes
 def test_usage_sums_replies_and_summaries_by_day_and_month(
     isolated_env: Path, fake_anthropic: FakeAnthropic
 ) -> None:

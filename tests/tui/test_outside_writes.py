@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from tests.fake_anthropic import FakeAnthropic
 from tests.test_cli import run
 from tests.tui.conftest import SIZE, make_app
@@ -16,6 +18,7 @@ from tui_chat.engine.service import ChatService
 from tui_chat.tui.widgets.conversation_list import ConversationList
 
 
+@pytest.mark.slow  # real tui-chat processes
 async def test_the_list_and_the_open_conversation_show_another_process_writes(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic, isolated_env: Path
 ) -> None:
