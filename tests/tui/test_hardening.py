@@ -99,17 +99,18 @@ async def _send(pilot: AnyPilot, text: str) -> None:
 # -- 1. small terminals -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-async def test_every_panel_and_screen_fits_without_a_crash(
-    service: ChatService, tmp_path: Path, size: tuple[int, int]
+async def _open_everything(
+    service: ChatService, tmp_path: Path, size: tuple[int, int], panel_sets: list[tuple[str, ...]]
 ) -> None:
+    """Open every screen over each set of side panels at ``size``: nothing crashes, the chat
+    keeps a usable width and the footer its keys."""
     conversation = await seed_demo(service, tmp_path)
     app = make_app(service, conversation.id)
     width = size[0]
     async with app.run_test(size=size) as pilot:
         await ready(pilot)
         _check_footer(app, width)
-        for panels in PANELS:
+        for panels in panel_sets:
             await pilot.press(*panels)
             await pilot.pause()
             _alive(app)
@@ -138,6 +139,19 @@ async def test_every_panel_and_screen_fits_without_a_crash(
                     await pilot.press(key)
             await pilot.pause()
             _alive(app)
+
+
+async def test_every_screen_fits_the_narrowest_chat(service: ChatService, tmp_path: Path) -> None:
+    """The fast tier's case: 80x24 with both side panels open leaves the chat its least room."""
+    await _open_everything(service, tmp_path, (80, 24), [("ctrl+b", "ctrl+t")])
+
+
+@pytest.mark.slow  # a sweep: 4 sizes x 4 panel sets x 8 screens, 25-35 s a size
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+async def test_every_panel_and_screen_fits_without_a_crash(
+    service: ChatService, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    await _open_everything(service, tmp_path, size, PANELS)
 
 
 async def test_keys_from_the_palette_with_both_panels_does_not_crash(
