@@ -198,6 +198,11 @@ SHOTS: list[tuple[str, Step]] = [
 ]
 """(file stem, what to do before the shot), in order: each step starts where the last ended."""
 
+OWN_CONVERSATION = ("thinking-web", "recall-cites")
+"""Scenes made in a conversation of their own (issue 19: thinking opened with a web search and
+its results, ``screenshots/thinking_web.py``; a reply citing recalled messages with its
+chips, ``screenshots/recall_cites.py``), after the demo's."""
+
 
 def _stage(home: Path) -> None:
     """The demo project as the working directory, a PNG on a stand-in clipboard."""
@@ -285,6 +290,12 @@ async def generate(out: Path, only: set[str] | None = None) -> list[Path]:
                         print(f"scene {stem}", file=sys.stderr)
                         await step(pilot)
                         written.append(Path(app.save_screenshot(f"{stem}.svg", str(out))))
+    os.chdir(ROOT)  # the demo's working directory went with its home
+    for stem in OWN_CONVERSATION:
+        if only is None or stem in only:
+            print(f"scene {stem}", file=sys.stderr)
+            module = __import__(f"screenshots.{stem.replace('-', '_')}", fromlist=["generate"])
+            written += [p for p in await module.generate(out) if p.suffix == ".svg"]
     return written
 
 

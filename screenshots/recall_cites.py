@@ -1,0 +1,128 @@
+"""The README screenshot of a reply citing recalled messages (issue 19 item 3).
+
+Usage::
+
+    python screenshots/recall_cites.py [--out screenshots]
+
+A temporary ``TUI_CHAT_HOME`` gets one conversation about a kitchen renovation, written over
+two weeks and folded by the offline summarizer; the question sent after the fold recalls
+passages of it as ``search_result`` blocks, and the reply comes from the test server
+(``tests/fake_anthropic.py``), which cites the passages it was asked to remember. The app runs
+headless at 120x36 with the reply selected in navigation mode, and ``recall-cites.svg`` (and a
+PNG copy when ``cairosvg`` is importable) is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SIZE = (120, 36)
+
+FACTS = [
+    ("user", "We picked the 20x20 terracotta tiles from Casa Ceramica, 38 euros a square metre."),
+    ("assistant", "Noted: terracotta 20x20, 38 euros per square metre, about 14 square metres."),
+    ("user", "Marta the electrician can only come on Thursdays, before noon."),
+    ("assistant", "Then the wiring goes first, on a Thursday morning."),
+]
+FILLER = [
+    ("user", "What should the worktop be made of if we cook a lot? We bake bread most weekends."),
+    (
+        "assistant",
+        "Quartz resists stains and heat better than laminate, and a floured surface wipes "
+        "clean; oak is warmer to the touch but needs oiling every few months and marks under "
+        "a hot tray. For bread, a cool stretch of stone by the window is the nicest to knead on.",
+    ),
+    ("user", "How much space should we leave in front of the oven, with two of us cooking?"),
+    (
+        "assistant",
+        "About 120 cm lets the door open fully with someone passing behind it; 100 cm is the "
+        "least that works for one cook. With two, keep the fridge out of that aisle so nobody "
+        "waits for the oven door to close before reaching the milk.",
+    ),
+    ("user", "Is a window above the sink worth moving the plumbing for?"),
+    (
+        "assistant",
+        "Only if the wall is not load-bearing and the drain can keep its fall: a plumber's "
+        "visit will tell both. Moving a sink a metre along the same wall is usually a day's "
+        "work; turning it to another wall means opening the floor.",
+    ),
+]
+QUESTION = "Do you remember which tiles we picked and when Marta can come?"
+
+
+async def _conversation(service: object) -> str:
+    from tui_chat.engine.service import ChatService
+
+    assert isinstance(service, ChatService)
+    conversation = await service.new_conversation("Kitchen renovation")
+    for key, value in (("summarizer", "extractive"), ("context_window", "3000")):
+        await service.set_setting(conversation.id, key, value)
+    turns = FACTS + FILLER * 15
+    for i, (role, text) in enumerate(turns):
+        day = 3 + i // 8
+        await service.store.messages.add(
+            conversation.id,
+            role=role,  # type: ignore[arg-type]
+            content=[{"type": "text", "text": text}],
+            text=text,
+            token_count=service.counter.count(text),
+            created_at=f"2026-11-{day:02d}T1{i % 10}:0{i % 6}:00+00:00",
+        )
+    await service.summaries.compact(conversation.id)
+    await service.send(conversation.id, QUESTION)
+    return conversation.id
+
+
+async def generate(out: Path) -> list[Path]:
+    """Run the app over the folded conversation and save the screenshot."""
+    from screenshots.generate import to_png
+    from tests.fake_anthropic import FakeAnthropic
+    from tui_chat.config import load_config
+    from tui_chat.engine.service import ChatService
+    from tui_chat.tui.app import ChatApp
+    from tui_chat.tui.widgets.chat_pane import ChatPane
+    from tui_chat.tui.widgets.recall_chips import RecallChips
+
+    with tempfile.TemporaryDirectory() as home, FakeAnthropic() as fake:
+        os.environ["TUI_CHAT_HOME"] = home
+        os.environ["ANTHROPIC_API_KEY"] = "sk-ant-demo-placeholder"
+        os.environ["ANTHROPIC_BASE_URL"] = fake.base_url
+        service = await ChatService.open(load_config())
+        try:
+            conversation_id = await _conversation(service)
+        finally:
+            await service.close()
+        app = ChatApp(load_config(), conversation_ref=conversation_id, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            while app.main_screen.gauge.breakdown is None:
+                await pilot.pause(0.05)
+            await pilot.press("f5")
+            pane = app.main_screen.query_one(ChatPane)
+            assert pane.selected is not None
+            assert pane.views[-1].query(RecallChips), "the reply cites nothing"
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            svg = Path(app.save_screenshot("recall-cites.svg", str(out)))
+    return [svg, *to_png([svg])]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the screenshot and print its path."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    args = parser.parse_args(argv)
+    for path in asyncio.run(generate(args.out)):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
