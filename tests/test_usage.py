@@ -75,6 +75,13 @@ async def test_summary_calls_count_and_days_are_local(
         listed[other.id] == pytest.approx(await service.cost_usd(other.id)) and listed[other.id] > 0
     )
     assert {i.cost_usd for i in await service.list_conversations()} == {0.0}  # not asked: not read
+    # Kept while nothing is written; a new reply (or summary) is counted at once.
+    before = listed[other.id]
+    await service.send(other.id, "one more question")
+    again = {
+        i.conversation.id: i.cost_usd for i in await service.list_conversations(with_cost=True)
+    }
+    assert again[other.id] > before and again[conv.id] == pytest.approx(listed[conv.id])
     # A reply made at 02:00 UTC belongs to the previous day in New York.
     with sqlite3.connect(isolated_env / "engine.db") as db:
         db.execute("UPDATE messages SET created_at = '2026-03-10T02:00:00+00:00'")

@@ -28,7 +28,7 @@ from tui_chat.engine.exports import Transfer
 from tui_chat.engine.requests import Requests
 from tui_chat.engine.send import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
-from tui_chat.engine.usage import Period, UsageReport, conversation_costs, usage_report
+from tui_chat.engine.usage import CostCache, Period, UsageReport, usage_report
 from tui_chat.engine.versions import Summaries
 from tui_chat.engine.watch import OutsideWrites
 from tui_chat.llm.client import ClaudeClient
@@ -70,6 +70,7 @@ class ChatService:
         self.transfer = Transfer(store, self.counter, config.model)
         """Export and import conversations."""
         self.drafts = Drafts(store)  # each conversation's unsent text and files
+        self.costs = CostCache(store, self.info_for)  # what each conversation cost, kept
         self.outside = OutsideWrites(store)  # did another process write? (data_version)
         self.access = store.access
         """How the database file was opened (read-only, and why)."""
@@ -176,7 +177,7 @@ class ChatService:
         if not with_cost:
             return infos
         ids = [info.conversation.id for info in infos]
-        costs = await conversation_costs(self.store, self.info_for, ids)
+        costs = await self.costs.costs(ids)
         return [replace(info, cost_usd=costs[info.conversation.id]) for info in infos]
 
     async def rename(self, conversation_id: str, title: str) -> Conversation:
@@ -282,7 +283,7 @@ class ChatService:
 
     async def cost_usd(self, conversation_id: str) -> float:
         """What the conversation has cost so far in USD: its replies and its summary calls."""
-        costs = await conversation_costs(self.store, self.info_for, [conversation_id])
+        costs = await self.costs.costs([conversation_id])
         return costs[conversation_id]
 
     async def usage(self, by: Period = "day", since: str | None = None) -> UsageReport:

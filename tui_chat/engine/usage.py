@@ -104,3 +104,24 @@ async def conversation_costs(
         price = cost_usd(info_for(part.model), part.usage) + part.summary_usd
         costs[part.conversation_id] = costs.get(part.conversation_id, 0.0) + price
     return costs
+
+
+class CostCache:
+    """What each conversation has cost, kept while its revision is the same: listing
+    thousands of conversations reads the usage of only those written since (the revision is
+    read first, so a write meanwhile is read again next time)."""
+
+    def __init__(self, store: Store, info_for: Callable[[str], ModelInfo]) -> None:
+        self._store = store
+        self._info_for = info_for
+        self._kept: dict[str, tuple[int, float]] = {}
+
+    async def costs(self, ids: Sequence[str]) -> dict[str, float]:
+        """The cost of each of these conversations in USD (see :func:`conversation_costs`)."""
+        revisions = await self._store.usage.revisions(ids)
+        stale = [i for i in ids if i not in self._kept or self._kept[i][0] != revisions.get(i)]
+        if stale:
+            fresh = await conversation_costs(self._store, self._info_for, stale)
+            for i in stale:
+                self._kept[i] = (revisions.get(i, -1), fresh[i])
+        return {i: self._kept[i][1] for i in ids}

@@ -118,3 +118,12 @@ class UsageLedger:
         )
         out += [ConversationUsage(str(r[0]), "", Usage(), float(r[1] or 0)) for r in calls]
         return out
+
+    async def revisions(self, ids: Sequence[str]) -> dict[str, int]:
+        """Each conversation's revision (it changes with every write to its messages and
+        summaries: migration 13), one query for the list."""
+        rows = await self._sql.all(
+            "SELECT id, revision FROM conversations WHERE id IN (SELECT value FROM json_each(?))",
+            (to_json(list(ids)),),
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
