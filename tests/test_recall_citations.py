@@ -88,6 +88,13 @@ def test_the_counter_counts_a_search_result_by_what_the_model_reads() -> None:
     assert counter.count_block(block) < counter.count(json.dumps(block))
 
 
+def test_a_search_result_reads_as_its_passages_in_the_preview_and_summaries() -> None:
+    from tui_chat.core.blocks import block_text
+
+    block = recall_blocks([_passage(_message(3, "user", "the boat is blue", "2024-01-02"))])[1]
+    assert block_text(block) == "[search result: recalled (2024-01-02)]\n#3 user: the boat is blue"
+
+
 # -- the fake server refuses what the docs say the API refuses -------------------------------
 
 

@@ -14,6 +14,8 @@ text) and the context preview all show blocks the same way:
 - an attached file (``attachment``, see :mod:`tui_chat.core.attachments`):
   ``[image attached: NAME, W×H]``, ``[document attached: NAME, N pages]``, or a text file's
   name and content;
+- a ``search_result`` (recalled passages): ``[search result: TITLE (SOURCE)]`` and its text
+  blocks, one a line;
 - a search hit (anything with a ``url``): ``TITLE (URL)``; anything else: ``[TYPE]``.
 """
 
@@ -119,6 +121,10 @@ def block_text(block: Mapping[str, Any]) -> str:
     if other == "document":
         title = block.get("title")
         return f"[document: {title}]" if title else "[document]"
+    if other == "search_result":  # recalled passages (or a tool's search results)
+        inner = block.get("content")
+        body = content_text(inner) if isinstance(inner, list) else ""
+        return f"[search result: {block.get('title') or ''} ({block.get('source') or ''})]\n{body}"
     if block.get("url"):
         return f"{block.get('title') or ''} ({block['url']})".strip()
     return f"[{other}]" if other else ""
