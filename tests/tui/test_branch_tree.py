@@ -160,3 +160,24 @@ def test_family_rows_one_entry_per_family() -> None:
     assert rows[0].updated_at == "2026-01-05" and rows[0].title_id == "root"
     # The branch on screen is the one its entry opens.
     assert family_rows(newest_first, (members, {}), "edit")[0].info.conversation.id == "edit"
+
+
+async def test_deleting_the_branch_on_screen_opens_another_branch(service: ChatService) -> None:
+    other = await _trip(service, ["elsewhere", "ok"])  # the newest conversation, not a branch
+    parent = await _trip(service, ["where to go?", "Lisbon.", "and when?", "In May."])
+    stored = await service.history(parent.id)
+    edit, _ = await service.branches.fork_for_edit(stored[2].id)
+    await service.store.messages.add(
+        edit.id, role="user", content=[{"type": "text", "text": "x"}], text="x", token_count=1
+    )
+    await service.rename(other.id, "Other")  # the latest activity
+    app = make_app(service, edit.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        screen.action_delete_conversation()
+        await until(pilot, lambda: type(app.screen).__name__ == "Confirm")
+        await pilot.press("y")
+        await until(pilot, lambda: screen.conversation_id == parent.id)
+        listed = app.query_one(ConversationList)
+        await until(pilot, lambda: len(listed.conversations) == 2)
+        assert {i.conversation.id for i in listed.conversations} == {parent.id, other.id}

@@ -16,6 +16,7 @@ from tui_chat.files import TargetExistsError
 from tui_chat.tui.text import one_line
 
 if TYPE_CHECKING:
+    from tui_chat.core.family import Family
     from tui_chat.tui.screens.chat_view import ChatView
 
 
@@ -83,6 +84,7 @@ class ConversationCommands:
 
         screen = self._screen
         conversation = await screen.app.service.resolve(conv_id)
+        family = await screen.app.service.branches.family(conv_id)
         question = (
             f"Delete “{one_line(conversation.title, 50)}” and all its messages and summaries? "
             "This cannot be undone."
@@ -91,7 +93,7 @@ class ConversationCommands:
             return
         await screen.app.service.delete(conv_id)
         screen.notify(f"Deleted “{one_line(conversation.title, 50)}”.", markup=False)
-        await self._after_removal(conv_id)
+        await self._after_removal(conv_id, family)
 
     async def archive(self, conversation_id: str | None = None) -> None:
         """Archive a conversation (hidden from the list, kept), or unarchive an archived one."""
@@ -103,16 +105,24 @@ class ConversationCommands:
             screen.notify(f"Unarchived “{one_line(restored.title, 50)}”.", markup=False)
             await screen.refresh_conversations()
             return
+        family = await screen.app.service.branches.family(conv_id)
         conversation = await screen.app.service.archive(conv_id)
         screen.notify(f"Archived “{one_line(conversation.title, 50)}”.", markup=False)
-        await self._after_removal(conv_id)
+        await self._after_removal(conv_id, family)
 
-    async def _after_removal(self, conv_id: str) -> None:
-        """A conversation left the list: open another one if it was on screen."""
+    async def _after_removal(self, conv_id: str, family: Family) -> None:
+        """A conversation left the list: open another one if it was on screen (another branch
+        of the same conversation first)."""
         screen = self._screen
         if conv_id != screen.conversation_id:
             await screen.refresh_conversations()
             return
+        if rest := [b.id for b in family.branches if b.id != conv_id]:
+            left = await screen.app.service.branches.family(rest[0])
+            shown = left.get(left.shown)
+            if shown is not None and not shown.archived:
+                await screen.open_conversation(shown.id)
+                return
         infos = await screen.app.service.list_conversations()
         if infos:
             await screen.open_conversation(infos[0].conversation.id)
