@@ -181,3 +181,28 @@ async def test_deleting_the_branch_on_screen_opens_another_branch(service: ChatS
         listed = app.query_one(ConversationList)
         await until(pilot, lambda: len(listed.conversations) == 2)
         assert {i.conversation.id for i in listed.conversations} == {parent.id, other.id}
+
+
+async def test_a_search_hit_opens_the_branch_it_is_in(service: ChatService) -> None:
+    parent = await _trip(service, ["where to go?", "Lisbon.", "and when?", "In May."])
+    stored = await service.history(parent.id)
+    edit, _ = await service.branches.fork_for_edit(stored[2].id)
+    own = await service.store.messages.add(
+        edit.id,
+        role="user",
+        content=[{"type": "text", "text": "which zanzibarish season?"}],
+        text="which zanzibarish season?",
+        token_count=5,
+    )
+    app = make_app(service, parent.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("ctrl+f", *"zanzibarish", "enter")
+        search = app.screen
+        await until(pilot, lambda: bool(getattr(search, "hits", None)))
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: screen.conversation_id == edit.id)
+        await until(pilot, lambda: screen.chat.selected == own.id)
+        bar = app.query_one(SiblingSwitch)
+        await until(pilot, lambda: bar.path is not None and bar.path.branch.id == edit.id)
+        assert (await service.branches.family(parent.id)).visible_id == edit.id
