@@ -224,3 +224,19 @@ async def test_a_branch_number_wins_over_an_id_prefix_of_digits(make_service: Ma
     assert (await service.branches.switch(root.id, "2")).id == fork.id  # not the id "2…"
     assert (await service.branches.switch(root.id, "20000")).id == root.id  # a prefix
     assert (await service.branches.switch(fork.id, fork.id[:5])).id == fork.id
+
+
+async def test_a_message_shared_by_branches_is_one_search_hit(make_service: MakeService) -> None:
+    service = await make_service(api_key=None)
+    root, _ = await _chat(service, 2)
+    last = await _add(service, root, "the quokka question")
+    a = await service.branches.fork(root, last.id)  # every message, the quokka one too
+    b = await service.branches.fork(root, last.id)
+    await _add(service, b.id, "another quokka question")
+    await service.branches.viewed(a.id)
+    hits = await service.search("quokka")
+    assert sorted((h.conversation_id, h.snippet.count("question")) for h in hits) == sorted(
+        [(a.id, 1), (b.id, 1)]
+    )
+    assert len(await service.search("quokka", conversation_id=root)) == 1
+    assert len(await service.store.search.find("quokka")) == 4

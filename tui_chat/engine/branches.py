@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tui_chat.core.attachments import Attachment, refs
 from tui_chat.core.family import Branch, Divergence, Family, divergences
-from tui_chat.core.models import Conversation, Fork, Message, Summary
+from tui_chat.core.models import Conversation, Fork, Message, SearchHit, Summary
 from tui_chat.core.turns import starts_turn
 from tui_chat.engine.attachments import load_attachments
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
@@ -227,6 +227,22 @@ class Branches:
         )
         ids = await self.store.forks.messages_at(target, [there.position])
         return target, ids.get(there.position), there
+
+    async def distinct_hits(self, hits: list[SearchHit], limit: int) -> list[SearchHit]:
+        """Search hits with a message shared by branches listed once (the copy in the branch
+        its conversation shows, else the first found), best first, at most ``limit``."""
+        members, shown = await self.store.forks.families()
+        kept: dict[tuple[str, str, str, str], int] = {}
+        out: list[SearchHit] = []
+        for hit in hits:
+            family = members.get(hit.conversation_id, hit.conversation_id)
+            key = (family, hit.role, hit.created_at, hit.snippet)
+            if key not in kept:
+                kept[key] = len(out)
+                out.append(hit)
+            elif shown.get(family) == hit.conversation_id:
+                out[kept[key]] = hit
+        return out[:limit]
 
     async def compact_upto(
         self, conversation_id: str, message_id: int, instructions: str | None = None

@@ -328,8 +328,12 @@ class ChatService:
     async def search(
         self, query: str, conversation_id: str | None = None, limit: int = 50
     ) -> list[SearchHit]:
-        """Full-text search across conversations (or within one)."""
-        return await self.store.search.find(query, conversation_id=conversation_id, limit=limit)
+        """Full-text search across conversations (or within one); a message the branches of
+        a conversation share is one hit."""
+        if conversation_id is not None:
+            return await self.store.search.find(query, conversation_id=conversation_id, limit=limit)
+        hits = await self.store.search.find(query, limit=2 * limit)
+        return await self.branches.distinct_hits(hits, limit)
 
     # -- settings ------------------------------------------------------------------------
 
