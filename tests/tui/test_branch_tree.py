@@ -206,3 +206,17 @@ async def test_a_search_hit_opens_the_branch_it_is_in(service: ChatService) -> N
         bar = app.query_one(SiblingSwitch)
         await until(pilot, lambda: bar.path is not None and bar.path.branch.id == edit.id)
         assert (await service.branches.family(parent.id)).visible_id == edit.id
+
+
+async def test_starting_opens_the_branch_last_viewed(service: ChatService) -> None:
+    parent = await _trip(service, ["where to go?", "Lisbon.", "and when?", "In May."])
+    stored = await service.history(parent.id)
+    edit, _ = await service.branches.fork_for_edit(stored[2].id)
+    await service.store.messages.add(
+        edit.id, role="user", content=[{"type": "text", "text": "x"}], text="x", token_count=1
+    )
+    await service.branches.switch(edit.id, parent.id)  # the edit is the latest active
+    app = make_app(service)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.conversation_id == parent.id

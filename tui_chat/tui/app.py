@@ -94,13 +94,15 @@ class ChatApp(ChatHost):
         self.exit(return_code=1, message=self._startup_error)
 
     async def _last_or_new(self) -> Conversation:
-        """The most recently active conversation (one row read), or a new one."""
+        """The most recently active conversation (the branch of it last viewed), or a new one."""
         from tui_chat.engine.service import NotFound
 
         try:
-            return await self.service.resolve("last")
+            last = await self.service.resolve("last")
         except NotFound:
             return await self.service.new_conversation()
+        shown = (await self.service.branches.family(last.id)).shown
+        return last if shown == last.id else await self.service.resolve(shown)
 
     def get_default_screen(self) -> Screen[None]:
         """The main screen (a blank one when start-up failed and the app is leaving)."""
