@@ -1,7 +1,8 @@
 """Keys typed while a reply streams wait behind as little layout as possible (issue 22 item 13;
 the figures come from ``benchmarks/tui_stream.py`` through a real terminal, not from here):
-a streaming reply's appends wait for a pause in the typing, and a new gauge figure is
-repainted without laying the screen out again unless the gauge's height changes."""
+a streaming reply's appends wait for the frame after a key while the user types, and a new
+gauge figure is repainted without laying the screen out again unless the gauge's height
+changes."""
 
 from __future__ import annotations
 
@@ -66,6 +67,46 @@ async def test_when_the_deltas_stop_what_is_pending_is_shown_even_while_typing(
             await pilot.pause()
         assert markdown.source == "First last words."  # shown before the reply is stored
         await stream.stop()
+
+
+async def test_while_typing_an_append_goes_right_after_the_next_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Neither the typing, the hold nor the deltas end within the test: only a key lets the
+    # held text through (before, it waited for a pause in the typing).
+    monkeypatch.setattr(reply_stream, "TYPING", 3600.0)
+    monkeypatch.setattr(reply_stream, "HOLD", 3600.0)
+    monkeypatch.setattr(reply_stream, "SETTLE", 3600.0)
+    markdown = Markdown()
+    async with _One(markdown).run_test(size=(80, 20)) as pilot:
+        stream = ReplyStream(markdown, interval=0.001)
+        stream.write("First ")
+        await pilot.pause()
+        assert markdown.source == "First "
+        reply_stream.note_key()
+        stream.write("second ")
+        for _ in range(5):
+            await pilot.pause()
+        assert markdown.source == "First "  # typing: it waits for the next key
+        reply_stream.note_key()  # the next key: its frame, then the append
+        for _ in range(50):
+            if markdown.source == "First second ":
+                break
+            await pilot.pause()
+        assert markdown.source == "First second "
+        await stream.stop()
+
+
+def test_the_time_an_append_took_to_draw_is_no_pause_in_the_deltas() -> None:
+    # The deltas that came while a long layout ran wait in the screen's queue: a gap measured
+    # from the last one seen to the end of that frame is not the reply's end (before, every
+    # append whose frame took over SETTLE looked like the end and took all that was pending).
+    stream = object.__new__(ReplyStream)
+    stream._pending = ["pending "]
+    stream._written = 100.0
+    stream._drawn = 100.5  # an append's frame ended half a second after the last delta
+    assert not stream._settled(100.5 + reply_stream.SETTLE / 2)
+    assert stream._settled(100.5 + reply_stream.SETTLE)
 
 
 async def test_a_key_before_the_first_append_does_not_hold_it(

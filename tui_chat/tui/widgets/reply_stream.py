@@ -12,8 +12,11 @@ a terminal by ``benchmarks/tui_stream.py``):
   :data:`BUDGET` of the loop's time (the loop's CPU time from an append to the end of its
   frame, measured each time): a slower machine or a longer reply gets fewer, larger appends;
 - while the user types (a key less than :data:`TYPING` ago, :func:`note_key`), the next
-  append waits for a pause in the typing, but at most :data:`HOLD` after the last one, so
-  that keys are echoed without waiting behind a layout, and the reply still moves;
+  append waits for the next key and goes right after the frame that echoes it (at most
+  :data:`HOLD` after the last append, or when the typing stops): keys come at most a few
+  dozen a second, so the append and its layout fit in the gap before the following key
+  instead of holding it up (at 25 keys/s an append at any moment held up one key in four
+  whose window it fell in);
 - when the deltas stop for :data:`SETTLE` (the reply has most likely ended), what is pending
   is appended without waiting out the interval, so a reply's last words are shown before it
   has been stored.
@@ -43,20 +46,32 @@ TYPING = 0.3
 """Seconds after a key during which the user counts as typing."""
 
 HOLD = 1.0
-"""Most seconds an append waits for a pause in the typing."""
+"""Most seconds an append waits for a key's echo while the user types."""
 
 SETTLE = 0.03
 """Seconds without a new delta after which pending text is appended without waiting out the
 interval: the reply has most likely ended (its end is stored, then shown by :meth:`stop`,
 a few hundred milliseconds later for a long reply)."""
 
+TYPING_BUDGET = 0.2
+"""Most of the event loop's time that appends may take while the user types. An append and
+its layout take longer than the gap between two fast keys (40-150 ms of the loop at 120x36
+against 40 ms between keys at 25 keys/s), so each holds up a key or two: appends that rare
+keep the keys held up to a few in a hundred."""
+
 _last_key = -math.inf
+_key_waiters: list[asyncio.Future[None]] = []
+"""Streams waiting for the next key (see :meth:`ReplyStream._typing_pause`)."""
 
 
 def note_key() -> None:
     """Record that a key was typed (the app calls it for every key from the terminal)."""
     global _last_key
     _last_key = time.monotonic()
+    for waiter in _key_waiters:
+        if not waiter.done():
+            waiter.set_result(None)
+    _key_waiters.clear()
 
 
 class ReplyStream:
@@ -80,6 +95,9 @@ class ReplyStream:
         self._pending: list[str] = []
         self._written = -math.inf
         """When text was last written (monotonic)."""
+        self._drawn = -math.inf
+        """When the last append's frame was drawn: the deltas that came meanwhile wait in the
+        screen's queue, so that time is no pause in the deltas."""
         self._appending: asyncio.Future[None] | None = None
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
@@ -117,13 +135,14 @@ class ReplyStream:
         while not self.stopped:
             await self._wake.wait()
             self._wake.clear()
-            await self._typing_pause(appended)
+            typing = await self._typing_pause(appended)
             appended = time.monotonic()
             started = time.thread_time()
             await self._append()
             await self._frame()
             cost = time.thread_time() - started
-            await self._gap(max(self._interval, cost / BUDGET) if self._interval else 0)
+            budget = TYPING_BUDGET if typing else BUDGET
+            await self._gap(max(self._interval, cost / budget) if self._interval else 0)
 
     async def _gap(self, seconds: float) -> None:
         """Wait ``seconds`` between two appends, or less once text is pending and no delta
@@ -132,26 +151,42 @@ class ReplyStream:
         while (now := time.monotonic()) < deadline and not self._settled(now):
             await asyncio.sleep(self._wait_until(deadline) - now)
 
-    async def _typing_pause(self, appended: float) -> None:
-        """Wait while the user types (a key less than :data:`TYPING` ago), at most until
-        :data:`HOLD` after the last append, or until the deltas stop (:data:`SETTLE`)."""
+    async def _typing_pause(self, appended: float) -> bool:
+        """While the user types (a key less than :data:`TYPING` ago), wait for the next key
+        and the frame that echoes it; no longer than until :data:`HOLD` after the last
+        append, or the deltas stop (:data:`SETTLE`). Returns whether the user is typing
+        (the next append then waits for :data:`TYPING_BUDGET`)."""
         if not self._interval:
-            return
+            return False
         while True:
             now = time.monotonic()
+            if now - _last_key >= TYPING:
+                return False
             until = min(_last_key + TYPING, appended + HOLD)
             if until <= now or self._settled(now):
-                return
-            await asyncio.sleep(self._wait_until(until) - now)
+                return True
+            key = asyncio.get_running_loop().create_future()
+            _key_waiters.append(key)
+            try:
+                await asyncio.wait_for(asyncio.shield(key), self._wait_until(until) - now)
+            except TimeoutError:
+                continue
+            finally:
+                if key in _key_waiters:
+                    _key_waiters.remove(key)
+            await self._frame()  # the key's echo is drawn before the append's layout starts
+            return True
 
     def _wait_until(self, until: float) -> float:
         """``until``, or earlier: when the pending text would count as settled."""
-        settles = self._written if self._pending else time.monotonic()  # text may come
+        settles = max(self._written, self._drawn) if self._pending else time.monotonic()
         return min(until, settles + SETTLE)
 
     def _settled(self, now: float) -> bool:
-        """Whether text is pending and no delta came for :data:`SETTLE` seconds."""
-        return bool(self._pending) and now - self._written >= SETTLE
+        """Whether text is pending and no delta came for :data:`SETTLE` seconds, not counting
+        the time until the last append was drawn (a long layout held the deltas back: at 120x36
+        one of 30-70 ms made every append look like the reply's end, appended uncut at once)."""
+        return bool(self._pending) and now - max(self._written, self._drawn) >= SETTLE
 
     async def _frame(self) -> None:
         """Until the frame after an append has been drawn (its layout and paint)."""
@@ -166,6 +201,7 @@ class ReplyStream:
         self._markdown.app.call_after_refresh(done)  # the document's own queue may be busy
         with contextlib.suppress(TimeoutError):  # a screen not drawn now (under a modal)
             await asyncio.wait_for(drawn, HOLD)
+        self._drawn = time.monotonic()
 
     async def _append(self) -> None:
         """Append the pending text (a trailing CR waits for the LF that may follow it)."""
