@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from textual.pilot import Pilot
 
 from tests.fake_anthropic import FakeAnthropic, fake_anthropic_server  # noqa: F401  (fixture)
 from tui_chat.config import Config
@@ -39,6 +40,23 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 _RAM = Path("/dev/shm")
 if "PYTEST_DEBUG_TEMPROOT" not in os.environ and _RAM.is_dir() and os.access(_RAM, os.W_OK):
     os.environ["PYTEST_DEBUG_TEMPROOT"] = str(_RAM)
+
+
+SCREEN_WAIT = 600.0
+"""Seconds a Pilot waits for the screen's widgets to drain their queues before failing.
+
+Textual's own bound is 30 s (``WaitForScreenTimeout``): a wall-clock time that a loaded machine
+exceeds (a pane with its window of messages mounted, at load 12), failing a test that was only
+slow. Tests wait on states; this bound only ends a test that truly hangs."""
+
+_wait_for_screen = Pilot._wait_for_screen
+
+
+async def _patient_wait_for_screen(self: Pilot[Any], timeout: float = SCREEN_WAIT) -> bool:
+    return await _wait_for_screen(self, timeout=max(timeout, SCREEN_WAIT))
+
+
+Pilot._wait_for_screen = _patient_wait_for_screen  # type: ignore[method-assign]
 
 
 def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
