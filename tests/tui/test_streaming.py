@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.pilot import Pilot
 from textual.widgets import Markdown
 
 from tests.tui.helpers import until
@@ -208,21 +209,33 @@ class _NoMessages:
 class _Chat(App[None]):
     """The real chat pane, following a reply."""
 
+    documents_built = 0
+    """Markdown documents whose blocks are all mounted (Textual parses a document in a thread
+    and mounts its blocks after: until then the pane's height is not the message's)."""
+
     def compose(self) -> ComposeResult:
         yield ChatPane(_NoMessages(), id="chat")
 
+    def on_markdown_table_of_contents_updated(self) -> None:
+        self.documents_built += 1
 
-async def _settled(pilot: object, condition: Callable[[], bool]) -> None:
-    """Let the app run until ``condition()`` holds or 200 frames passed (it goes on either
-    way: the scroll to the end below never reaches it, scroll_y stays 0 -- to be looked at),
-    then one more frame."""
-    from textual.pilot import Pilot
 
-    assert isinstance(pilot, Pilot)
-    for _ in range(200):
-        if condition():
-            break
-        await pilot.pause()
+async def _at_end(pilot: Pilot[None], pane: ChatPane) -> None:
+    """Scroll the pane to its end and wait until it is there.
+
+    A scroll asked for before a layout has shown the scrollbar is not taken (Textual's
+    ``allow_vertical_scroll`` is still false, so ``scroll_y`` stayed 0 on a loaded machine), and
+    one asked for before the last blocks are laid out stops short: it is asked again each frame
+    until the pane is at its end.
+    """
+
+    def there() -> bool:
+        if pane.max_scroll_y > 0 and pane.scroll_y == pane.max_scroll_y:
+            return True
+        pane.scroll_end(animate=False, immediate=True)
+        return False
+
+    await until(pilot, there)
     await pilot.pause()
 
 
@@ -234,11 +247,10 @@ async def test_blocks_far_above_a_followed_stream_fold_without_moving_anything()
     async with stored_app.run_test(size=(60, 20)) as pilot:
         pane = stored_app.query_one(ChatPane)
         await pane.add_message(_message(LONG))
-        # The reference is taken once the stored message is laid out (a loaded machine can
-        # take a few frames): the pane can scroll, and it is at its end.
-        await _settled(pilot, lambda: pane.max_scroll_y > 0)
-        pane.scroll_end(animate=False, immediate=True)
-        await _settled(pilot, lambda: pane.scroll_y == pane.max_scroll_y)
+        # The reference is taken once the stored message is built and laid out (a loaded
+        # machine can take many frames), at the pane's end.
+        await until(pilot, lambda: stored_app.documents_built > 0)
+        await _at_end(pilot, pane)
         stored_bottom, stored_height = _screen_lines(stored_app), pane.max_scroll_y
         pane.scroll_home(animate=False, immediate=True)
         await pilot.pause()
@@ -261,7 +273,8 @@ async def test_blocks_far_above_a_followed_stream_fold_without_moving_anything()
         assert len(hidden) >= 12  # folded while streaming...
         await view.finish(_message(LONG))
         await pilot.pause()
-        await _settled(pilot, lambda: pane.scroll_y == pane.max_scroll_y)
+        await until(pilot, lambda: pane.max_scroll_y > 0 and pane.scroll_y == pane.max_scroll_y)
+        await pilot.pause()
         assert _screen_lines(app) == stored_bottom  # ...with the same screen
         assert pane.max_scroll_y == stored_height  # ...and the same scroll height
         pane.scroll_home(animate=False, immediate=True)
