@@ -14,9 +14,8 @@ a terminal by ``benchmarks/tui_stream.py``):
 - while the user types (a key less than :data:`TYPING` ago, :func:`note_key`), the next
   append waits for the next key and goes right after the frame that echoes it (at most
   :data:`HOLD` after the last append, or when the typing stops): keys come at most a few
-  dozen a second, so the append and its layout fit in the gap before the following key
-  instead of holding it up (at 25 keys/s an append at any moment held up one key in four
-  whose window it fell in);
+  dozen a second, so the append and its layout start in the gap before the following key
+  rather than at any moment of it (which held up the keys typed meanwhile);
 - when the deltas stop for :data:`SETTLE` (the reply has most likely ended), what is pending
   is appended without waiting out the interval, so a reply's last words are shown before it
   has been stored.
@@ -52,12 +51,6 @@ SETTLE = 0.03
 """Seconds without a new delta after which pending text is appended without waiting out the
 interval: the reply has most likely ended (its end is stored, then shown by :meth:`stop`,
 a few hundred milliseconds later for a long reply)."""
-
-TYPING_BUDGET = 0.2
-"""Most of the event loop's time that appends may take while the user types. An append and
-its layout take longer than the gap between two fast keys (40-150 ms of the loop at 120x36
-against 40 ms between keys at 25 keys/s), so each holds up a key or two: appends that rare
-keep the keys held up to a few in a hundred."""
 
 _last_key = -math.inf
 _key_waiters: list[asyncio.Future[None]] = []
@@ -135,14 +128,13 @@ class ReplyStream:
         while not self.stopped:
             await self._wake.wait()
             self._wake.clear()
-            typing = await self._typing_pause(appended)
+            await self._typing_pause(appended)
             appended = time.monotonic()
             started = time.thread_time()
             await self._append()
             await self._frame()
             cost = time.thread_time() - started
-            budget = TYPING_BUDGET if typing else BUDGET
-            await self._gap(max(self._interval, cost / budget) if self._interval else 0)
+            await self._gap(max(self._interval, cost / BUDGET) if self._interval else 0)
 
     async def _gap(self, seconds: float) -> None:
         """Wait ``seconds`` between two appends, or less once text is pending and no delta
@@ -151,20 +143,17 @@ class ReplyStream:
         while (now := time.monotonic()) < deadline and not self._settled(now):
             await asyncio.sleep(self._wait_until(deadline) - now)
 
-    async def _typing_pause(self, appended: float) -> bool:
+    async def _typing_pause(self, appended: float) -> None:
         """While the user types (a key less than :data:`TYPING` ago), wait for the next key
         and the frame that echoes it; no longer than until :data:`HOLD` after the last
-        append, or the deltas stop (:data:`SETTLE`). Returns whether the user is typing
-        (the next append then waits for :data:`TYPING_BUDGET`)."""
+        append, or the deltas stop (:data:`SETTLE`)."""
         if not self._interval:
-            return False
+            return
         while True:
             now = time.monotonic()
-            if now - _last_key >= TYPING:
-                return False
             until = min(_last_key + TYPING, appended + HOLD)
             if until <= now or self._settled(now):
-                return True
+                return
             key = asyncio.get_running_loop().create_future()
             _key_waiters.append(key)
             try:
@@ -175,7 +164,7 @@ class ReplyStream:
                 if key in _key_waiters:
                     _key_waiters.remove(key)
             await self._frame()  # the key's echo is drawn before the append's layout starts
-            return True
+            return
 
     def _wait_until(self, until: float) -> float:
         """``until``, or earlier: when the pending text would count as settled."""
