@@ -240,3 +240,17 @@ async def test_a_message_shared_by_branches_is_one_search_hit(make_service: Make
     )
     assert len(await service.search("quokka", conversation_id=root)) == 1
     assert len(await service.store.search.find("quokka")) == 4
+
+
+async def test_viewing_is_written_only_for_a_conversation_with_branches(
+    make_service: MakeService,
+) -> None:
+    service = await make_service(api_key=None)
+    root, ids = await _chat(service, 2)
+    await service.branches.viewed(root)
+    assert await service.store.forks.shown(root) is None  # no branches: no row
+    fork = await service.branches.fork(root, ids[1])
+    await service.branches.viewed(root)
+    assert await service.store.forks.shown(root) == root
+    await service.branches.viewed(fork.id)
+    assert await service.store.forks.shown(root) == fork.id

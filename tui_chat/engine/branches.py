@@ -178,9 +178,17 @@ class Branches:
         return BranchPath(family, branch, points)
 
     async def viewed(self, conversation_id: str) -> None:
-        """Remember the branch a family shows next time (skipped on a read-only database)."""
-        if not self.store.access.read_only:
-            await self.store.forks.show(conversation_id)
+        """Remember the branch a family shows next time: written only when it changes, for a
+        conversation with branches, and never on a read-only database."""
+        forks = self.store.forks
+        if self.store.access.read_only:
+            return
+        family_id = await forks.family_id(conversation_id)
+        if await forks.shown(family_id) == conversation_id:
+            return
+        if family_id == conversation_id and not await forks.has_branches(family_id):
+            return  # a conversation with no branches: nothing to remember
+        await forks.show(conversation_id)
 
     async def switch(self, conversation_id: str, branch_ref: str) -> Branch:
         """Make a branch of ``conversation_id``'s family the one it shows.

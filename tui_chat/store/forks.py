@@ -301,6 +301,12 @@ class Forks:
                 (family_id, conversation_id, utc_now()),
             )
 
+    async def has_branches(self, family_id: str) -> bool:
+        """Whether a family has a branch besides its first conversation."""
+        return (
+            await self._sql.one("SELECT 1 FROM forks WHERE family_id = ?", (family_id,)) is not None
+        )
+
     async def shown(self, family_id: str) -> str | None:
         """The branch recorded as the one a family shows, if any."""
         row = await self._sql.one(
