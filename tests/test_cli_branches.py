@@ -92,6 +92,7 @@ def test_branches_and_switch(isolated_env: Path, fake_anthropic: FakeAnthropic) 
 
     switched = run(isolated_env, "switch", conv, "2")
     assert switched.returncode == 0, switched.stderr
+    assert f"opens branch 2 of 2: {fork}" in switched.stdout
     assert js(run(isolated_env, "branches", conv, "--json"))["shown"] == fork
     assert run(isolated_env, "switch", conv, conv[:6]).returncode == 0
     assert js(run(isolated_env, "branches", conv, "--json"))["shown"] == conv

@@ -94,5 +94,10 @@ async def switch(service: ChatService, args: Args) -> int:
     """Make a branch the one its conversation shows when opened."""
     conversation = await service.resolve(args.conv)
     branch = await service.branches.switch(conversation.id, args.branch)
-    render.out(f"{branch.id}: shown when “{inert(branch.title)}” is opened")
+    family = await service.branches.family(branch.id)
+    number = [b.id for b in family.branches].index(branch.id) + 1
+    render.out(
+        f"“{inert(family.root.title)}” opens branch {number} of {len(family.branches)}: "
+        f"{branch.id} “{inert(branch.title)}”"
+    )
     return 0
