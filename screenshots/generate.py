@@ -201,7 +201,8 @@ SHOTS: list[tuple[str, Step]] = [
 OWN_CONVERSATION = ("thinking-web", "recall-cites")
 """Scenes made in a conversation of their own (issue 19: thinking opened with a web search and
 its results, ``screenshots/thinking_web.py``; a reply citing recalled messages with its
-chips, ``screenshots/recall_cites.py``), after the demo's."""
+chips, ``screenshots/recall_cites.py``; issue 20's branches of one conversation,
+``screenshots/branches.py``), after the demo's."""
 
 
 def _stage(home: Path) -> None:

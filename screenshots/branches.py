@@ -1,0 +1,97 @@
+"""The README screenshot of branches within a conversation (issue 20 item 2).
+
+Usage::
+
+    python screenshots/branches.py [--out screenshots]
+
+A temporary ``TUI_CHAT_HOME`` gets one conversation whose second prompt was edited twice:
+three branches of one family, one entry in the list (``⑂3``), the branch bar over the chat
+and ``‹ n/m ›`` on the prompt where they part. Replies come from the test server
+(``tests/fake_anthropic.py``). The app runs headless at 120x36 and ``branches.svg`` (and a PNG
+copy when ``cairosvg`` is importable) is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SIZE = (120, 36)
+
+PROMPTS = (
+    "We have four days in Lisbon in May. Where should we stay?",
+    "Plan day two around the Belém monuments.",
+    "And a dinner place near the river?",
+)
+EDITS = (
+    "Plan day two around Sintra instead: the palaces, back by evening.",
+    "Plan day two as a slow day: Alfama on foot, a tram ride, no museums.",
+)
+
+
+async def seed(service: object) -> str:
+    """The conversation and its two edits; returns the branch to open (the second edit)."""
+    from tui_chat.engine.service import ChatService
+
+    assert isinstance(service, ChatService)
+    conversation = await service.new_conversation("Lisbon trip")
+    for prompt in PROMPTS:
+        await service.send(conversation.id, prompt)
+    second = [m for m in await service.messages(conversation.id) if m.role == "user"][1]
+    shown = conversation.id
+    for edit in EDITS:
+        branch, _ = await service.branches.fork_for_edit(second.id)
+        await service.send(branch.id, edit)
+        shown = branch.id
+    return shown
+
+
+async def generate(out: Path) -> list[Path]:
+    """Run the app on the last edited branch and save the screenshot."""
+    from screenshots.generate import to_png
+    from tests.fake_anthropic import FakeAnthropic
+    from tui_chat.config import load_config
+    from tui_chat.engine.service import ChatService
+    from tui_chat.tui.app import ChatApp
+    from tui_chat.tui.widgets.sibling_switch import SiblingSwitch
+
+    with tempfile.TemporaryDirectory() as home, FakeAnthropic() as fake:
+        os.environ["TUI_CHAT_HOME"] = home
+        os.environ.update(fake.env("sk-ant-demo-placeholder"))
+        fake.reply_text = "Stay in Príncipe Real: quiet streets, an easy walk down to Chiado."
+        service = await ChatService.open(load_config())
+        try:
+            shown = await seed(service)
+        finally:
+            await service.close()
+        app = ChatApp(load_config(), conversation_ref=shown, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            bar = app.main_screen.query_one(SiblingSwitch)
+            while not (bar.display and bar.path is not None):
+                await pilot.pause(0.05)
+            await pilot.press("ctrl+b")  # the list: one entry for the three branches
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            svg = Path(app.save_screenshot("branches.svg", str(out)))
+    return [svg, *to_png([svg])]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the screenshot and print its path."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    args = parser.parse_args(argv)
+    for path in asyncio.run(generate(args.out)):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
