@@ -46,7 +46,7 @@ async def test_malformed_block_json_is_read_as_text_and_reported_by_doctor(
     active = await service.store.summaries.active(cid)
     assert active is not None and active.compaction_block is None
     assert active.text  # sent as its text summary
-    report = await service.doctor()
+    report = await service.maintenance.doctor()
     assert str(report["summaries"]).startswith("1 damaged compaction block")
     assert f"{cid} version {version} (in force): not valid JSON" in str(report["summaries"])
     assert "tui-chat rollback" in str(report["summaries"])

@@ -380,10 +380,10 @@ async def _doctor(service: ChatService, args: Args) -> int:
 
     config_file = paths.config_path()
     if args.repair:
-        count, removed = await service.repair()
+        count, removed = await service.maintenance.repair()
         print(f"search index rebuilt from {count} messages", file=sys.stderr)
         print(f"{removed} attached file(s) nothing refers to removed", file=sys.stderr)
-    checks = await service.doctor()
+    checks = await service.maintenance.doctor()
     # The database first, then the config file (which the CLI, not the engine, reads).
     report: dict[str, str | int | bool] = {
         "database": checks["database"],
@@ -406,7 +406,7 @@ async def _doctor(service: ChatService, args: Args) -> int:
 
 
 async def _backup(service: ChatService, args: Args) -> int:
-    await service.backup(args.file, force=args.force)
+    await service.maintenance.backup(args.file, force=args.force)
     render.out(f"backed up {service.db_path} to {args.file}")
     return 0
 

@@ -4,7 +4,6 @@ the token counter, the chat session and the compaction worker; every action is o
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +24,7 @@ from tui_chat.engine.context import EngineContext
 from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import EventCallback
 from tui_chat.engine.exports import Transfer
+from tui_chat.engine.maintenance import Maintenance
 from tui_chat.engine.requests import Requests
 from tui_chat.engine.send import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
@@ -69,6 +69,10 @@ class ChatService:
         """Compact now, list, roll back and regenerate summary versions."""
         self.transfer = Transfer(store, self.counter, config.model)
         """Export and import conversations."""
+        self.maintenance = Maintenance(
+            store, self.counter, has_key=client.has_key, base_url=config.base_url
+        )
+        """Backup, repair and the doctor's report."""
         self.drafts = Drafts(store)  # each conversation's unsent text and files
         self.costs = CostCache(store, self.info_for)  # what each conversation cost, kept
         self.outside = OutsideWrites(store)  # did another process write? (data_version)
@@ -111,14 +115,6 @@ class ChatService:
     def db_path(self) -> Path:
         """The database file this service works on."""
         return Path(self.store.path)
-
-    async def backup(self, target: Path, *, force: bool = False) -> None:
-        """Copy the database to ``target`` (0600) with SQLite's online backup.
-
-        The rule of :mod:`tui_chat.files`: an existing ``target`` is refused unless ``force``;
-        on failure nothing is left behind and an old ``target`` is intact.
-        """
-        await self.store.backup(target, force=force)
 
     # -- events --------------------------------------------------------------------------
 
@@ -378,37 +374,11 @@ class ChatService:
             updated = await self.store.conversations.update(conversation_id, settings=settings)
         return updated
 
-    # -- diagnostics ---------------------------------------------------------------------
+    # -- background work ---------------------------------------------------------------------
 
     async def finish_background(self) -> None:
         """Let due compactions finish (a one-shot CLI send calls this before exiting)."""
         await self.worker.wait()
-
-    async def repair(self) -> tuple[int, int]:
-        """Rebuild the search index from the messages (not changed) and remove the attached
-        files nothing refers to; returns (messages indexed, files removed)."""
-        indexed = await self.store.rebuild_search_index()
-        return indexed, await self.store.attachments.remove_unreferenced()
-
-    async def doctor(self) -> dict[str, str | int]:
-        """Database path, key presence (never the key), endpoint, tokenizer, integrity."""
-        report: dict[str, str | int] = {
-            "database": str(self.store.path),
-            "api_key": "set" if self.has_key else "not set",
-            "base_url": self.config.base_url or "default (api.anthropic.com)",
-        }
-        try:
-            report["tokenizer"] = f"ok ({self.counter.count('tokenizer check')} tokens offline)"
-        except Exception as exc:
-            report["tokenizer"] = f"failed: {exc}"
-        report["integrity"] = await self.store.integrity_check()
-        report["search_index"] = await self.store.search_index()
-        try:
-            report["summaries"] = await self.store.summaries.check_blocks()
-            report["conversations"] = len(await self.store.conversations.all(include_archived=True))
-        except sqlite3.DatabaseError as exc:
-            report["conversations"] = f"unreadable: {exc}"
-        return report
 
 
 def _title_from(text: str) -> str:
