@@ -97,16 +97,21 @@ async def test_while_typing_an_append_goes_right_after_the_next_key(
         await stream.stop()
 
 
-def test_the_time_an_append_took_to_draw_is_no_pause_in_the_deltas() -> None:
+def test_while_typing_the_time_an_append_took_to_draw_is_no_pause_in_the_deltas(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # The deltas that came while a long layout ran wait in the screen's queue: a gap measured
     # from the last one seen to the end of that frame is not the reply's end (before, every
     # append whose frame took over SETTLE looked like the end and took all that was pending).
+    monkeypatch.setattr(reply_stream, "_last_key", 100.4)  # typing
     stream = object.__new__(ReplyStream)
     stream._pending = ["pending "]
     stream._written = 100.0
     stream._drawn = 100.5  # an append's frame ended half a second after the last delta
     assert not stream._settled(100.5 + reply_stream.SETTLE / 2)
     assert stream._settled(100.5 + reply_stream.SETTLE)
+    monkeypatch.setattr(reply_stream, "_last_key", 90.0)  # not typing: the end shows sooner
+    assert stream._settled(100.5 + reply_stream.SETTLE / 2)
 
 
 async def test_a_key_before_the_first_append_does_not_hold_it(

@@ -168,14 +168,22 @@ class ReplyStream:
 
     def _wait_until(self, until: float) -> float:
         """``until``, or earlier: when the pending text would count as settled."""
-        settles = max(self._written, self._drawn) if self._pending else time.monotonic()
+        settles = self._last_delta(time.monotonic()) if self._pending else time.monotonic()
         return min(until, settles + SETTLE)
 
     def _settled(self, now: float) -> bool:
-        """Whether text is pending and no delta came for :data:`SETTLE` seconds, not counting
-        the time until the last append was drawn (a long layout held the deltas back: at 120x36
-        one of 30-70 ms made every append look like the reply's end, appended uncut at once)."""
-        return bool(self._pending) and now - max(self._written, self._drawn) >= SETTLE
+        """Whether text is pending and no delta came for :data:`SETTLE` seconds."""
+        return bool(self._pending) and now - self._last_delta(now) >= SETTLE
+
+    def _last_delta(self, now: float) -> float:
+        """When the last delta came; while the user types, no earlier than the end of the last
+        append's frame: the deltas that came during a long layout wait in the screen's queue,
+        and at 120x36 one of 30-70 ms made every append look like the reply's end, so all that
+        was pending went at once, at any moment of the typing. Not typing, an early append
+        costs nothing and the end of a reply is shown sooner."""
+        if now - _last_key >= TYPING:
+            return self._written
+        return max(self._written, self._drawn)
 
     async def _frame(self) -> None:
         """Until the frame after an append has been drawn (its layout and paint)."""
