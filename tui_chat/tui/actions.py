@@ -269,7 +269,7 @@ ACTIONS: Final[dict[str, Action]] = {
         "extend_previous", "Extend up", "Extend the range upwards", False
     ),
     "chat.extend_next": Action("extend_next", "Extend down", "Extend the range downwards", False),
-    "chat.toggle_pin": Action("screen.toggle_pin", "Pin/unpin"),
+    "chat.toggle_pin": Action("toggle_pin", "Pin/unpin"),
     "chat.compose": Action("screen.focus_composer", "Type", "Back to the composer"),
     "chat.edit": Action("screen.edit_message", "Edit", "Edit this prompt (sending it branches)"),
     "chat.compact_upto": Action(

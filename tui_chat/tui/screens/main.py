@@ -31,6 +31,7 @@ from tui_chat.tui.screens.branching import BranchView
 from tui_chat.tui.screens.chat_view import NO_KEY_HELP
 from tui_chat.tui.summary_commands import SummaryCommands
 from tui_chat.tui.text import tokens
+from tui_chat.tui.widgets.chat_pane import PinsChanged
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 
@@ -244,41 +245,16 @@ class MainScreen(BranchView):
             return
         self.app.send_reply(self.conversation.id, None)
 
-    def _selected_or_last(self) -> int | None:
-        view = self.chat.selected_view
-        if view is None and (views := self.chat.views):
-            view = views[-1]
-        return view.message_id if view is not None else None
-
-    async def action_toggle_pin(self) -> None:
-        """Pin the selected message, or unpin it if it is pinned."""
-        view = self.chat.selected_view
-        if view is None:
-            self.notify("Select a message first (f5 or tab, then ↑/↓).", severity="warning")
-            return
-        await self._pin(view.message_id, not view.pinned)
-
     async def action_pin_message(self) -> None:
         """Pin the selected message (the newest one when nothing is selected)."""
-        if (message_id := self._selected_or_last()) is not None:
-            await self._pin(message_id, True)
+        await self.chat.pin(True)
 
     async def action_unpin_message(self) -> None:
         """Unpin the selected message (the newest one when nothing is selected)."""
-        if (message_id := self._selected_or_last()) is not None:
-            await self._pin(message_id, False)
+        await self.chat.pin(False)
 
-    async def _pin(self, message_id: int, pinned: bool) -> None:
-        service = self.app.service
-        if pinned:
-            await service.pin(message_id)
-            self.notify(f"Pinned message #{message_id}: it is always sent verbatim.")
-        else:
-            if not await service.unpin(message_id):
-                self.notify(f"Message #{message_id} is not pinned.", severity="warning")
-                return
-            self.notify(f"Unpinned message #{message_id}.")
-        self.chat.set_pinned(message_id, pinned)
+    @on(PinsChanged)
+    async def _pins_changed(self) -> None:
         await self.refresh_gauge()
 
     def action_compact(self) -> None:

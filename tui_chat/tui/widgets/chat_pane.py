@@ -30,6 +30,10 @@ from tui_chat.tui.widgets.pages import MessageSource, Pages, mark_left_out
 from tui_chat.tui.widgets.reply_keys import ReplyKeys
 
 
+class PinsChanged(TextualMessage):
+    """A message of the chat pane was pinned or unpinned (what the next request sends changed)."""
+
+
 class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focus=True):
     """Messages of one conversation, newest at the bottom, with a keyboard selection.
 
@@ -147,17 +151,6 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
             self.selected = around
         else:
             self.anchor()
-
-    async def show_first(self) -> None:
-        """Show the conversation's first page and select its first message."""
-        if self.conversation_id is None:
-            return
-        page, self.has_newer = await self.pages.after(self.conversation_id, 0)
-        self.has_older = False
-        await self._replace(page)
-        if views := self.views:
-            self.selected = views[0].message_id
-            self.scroll_home(animate=False, immediate=True)
 
     async def _replace(self, page: list[Message]) -> None:
         """Mount ``page`` in place of the window, nothing selected."""
@@ -317,15 +310,35 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
         if new.height > old.height and not following and (views := self.views):
             self.new_below = views[-1].message.status == "streaming"
 
-    def set_pinned(self, message_id: int, pinned: bool) -> None:
-        """Show or hide a message's pinned marker."""
+    async def pin(self, pinned: bool | None = None) -> None:
+        """Pin the selected message (the newest when nothing is selected), or unpin it
+        (``pinned`` ``None``: the other way round from now, for a selected one only); the
+        screen hears :class:`PinsChanged` (the request changed)."""
+        view = self.selected_view
+        if view is None and pinned is None:
+            self.notify("Select a message first (f5 or tab, then ↑/↓).", severity="warning")
+            return
+        if view is None and (views := self.views):
+            view = views[-1]
+        if view is None:
+            return
+        message_id, pinned = view.message_id, not view.pinned if pinned is None else pinned
         if pinned:
+            await self._source.pin(message_id)
             self._pinned.add(message_id)
-        else:
+            self.notify(f"Pinned message #{message_id}: it is always sent verbatim.")
+        elif await self._source.unpin(message_id):
             self._pinned.discard(message_id)
-        view = self.view_for(message_id)
-        if view is not None:
-            view.set_pinned(pinned)
+            self.notify(f"Unpinned message #{message_id}.")
+        else:
+            self.notify(f"Message #{message_id} is not pinned.", severity="warning")
+            return
+        view.set_pinned(pinned)
+        self.post_message(PinsChanged())
+
+    async def action_toggle_pin(self) -> None:
+        """Pin the selected message, or unpin it if it is pinned."""
+        await self.pin()
 
     # -- scrolling --------------------------------------------------------------------------
 
@@ -407,9 +420,12 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
 
     async def action_select_first(self) -> None:
         """Select the conversation's first message (its first page is loaded if needed)."""
-        if self.has_older:
-            await self.show_first()
-        elif views := self.views:
+        if self.has_older and self.conversation_id is not None:
+            page, self.has_newer = await self.pages.after(self.conversation_id, 0)
+            self.has_older = False
+            await self._replace(page)
+            self.scroll_home(animate=False, immediate=True)
+        if views := self.views:
             self.selected = views[0].message_id
 
     async def action_select_last(self) -> None:

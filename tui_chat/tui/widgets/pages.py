@@ -35,6 +35,14 @@ class MessageSource(Protocol):
         """Ids of the conversation's pinned messages."""
         ...
 
+    async def pin(self, message_id: int, note: str = "") -> None:
+        """Pin a message so it is always sent verbatim."""
+        ...
+
+    async def unpin(self, message_id: int) -> bool:
+        """Unpin a message; False when it was not pinned."""
+        ...
+
 
 class Pages:
     """Pages of one source's conversations.

@@ -1,0 +1,69 @@
+"""Message actions live in the chat pane: it pins through its own source and tells the screen
+with a typed message (PinsChanged), which recounts the gauge."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import notifications, ready, until
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.widgets.chat_pane import ChatPane, PinsChanged
+
+
+def _conversation_file(folder: Path) -> Path:
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"message number {i} " * 20}
+        for i in range(4)
+    ]
+    path = folder / "four.json"
+    path.write_text(json.dumps({"title": "Four", "messages": messages}))
+    return path
+
+
+async def test_the_chat_pane_pins_its_selected_message(
+    service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conversation = await service.transfer.import_file(_conversation_file(tmp_path))
+    stored = await service.messages(conversation.id)
+    app = make_app(service, conversation.id)
+    heard: list[PinsChanged] = []
+    async with app.run_test(size=SIZE, message_hook=_keep(heard)) as pilot:
+        screen = await ready(pilot)
+        pane = app.query_one(ChatPane)
+        await until(pilot, lambda: screen.breakdown is not None)
+        recounts: list[bool] = []
+        recount = screen.refresh_gauge
+
+        async def counted(*, full: bool = False) -> None:
+            recounts.append(full)
+            await recount(full=full)
+
+        monkeypatch.setattr(screen, "refresh_gauge", counted)
+        pane.focus()
+        pane.selected = stored[1].id
+        await pane.action_toggle_pin()  # the pane's own action, no screen in between
+        assert await service.pinned_ids(conversation.id) == {stored[1].id}
+        view = pane.view_for(stored[1].id)
+        assert view is not None and view.pinned
+        await until(pilot, lambda: bool(heard) and bool(recounts))  # the screen recounted
+        await pane.action_toggle_pin()
+        assert await service.pinned_ids(conversation.id) == set()
+        assert not view.pinned
+        pane.selected = None
+        await pane.action_toggle_pin()  # nothing selected: said, nothing pinned
+        await until(pilot, lambda: any("Select a message first" in n for n in notifications(app)))
+        assert await service.pinned_ids(conversation.id) == set()
+
+
+def _keep(heard: list[PinsChanged]) -> Callable[[Message], None]:
+    def hook(message: Message) -> None:
+        if isinstance(message, PinsChanged):
+            heard.append(message)
+
+    return hook
