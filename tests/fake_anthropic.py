@@ -8,6 +8,7 @@ Endpoints
     ``POST /v1/messages``              JSON (``stream: false``) or SSE (``stream: true``).
     ``POST /v1/messages/count_tokens`` ``{"input_tokens": n}``.
     ``GET /v1/models``                 the model list (``fake.models``; ``None``: 404).
+    ``POST /v1/files``                 the Files API (``fake.files``, ``tests/fake_files.py``).
     ``POST /_fake/push``               Queue a behaviour from JSON (the fields of
                                        :class:`Behaviour`, minus ``when``/callables).
     ``GET  /_fake/requests``           The recorded request bodies as JSON.
@@ -95,6 +96,7 @@ try:
         sign,
     )
     from tests.fake_continuation import summary_sources
+    from tests.fake_files import FakeFiles, FileRequestError
     from tests.fake_recall import check_search_results, recall_reply
     from tests.fake_web import (
         ReplyRequestError,
@@ -114,6 +116,7 @@ except ImportError:  # run as a script: tests/ is on sys.path, the repository ro
         sign,
     )
     from fake_continuation import summary_sources  # type: ignore[no-redef]
+    from fake_files import FakeFiles, FileRequestError  # type: ignore[no-redef]
     from fake_recall import check_search_results, recall_reply  # type: ignore[no-redef]
     from fake_web import (  # type: ignore[no-redef]
         ReplyRequestError,
@@ -368,6 +371,8 @@ class FakeAnthropic:
         """What ``GET /v1/models`` lists (``None``: the endpoint answers 404)."""
         self.models_served = 0
         """How many times ``GET /v1/models`` answered."""
+        self.files = FakeFiles()
+        """The Files API (``tests/fake_files.py``; ``files.supported = False``: none)."""
         self.model_limits: dict[str, dict[str, Any]] = {
             "claude-sonnet-4-6": model_entry(1_000_000, 64_000, adaptive=True),
             "claude-haiku-4-5": model_entry(200_000, 64_000, adaptive=False),
@@ -1087,6 +1092,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._messages(record, raw)
             elif path == "/v1/messages/count_tokens":
                 self._count_tokens(record, raw)
+            elif path == "/v1/files":
+                self._upload(record, raw)
             else:
                 self._send_error(record, 404, "not_found_error", f"Not found: {path}")
         except _ClientGone:
@@ -1122,10 +1129,32 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         return True
 
+    def _upload(self, record: RecordedRequest, raw: bytes) -> None:
+        if not self._check_auth(record):
+            return
+        try:
+            meta = self.fake.files.upload(record.headers, raw)
+        except FileRequestError as exc:
+            self._send_error(record, exc.status, exc.error_type, exc.message)
+            return
+        record.status = 200
+        self._send_json(200, meta)
+
+    def _resolved(self, record: RecordedRequest) -> tuple[bool, Any]:
+        """The body with its named files' bytes in place; ``(False, None)`` once refused."""
+        try:
+            return True, self.fake.files.resolve(record.body, record.headers)
+        except FileRequestError as exc:
+            record.behaviour = "invalid"
+            self._send_error(record, exc.status, exc.error_type, exc.message)
+            return False, None
+
     def _count_tokens(self, record: RecordedRequest, raw: bytes) -> None:
         if not self._check_auth(record):
             return
-        body = record.body
+        ok, body = self._resolved(record)
+        if not ok:
+            return
         try:
             if body is None:
                 raise _InvalidRequest(f"request body is not valid JSON: {raw[:40]!r}")
@@ -1173,7 +1202,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _messages(self, record: RecordedRequest, raw: bytes) -> None:
         if not self._check_auth(record):
             return
-        body = record.body
+        ok, body = self._resolved(record)
+        if not ok:
+            return
         try:
             if body is None:
                 raise _InvalidRequest(f"request body is not valid JSON: {raw[:40]!r}")

@@ -16,6 +16,7 @@ from tests.test_cli import js, run
 def test_fork_send_attach_and_compact_upto(
     isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
+    fake_anthropic.files.supported = False  # inline data (the Files API: test_files_api)
     image = tmp_path / "chart.png"
     image.write_bytes(sample_files.png(64, 48))
     sent = run(

@@ -138,6 +138,7 @@ async def test_an_edited_prompt_makes_a_fork_whose_request_ends_with_the_edit(
 async def test_an_attached_png_is_sent_as_an_image_block_and_survives_export_and_import(
     make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
+    fake_anthropic.files.supported = False  # inline data (the Files API: test_files_api)
     service = await make_service()
     conv = await service.new_conversation()
     image = tmp_path / "plot.png"
@@ -183,6 +184,7 @@ async def test_an_attached_png_is_sent_as_an_image_block_and_survives_export_and
 async def test_a_pdf_is_a_document_block_and_a_text_file_is_text_with_its_name(
     make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
+    fake_anthropic.files.supported = False  # inline data (the Files API: test_files_api)
     service = await make_service()
     conv = await service.new_conversation()
     (tmp_path / "report.pdf").write_bytes(sample_files.pdf(3))
@@ -253,6 +255,7 @@ async def test_summaries_note_an_image_and_recall_reads_a_text_file(
 async def test_the_preview_of_files_alone_is_the_request_their_send_makes(
     make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
+    fake_anthropic.files.supported = False  # inline data (the Files API: test_files_api)
     service = await make_service()
     conv = await service.new_conversation()
     image = tmp_path / "alone.png"

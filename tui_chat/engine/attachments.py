@@ -133,7 +133,10 @@ def request_refs(request: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 async def expand_request(
-    store: Store, request: dict[str, Any], unsent: Iterable[Attachment] = ()
+    store: Store,
+    request: dict[str, Any],
+    unsent: Iterable[Attachment] = (),
+    file_ids: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The request with every attachment reference replaced by the block the API takes.
 
@@ -141,6 +144,8 @@ async def expand_request(
         store: Where the bytes are.
         request: A built request (left unchanged).
         unsent: Files attached to a draft, not stored yet (a preview of the next send).
+        file_ids: The Files API's ``file_id`` of files already uploaded, by content hash:
+            those are named (``source.type == "file"``), the others sent inline as base64.
 
     Returns:
         The request to send (the same object when it holds no attachment).
@@ -152,19 +157,31 @@ async def expand_request(
     if not refs:
         return request
     check_request(refs)
+    named = dict(file_ids or {})
     data = {a.sha256: a.data for a in unsent}
     data.update(
         await store.attachments.data(
             str(r.get("sha256"))
             for r in refs
-            if r.get("kind") != "text" and str(r.get("sha256")) not in data
+            if r.get("kind") != "text" and str(r.get("sha256")) not in data.keys() | named.keys()
         )
     )
     expanded = copy.deepcopy(request)
     for message in expanded.get("messages") or []:
         content = message.get("content")
         if isinstance(content, list):
-            message["content"] = [
-                api_block(b, data.get(str(b.get("sha256")))) if is_ref(b) else b for b in content
-            ]
+            message["content"] = [_api(b, data, named) if is_ref(b) else b for b in content]
     return expanded
+
+
+def _api(
+    ref: Mapping[str, Any], data: Mapping[str, bytes], named: Mapping[str, str]
+) -> ContentBlock:
+    """The API's block for a reference: naming its ``file_id`` when uploaded, else inline."""
+    sha = str(ref.get("sha256"))
+    file_id = named.get(sha) if ref.get("kind") != "text" else None
+    if file_id is None:
+        return api_block(ref, data.get(sha))
+    block = api_block(ref, b"")
+    block["source"] = {"type": "file", "file_id": file_id}
+    return block

@@ -20,6 +20,7 @@ from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.catalog import ModelCatalog
 from tui_chat.engine.events import EngineEvent, EventCallback
+from tui_chat.engine.remote_files import RemoteFiles
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo
@@ -58,6 +59,11 @@ class EngineContext:
     config: ServiceSettings
     catalog: ModelCatalog
     bus: EventBus = field(default_factory=EventBus)
+    files: RemoteFiles = field(init=False)
+    """Attachments through the Files API where the endpoint has it (``remote_files.py``)."""
+
+    def __post_init__(self) -> None:
+        self.files = RemoteFiles(self.store, self.client)
 
     def info_for(self, model: str) -> ModelInfo:
         """A model's figures: the endpoint's list, else the model table; config overrides last."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -22,12 +23,12 @@ from tui_chat.core.models import ContentBlock, Usage
 from tui_chat.core.unanswered import REFUSAL, refusal_message
 from tui_chat.llm.compaction import (
     CompactionResult,
-    compaction_headers,
     compaction_params,
     parse_compaction,
     unsupported_compaction,
 )
 from tui_chat.llm.errors import ChatError, map_error
+from tui_chat.llm.files import request_headers, upload
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -163,6 +164,17 @@ class ClaudeClient:
         """True when an API key is configured."""
         return self._api_key is not None
 
+    @property
+    def endpoint(self) -> str:
+        """The base URL requests go to (the SDK's default when none is configured)."""
+        return self._base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+
+    async def upload_file(self, name: str, data: bytes, media_type: str) -> str:
+        """Upload a file to the Files API (:func:`tui_chat.llm.files.upload`); its id."""
+        if self._api_key is None:
+            raise no_key_error()
+        return await upload(self._sdk(), self._api_key, name, data, media_type)
+
     @staticmethod
     def preload() -> None:
         """Import the SDK now (about a second of CPU): from a thread, so that the first send
@@ -219,7 +231,7 @@ class ClaudeClient:
         """
         if self._api_key is None:
             return StreamResult(error=no_key_error())
-        headers = compaction_headers(request)
+        headers = request_headers(request)
         extra: dict[str, Any] = {"extra_headers": headers} if headers else {}
         manager = self._sdk().messages.stream(**request, **extra)
         stream: Any = None
@@ -291,7 +303,7 @@ class ClaudeClient:
         if self._api_key is None:
             raise no_key_error()
         params = {key: value for key, value in request.items() if key in COUNT_TOKENS_KEYS}
-        headers = compaction_headers(request)
+        headers = request_headers(request)
         if headers:
             params["extra_headers"] = headers
         try:

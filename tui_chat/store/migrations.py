@@ -356,6 +356,17 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE parent_id = old.id;
     END;
     """,
+    # 15: the Files API (issue 19 item 6): per endpoint (its base URL), whether it takes
+    # uploads, and the ``file_id`` each attached file (by content hash) was uploaded as.
+    """
+    CREATE TABLE file_endpoints (
+        endpoint TEXT PRIMARY KEY, supported INTEGER NOT NULL, reason TEXT, noted_at TEXT NOT NULL
+    );
+    CREATE TABLE file_ids (
+        endpoint TEXT NOT NULL, sha256 TEXT NOT NULL, file_id TEXT NOT NULL,
+        uploaded_at TEXT NOT NULL, PRIMARY KEY (endpoint, sha256)
+    );
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

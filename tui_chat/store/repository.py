@@ -24,6 +24,7 @@ from tui_chat.store.compaction_support import CompactionSupport
 from tui_chat.store.conversations import Conversations
 from tui_chat.store.drafts import Drafts
 from tui_chat.store.errors import StoreError
+from tui_chat.store.file_ids import FileIds
 from tui_chat.store.forks import Forks
 from tui_chat.store.imports import Imports
 from tui_chat.store.messages import Messages
@@ -53,6 +54,8 @@ class Store:
     """Models whose endpoint refused on-demand compaction."""
     model_catalog: ModelCatalogStore
     """The endpoint's model list as last read (window, output limit, capabilities)."""
+    file_ids: FileIds
+    """The Files API: which endpoints take uploads, each file's ``file_id`` there."""
     send_leases: SendLeases
     """One sender per conversation at a time, across processes."""
     attachments: Attachments
@@ -79,6 +82,7 @@ class Store:
         self.search = Search(self._sql, self.messages)
         self.compaction_support = CompactionSupport(self._sql)
         self.model_catalog = ModelCatalogStore(self._sql)
+        self.file_ids = FileIds(self._sql)
         self.send_leases = SendLeases(self._sql)
         self.attachments = Attachments(self._sql)
         self.usage = UsageLedger(self._sql)

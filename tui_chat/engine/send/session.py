@@ -23,7 +23,7 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.request import BuiltRequest
 from tui_chat.core.tokens import update_calibration
 from tui_chat.core.triggers import emergency_due
-from tui_chat.engine.attachments import expand_request, store_attachments
+from tui_chat.engine.attachments import store_attachments
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.context import EngineContext
 from tui_chat.engine.drafts import Drafts
@@ -103,6 +103,7 @@ class ChatSession:
         self.policy_for = context.policy_for
         self.info_for = context.info_for
         self.catalog = context.catalog
+        self.files = context.files
         self.send_lock = SendLock(context.store.send_leases)
 
     async def send(
@@ -237,14 +238,21 @@ class ChatSession:
         try:
             try:
                 request = built.request
-                if built.attachments:
-                    request = await expand_request(self.store, built.request)
+                if built.attachments:  # uploaded once where the endpoint has the Files API
+                    request = await self.files.expand(built.request)
             except AttachmentError as exc:
                 problem = ChatError("too_large", str(exc), "fork before that file or remove it")
                 result = StreamResult(content=[], text="", error=problem)
             else:
                 # A reply its server tools paused (pause_turn) is continued (engine/send/paused.py).
                 result = await stream_to_end(self.client, request, on_text, on_thinking, on_block)
+                for inline in (False, True):  # a file_id the endpoint lost: upload again, inline
+                    if not self.files.stale(result, request):
+                        break
+                    request = await self.files.renewed(built.request, request, inline=inline)
+                    result = await stream_to_end(
+                        self.client, request, on_text, on_thinking, on_block
+                    )
                 if result.error is not None:  # a refused file or summary block is named
                     result.error = await explain_refusal(
                         self.store, conversation_id, result.error, built.request

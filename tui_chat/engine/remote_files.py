@@ -1,0 +1,87 @@
+"""Attachments through the Files API: uploaded once per endpoint, then named by ``file_id``.
+
+:class:`RemoteFiles` is held by the engine context. Before a reply is requested it uploads
+each attached image or PDF the endpoint does not hold yet (once per content hash, the id kept
+in ``store.file_ids``) and expands the built request naming them; the built request itself is
+untouched, so the same conversation still builds the same bytes. An endpoint whose upload
+answers 404/405/501 has no Files API: that is remembered and its files go inline (base64) as
+before, without asking again. Without a key nothing is uploaded. A request refused for naming
+a ``file_id`` the endpoint lost is sent again once with the files uploaded afresh, then inline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tui_chat.engine.attachments import expand_request, request_refs
+from tui_chat.llm.client import ClaudeClient, StreamResult
+from tui_chat.llm.errors import ChatError
+from tui_chat.llm.files import FilesUnsupported, file_ids_in, names_unknown_file
+from tui_chat.store.repository import Store
+
+__all__ = ["RemoteFiles"]
+
+
+class RemoteFiles:
+    """The Files API side of sending attachments, for one store and client."""
+
+    def __init__(self, store: Store, client: ClaudeClient) -> None:
+        """Upload through ``client``; keep ids and the endpoint's support in ``store``."""
+        self._store = store
+        self._client = client
+        self.uploads = 0
+        """Files uploaded by this engine (what a test or a benchmark counts)."""
+
+    async def file_ids(self, request: Mapping[str, Any]) -> dict[str, str]:
+        """The ``file_id`` of each image and PDF ``request`` holds, uploading the new ones.
+
+        Returns:
+            By content hash; empty without a key or on an endpoint without the Files API.
+            A file whose upload failed otherwise (network, quota) is left out: it goes inline.
+        """
+        if not self._client.has_key:
+            return {}
+        endpoint = self._client.endpoint
+        ids = self._store.file_ids
+        if await ids.supported(endpoint) is False:
+            return {}
+        wanted = {str(r.get("sha256")): r for r in request_refs(request) if r.get("kind") != "text"}
+        known = await ids.known(endpoint, wanted)
+        missing = [sha for sha in wanted if sha not in known]
+        data = await self._store.attachments.data(missing) if missing else {}
+        for sha in missing:
+            ref = wanted[sha]
+            if sha not in data:
+                continue
+            name, media_type = str(ref.get("name") or "file"), str(ref.get("media_type"))
+            try:
+                known[sha] = await self._client.upload_file(name, data[sha], media_type)
+            except FilesUnsupported as exc:
+                await ids.note_support(endpoint, False, str(exc))
+                return {}
+            except ChatError:
+                continue
+            self.uploads += 1
+            await ids.remember(endpoint, sha, known[sha])
+            await ids.note_support(endpoint, True)
+        return known
+
+    async def expand(self, request: dict[str, Any], *, inline: bool = False) -> dict[str, Any]:
+        """The request to send: uploaded files named by id, the others inline."""
+        return await expand_request(
+            self._store, request, file_ids=None if inline else await self.file_ids(request)
+        )
+
+    @staticmethod
+    def stale(result: StreamResult, sent: Mapping[str, Any]) -> bool:
+        """Whether a reply was refused, before any of it arrived, for naming a lost file."""
+        return not result.content and not result.text and names_unknown_file(result.error, sent)
+
+    async def renewed(
+        self, request: dict[str, Any], sent: Mapping[str, Any], *, inline: bool
+    ) -> dict[str, Any]:
+        """After :meth:`stale`: forget the ids ``sent`` named and expand ``request`` again,
+        uploading afresh (or every file inline when ``inline``)."""
+        await self._store.file_ids.forget(self._client.endpoint, file_ids_in(sent))
+        return await self.expand(request, inline=inline)
