@@ -194,3 +194,22 @@ def test_cli_send_attach_uploads_once(
         source = media(fake_anthropic.bodies[-1])[0]["source"]
         assert fake_anthropic.files.files[source["file_id"]].data == image.read_bytes()
     assert len(uploads(fake_anthropic)) == 1
+
+
+async def test_a_continuation_summary_names_the_files_the_chat_request_named(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    await service.set_setting(conv.id, "summarizer", "claude")
+    await service.send(conv.id, "look", attachments=[read_attachment(picture(tmp_path))])
+    await service.send(conv.id, "and what else?")
+    chat = fake_anthropic.bodies[-1]
+    await service.summaries.compact(conv.id)
+    summary = fake_anthropic.bodies[-1]
+    assert (
+        summary is not chat
+        and summary["messages"][: len(chat["messages"]) - 1] == (chat["messages"][:-1])
+    )
+    assert media(summary) == media(chat) and media(chat)[0]["source"]["type"] == "file"
+    assert len(uploads(fake_anthropic)) == 1

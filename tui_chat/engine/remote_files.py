@@ -33,8 +33,9 @@ class RemoteFiles:
         self.uploads = 0
         """Files uploaded by this engine (what a test or a benchmark counts)."""
 
-    async def file_ids(self, request: Mapping[str, Any]) -> dict[str, str]:
-        """The ``file_id`` of each image and PDF ``request`` holds, uploading the new ones.
+    async def file_ids(self, request: Mapping[str, Any], *, upload: bool = True) -> dict[str, str]:
+        """The ``file_id`` of each image and PDF ``request`` holds, uploading the new ones
+        (unless not ``upload``: then only those uploaded before).
 
         Returns:
             By content hash; empty without a key or on an endpoint without the Files API.
@@ -48,7 +49,7 @@ class RemoteFiles:
             return {}
         wanted = {str(r.get("sha256")): r for r in request_refs(request) if r.get("kind") != "text"}
         known = await ids.known(endpoint, wanted)
-        missing = [sha for sha in wanted if sha not in known]
+        missing = [sha for sha in wanted if sha not in known] if upload else []
         data = await self._store.attachments.data(missing) if missing else {}
         for sha in missing:
             ref = wanted[sha]
@@ -67,11 +68,19 @@ class RemoteFiles:
             await ids.note_support(endpoint, True)
         return known
 
-    async def expand(self, request: dict[str, Any], *, inline: bool = False) -> dict[str, Any]:
-        """The request to send: uploaded files named by id, the others inline."""
-        return await expand_request(
-            self._store, request, file_ids=None if inline else await self.file_ids(request)
-        )
+    async def expand(
+        self, request: dict[str, Any], *, inline: bool = False, upload: bool = True
+    ) -> dict[str, Any]:
+        """The request to send: uploaded files named by id, the others inline.
+
+        Args:
+            request: A built request (left unchanged).
+            inline: Every file inline (base64), whatever was uploaded.
+            upload: Upload the files not uploaded yet; when False only those already there
+                are named (a summary continuing the chat request names what it named).
+        """
+        ids = None if inline else await self.file_ids(request, upload=upload)
+        return await expand_request(self._store, request, file_ids=ids)
 
     @staticmethod
     def stale(result: StreamResult, sent: Mapping[str, Any]) -> bool:

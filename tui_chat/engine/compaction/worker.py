@@ -27,7 +27,7 @@ from tui_chat.core.summarize import SummaryError, SummaryInput
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
 from tui_chat.core.unanswered import without_refused
 from tui_chat.core.upto import BoundaryError, boundary_upto
-from tui_chat.engine.attachments import AttachmentError, expand_request
+from tui_chat.engine.attachments import AttachmentError
 from tui_chat.engine.catalog import ListedSupport
 from tui_chat.engine.compaction.errors import CompactionError as CompactionError
 from tui_chat.engine.compaction.errors import NothingToCompact
@@ -90,6 +90,7 @@ class CompactionWorker:
         self.policy_for = context.policy_for
         self.info_for = context.info_for
         """A model's figures and prices (the configured overrides included)."""
+        self.files = context.files
         self.requests = requests
         self.lease_seconds = lease_seconds
         self.owner = new_owner()  # host:pid:random, so a dead owner is seen at once
@@ -386,7 +387,8 @@ class CompactionWorker:
         if turn is None:
             return None
         try:
-            return replace(turn, request=await expand_request(self.store, turn.request))
+            # The files the chat request named by file_id are named again: the same prefix.
+            return replace(turn, request=await self.files.expand(turn.request, upload=False))
         except AttachmentError:
             return None
 
