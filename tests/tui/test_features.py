@@ -101,8 +101,10 @@ async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
         await pilot.press("enter")
         await settle(pilot)
         content = fake_anthropic.bodies[-1]["messages"][-1]["content"]
-        assert content[0]["type"] == "image"
-        assert base64.b64decode(content[0]["source"]["data"]) == image.read_bytes()
+        assert content[0]["type"] == "image"  # uploaded once (Files API), named by its id
+        assert fake_anthropic.files.files[content[0]["source"]["file_id"]].data == (
+            image.read_bytes()
+        )
         assert screen.tray.pending == []
         # The stored message shows the chip, not the file.
         view = app.query_one(ChatPane).views[0]
