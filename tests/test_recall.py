@@ -42,6 +42,16 @@ def test_neighbours_of_a_hit_share_its_score() -> None:
     assert 21 not in scores
 
 
+def test_a_hits_score_spreads_two_steps_at_the_weight_squared() -> None:
+    # 10's neighbours are known, and theirs: 8 and 12 take a quarter (0.5 ** 2) of 10's score.
+    neighbours = {10: (9, 11), 9: (8, 10), 11: (10, 12), 30: (29, None)}
+    scores = combine([Hit(10, 4.0), Hit(30, 2.0)], [], neighbours)
+    assert scores[8] == scores[12] == NEIGHBOUR_WEIGHT**2 * 4.0
+    assert 7 not in scores and 13 not in scores  # no further than two steps
+    assert scores[29] == NEIGHBOUR_WEIGHT * 2.0
+    assert 28 not in scores  # 29's own neighbours unknown: the walk stops there
+
+
 def test_second_hop_terms_are_the_rarest_words_the_question_lacks() -> None:
     terms = expansion_terms(
         ["Max the beagle loves the lake"], ["dog"], {"max": 3, "beagle": 2, "lake": 40, "loves": 1}

@@ -61,3 +61,33 @@ async def test_a_named_month_ranks_the_passages_written_then_first(tmp_path: Pat
         assert july[0].text == "Camping again? The lake is lovely."
     finally:
         await store.close()
+
+
+async def test_the_answer_two_messages_after_the_matching_one_is_recalled(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "r.db")
+    try:
+        conv = await store.conversations.create(title="t", model="m")
+        chat = [
+            "Dance is my go-to for stress relief. Got any fave styles?",
+            "I love them all, but contemporary is my top pick. And yours?",
+            "Me too! So expressive and graceful, it speaks to me.",
+            "Let us meet on Friday then.",
+            "Sure, Friday works.",
+        ] + [f"Filler message number {i} about the weather." for i in range(6)]
+        last = 0
+        for index, text in enumerate(chat):
+            message = await store.messages.add(
+                conv.id,
+                role="user" if index % 2 == 0 else "assistant",
+                content=[{"type": "text", "text": text}],
+                text=text,
+                token_count=COUNTER.count(text) + 4,
+            )
+            last = message.id
+        passages = await recall(store, conv.id, "which dance styles do you like?", last, COUNTER)
+        texts = [p.text for p in passages]
+        # Two steps after the question's words: recalled, ranked above what lies further.
+        assert chat[2] in texts
+        assert chat[3] not in texts or texts.index(chat[2]) < texts.index(chat[3])
+    finally:
+        await store.close()

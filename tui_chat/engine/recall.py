@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from tui_chat.core import related
 from tui_chat.core.request import dates
 from tui_chat.core.request.recall import (
+    NEIGHBOUR_STEPS,
     SECOND_HOP_SOURCES,
     Hit,
     Passage,
@@ -58,6 +59,22 @@ async def related_hits(
     return await store.search.recall_hits(conversation_id, extra, coverage), links
 
 
+async def near_messages(
+    store: Store, conversation_id: str, ids: list[int], coverage: int
+) -> dict[int, tuple[int | None, int | None]]:
+    """Previous and next message of each of ``ids`` and of every message up to
+    :data:`~tui_chat.core.request.recall.NEIGHBOUR_STEPS` - 1 steps from one: what
+    :func:`~tui_chat.core.request.recall.combine` walks (index lookups, at most a few per hit)."""
+    found: dict[int, tuple[int | None, int | None]] = {}
+    wanted = ids
+    for _ in range(NEIGHBOUR_STEPS - 1):
+        found.update(await store.search.neighbours(conversation_id, wanted, coverage))
+        wanted = list({i for pair in found.values() for i in pair if i is not None} - set(found))
+    if wanted:
+        found.update(await store.search.neighbours(conversation_id, wanted, coverage))
+    return found
+
+
 async def recall(
     store: Store,
     conversation_id: str,
@@ -94,7 +111,7 @@ async def recall(
     extra = expansion_terms(texts, words, found)
     second = await store.search.recall_hits(conversation_id, extra, coverage) if extra else []
     hit_ids = list(dict.fromkeys(h.message_id for h in [*first, *second, *near]))
-    neighbours = await store.search.neighbours(conversation_id, hit_ids, coverage)
+    neighbours = await near_messages(store, conversation_id, hit_ids, coverage)
     scores = combine(first, second, neighbours, near)
     best = sorted(sorted(scores, key=lambda i: -scores[i])[:RECALL_MESSAGES])
     messages = await store.messages.get_many(best)

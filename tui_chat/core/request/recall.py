@@ -9,9 +9,12 @@ questions that need two facts). This module turns those hits into ranked passage
    message or one paragraph of a long one, and keeps its message's id, time and speaker.
 2. Each message's score is its first-hop BM25 score plus :data:`SECOND_HOP_WEIGHT` times its
    second-hop score; then every message also takes :data:`NEIGHBOUR_WEIGHT` of each direct
-   neighbour's score. In a conversation the words of a question often sit in one message and
-   the fact in the next ("What did you adopt?" / "A dog named Max"), so a message next to a
-   strong hit is likely relevant even when it shares no word with the query.
+   neighbour's score, and the square of that weight of each message two steps away
+   (:data:`NEIGHBOUR_STEPS`). In a conversation the words of a question often sit in one
+   message and the fact in the next ("What did you adopt?" / "A dog named Max"), or in the one
+   after the reply ("Got any fave styles?" / "Contemporary is my pick. Yours?" / "Contemporary
+   too!"), so a message near a strong hit is likely relevant even when it shares no word with
+   the query.
 3. Paragraphs of a long message are ranked by how many query words they hold.
 4. Each passage gets a :attr:`Passage.relevance` in [0, 1] (:func:`relevance`), the idf-weighted
    share of the query's searched words it holds (or half of a direct neighbour's), for a floor:
@@ -39,6 +42,12 @@ from tui_chat.core.tokens import TokenCounter
 
 NEIGHBOUR_WEIGHT = 0.5
 """Share of a direct neighbour's score a message takes (context smoothing)."""
+NEIGHBOUR_STEPS = 2
+"""How far a hit's score spreads along the conversation: a message ``k`` steps away takes
+``NEIGHBOUR_WEIGHT ** k`` of it (the same decay at every step, no weight of its own). Dev
+LoCoMo, default minus the strong probe (``benchmarks/RESULTS.md``, "Issue 18 item 4: session
+6"): one step (the probe's own smoothing) -> two, 2k +0.8 -> +2.8, 4k +1.6 -> +2.4, 8k +1.0 ->
++2.2 points; three steps measured the same as two."""
 SECOND_HOP_WEIGHT = 0.3
 """Weight of the second-hop score next to the first hop's."""
 RELATED_WEIGHT = 0.3
@@ -155,7 +164,9 @@ def combine(
         first: First-hop hits.
         second: Second-hop hits.
         neighbours: Message id -> ``(previous id, next id)`` in the conversation, for every
-            hit (ids of the compacted prefix only; ``None`` at an edge).
+            hit and every message up to :data:`NEIGHBOUR_STEPS` - 1 steps from one (ids of the
+            compacted prefix only; ``None`` at an edge). A message missing from the map
+            spreads no further.
         related: Hits of the words related in meaning to the query's
             (:data:`RELATED_WEIGHT`).
 
@@ -171,9 +182,16 @@ def combine(
         base[hit.message_id] = base.get(hit.message_id, 0.0) + RELATED_WEIGHT * hit.score
     scores = dict(base)
     for message_id, score in base.items():
-        for neighbour in neighbours.get(message_id, (None, None)):
-            if neighbour is not None:
-                scores[neighbour] = scores.get(neighbour, 0.0) + NEIGHBOUR_WEIGHT * score
+        for side in (0, 1):  # before, after
+            current: int | None = message_id
+            share = score
+            for _ in range(NEIGHBOUR_STEPS):
+                pair = neighbours.get(current) if current is not None else None
+                current = pair[side] if pair is not None else None
+                if current is None:
+                    break
+                share *= NEIGHBOUR_WEIGHT
+                scores[current] = scores.get(current, 0.0) + share
     return {key: value for key, value in scores.items() if value > 0}
 
 
