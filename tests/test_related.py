@@ -73,6 +73,30 @@ async def test_recall_finds_evidence_that_shares_no_word_with_the_question(
         await store.close()
 
 
+async def test_a_word_a_little_less_near_is_searched_but_earns_no_relevance(
+    tmp_path: Path,
+) -> None:
+    near = {r.word: r.similarity for r in related.related(["religious"])}
+    assert related.MIN_SIMILARITY <= near["church"] < related.RELEVANCE_SIMILARITY
+    store = await Store.open(tmp_path / "r.db")
+    try:
+        conv = await store.conversations.create(title="t", model="m")
+        for text in ("I painted it for a local church.", "Lovely colours!"):
+            message = await store.messages.add(
+                conv.id,
+                role="user",
+                content=[{"type": "text", "text": text}],
+                text=text,
+                token_count=COUNTER.count(text) + 4,
+            )
+        passages = await recall(store, conv.id, "is she religious?", message.id, COUNTER)
+        church = next(p for p in passages if "church" in p.text)
+        # Found through "church"; where recall is capped it still needs words of the question.
+        assert church.relevance == 0.0
+    finally:
+        await store.close()
+
+
 async def test_without_the_vectors_recall_searches_the_words_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -33,9 +33,15 @@ import numpy.typing as npt
 PACKAGE = "wordllama"
 TOKENIZER_FILE = "tokenizers/l2_supercat_tokenizer_config.json"
 WEIGHTS_FILE = "weights/l2_supercat_256.safetensors"
-MIN_SIMILARITY = 0.5
-"""Cosine similarity a word must reach to count as related (``husband``/``married`` 0.55,
-``florida``/``miami`` 0.42 is left out)."""
+MIN_SIMILARITY = 0.4
+"""Cosine similarity a word must reach to be searched as related (``husband``/``married``
+0.55, ``religious``/``church`` 0.48). Dev LoCoMo, recall's ranking against the strong probe
+(``benchmarks/RESULTS.md``, "Issue 18 item 4: session 6"): 0.5 -> 0.45 -> 0.4 gained +0.2 /
++0.2 / +0.8 and then +0.0 / +0.6 / +0.0 points at about 2k / 4k / 8k tokens."""
+RELEVANCE_SIMILARITY = 0.5
+"""Similarity a related word must reach to count for a passage's relevance (the floor where
+recall is capped, :func:`~tui_chat.core.request.recall.related_relevance`): the figure that
+floor was measured with, so what passes it is unchanged."""
 PER_WORD = 5
 """Most related words taken per query word."""
 MIN_LETTERS = 4

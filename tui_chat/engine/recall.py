@@ -54,6 +54,8 @@ async def related_hits(
     source = {r.word: fts.stem_prefix(r.source) or r.source for r in near}
     links: dict[str, tuple[str, float]] = {}
     for word in extra:
+        if similarity[word] < related.RELEVANCE_SIMILARITY:
+            continue  # searched, but too far in meaning to count for relevance
         stem = fts.stem_prefix(word) or word
         links[stem] = max(links.get(stem, ("", 0.0)), (source[word], similarity[word]))
     return await store.search.recall_hits(conversation_id, extra, coverage), links
