@@ -26,6 +26,7 @@ from tests.tui.seed import START, seed_demo
 from tui_chat.config import Config, load_config
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.app import ChatApp
+from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
 
 SnapCompare = Callable[..., bool]
@@ -83,11 +84,30 @@ def _app(config: Config) -> ChatApp:
     return ChatApp(config, clock=lambda: FIXED_NOW, cursor_blink=False)
 
 
+QUIET_FRAMES = 5
+"""Frames in a row the chat must keep its size and place before a snapshot is taken."""
+
+
 async def _ready(pilot: Pilot[Any]) -> None:
+    """The gauge is drawn and the chat has stopped moving.
+
+    Textual parses each message's Markdown in a thread and mounts its blocks later, so on a
+    loaded machine the chat's height (and the scrollbar's thumb) can still change after the
+    gauge is drawn: wait until no worker runs and the chat's size and scroll stay the same
+    for :data:`QUIET_FRAMES` frames in a row.
+    """
     app = pilot.app
     assert isinstance(app, ChatApp)
     await until(pilot, lambda: app.main_screen.gauge.breakdown is not None)
-    await pilot.pause()
+    pane = app.main_screen.query_one(ChatPane)
+    last: object = None
+    quiet = 0
+    while quiet < QUIET_FRAMES:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        now = (pane.virtual_size, pane.scroll_y, len(pane.children))
+        quiet = quiet + 1 if now == last else 0
+        last = now
 
 
 def _typing(text: str) -> Callable[[Pilot[Any]], Any]:
