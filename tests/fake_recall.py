@@ -35,7 +35,7 @@ __all__ = ["SearchResultError", "check_search_results", "recall_reply"]
 
 _ASKS = re.compile(r"\b(remember|recall)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]{3,}")
-_LABEL = re.compile(r"^#\d+(?: \d+/\d+)? (?:user|assistant): ")
+_LABEL = re.compile(r"^(?:\[[^\]\n]*\]\s*)?#\d+(?: \d+/\d+)? (?:user|assistant): ")
 
 
 class SearchResultError(ReplyRequestError):

@@ -228,12 +228,13 @@ def test_memory_block_carries_the_breakpoint_and_recall_rides_in_the_new_message
     # The excerpts open the new message, after the cached history: they change per request.
     messages = built.request["messages"]
     legend, excerpts, own = messages[-1]["content"]
-    assert legend["text"].startswith("# Recalled")
-    # One search_result a day, its passages cited by their ``#id role:`` labels.
+    assert legend["text"].startswith("Verbatim, by date")
+    # One search_result, its passages cited by their ``#id role:`` labels.
     assert excerpts["type"] == "search_result" and excerpts["citations"] == {"enabled": True}
-    assert excerpts["source"] == old[1].created_at[:10]
+    assert excerpts["source"] == "recall"
     (passage,) = excerpts["content"]
-    assert "noted" in passage["text"] and passage["text"].startswith(f"#{old[1].id} ")
+    assert "noted" in passage["text"]
+    assert passage["text"].startswith(f"[{old[1].created_at[:10]}]\n#{old[1].id} ")
     assert own["text"] == "what next?"
     assert all("cache_control" not in block for block in (legend, excerpts, own))
     assert messages[-2]["content"][-1]["cache_control"] == {"type": "ephemeral"}

@@ -19,7 +19,12 @@ from tests.fake_anthropic import FakeAnthropic
 from tui_chat.core.models import Message
 from tui_chat.core.recall_cites import cited_ids, recalled_ids
 from tui_chat.core.request.recall import Passage
-from tui_chat.core.request.render import RECALL_HEADER, passage_entry, recall_blocks
+from tui_chat.core.request.render import (
+    RECALL_HEADER,
+    passage_entry,
+    recall_blocks,
+    recall_section,
+)
 from tui_chat.core.tokens import BLOCK_OVERHEAD_TOKENS, get_counter
 from tui_chat.core.web import cited_text, markdown_body
 from tui_chat.engine.service import ChatService
@@ -50,28 +55,33 @@ def _passage(message: Message) -> tuple[Passage, str]:
 # -- the request -----------------------------------------------------------------------------
 
 
-def test_recall_blocks_are_a_legend_then_one_search_result_a_day_in_order() -> None:
+def test_recall_blocks_are_a_legend_then_one_search_result_of_the_passages_in_order() -> None:
     a = _message(3, "user", "the boat is blue", "2024-01-02")
     b = _message(9, "assistant", "noted: blue boat", "2024-01-02")
     c = _message(20, "user", "we moved to Oslo", "2024-02-10")
     blocks = recall_blocks([_passage(c), _passage(a), _passage(b)])
-    assert blocks[0] == {"type": "text", "text": RECALL_HEADER}
-    first, second = blocks[1:]
-    assert first == {
-        "type": "search_result",
-        "source": "2024-01-02",
-        "title": "recalled",
-        "content": [
-            {"type": "text", "text": "#3 user: the boat is blue"},
-            {"type": "text", "text": "#9 assistant: noted: blue boat"},
-        ],
-        "citations": {"enabled": True},
-    }
-    assert second["source"] == "2024-02-10" and len(second["content"]) == 1
+    assert blocks == [
+        {"type": "text", "text": RECALL_HEADER.split("\n", 1)[1]},
+        {
+            "type": "search_result",
+            "source": "recall",
+            "title": "Recalled from the summarized part",
+            "content": [
+                {"type": "text", "text": "[2024-01-02]\n#3 user: the boat is blue"},
+                {"type": "text", "text": "#9 assistant: noted: blue boat"},
+                {"type": "text", "text": "[2024-02-10]\n#20 user: we moved to Oslo"},
+            ],
+            "citations": {"enabled": True},
+        },
+    ]
     # Deterministic: the same passages in any order give the same bytes.
     again = recall_blocks([_passage(a), _passage(b), _passage(c)])
     assert json.dumps(again) == json.dumps(blocks)
     assert recall_blocks([]) == []
+    # And no dearer than the text form they replace.
+    entries = [_passage(a), _passage(b), _passage(c)]
+    counter = get_counter()
+    assert counter.count_content(blocks) <= counter.count(recall_section(entries))
 
 
 def test_the_counter_counts_a_search_result_by_what_the_model_reads() -> None:
@@ -79,9 +89,9 @@ def test_the_counter_counts_a_search_result_by_what_the_model_reads() -> None:
     block = recall_blocks([_passage(_message(3, "user", "the boat is blue", "2024-01-02"))])[1]
     expected = (
         BLOCK_OVERHEAD_TOKENS
-        + counter.count("2024-01-02")
-        + counter.count("recalled")
-        + counter.count("#3 user: the boat is blue")
+        + counter.count("recall")
+        + counter.count("Recalled from the summarized part")
+        + counter.count("[2024-01-02]\n#3 user: the boat is blue")
     )
     assert counter.count_block(block) == expected
     # Not the JSON of the block (what any other unknown block would be counted as).
@@ -92,7 +102,10 @@ def test_a_search_result_reads_as_its_passages_in_the_preview_and_summaries() ->
     from tui_chat.core.blocks import block_text
 
     block = recall_blocks([_passage(_message(3, "user", "the boat is blue", "2024-01-02"))])[1]
-    assert block_text(block) == "[search result: recalled (2024-01-02)]\n#3 user: the boat is blue"
+    assert block_text(block) == (
+        "[search result: Recalled from the summarized part (recall)]\n"
+        "[2024-01-02]\n#3 user: the boat is blue"
+    )
 
 
 # -- the fake server refuses what the docs say the API refuses -------------------------------
@@ -163,11 +176,11 @@ def test_mixed_citation_settings_and_a_result_in_a_reply_are_refused(
 # -- reading citations -----------------------------------------------------------------------
 
 
-def _citation(cited: str, source: str = "2024-01-02") -> dict[str, Any]:
+def _citation(cited: str, source: str = "recall") -> dict[str, Any]:
     return {
         "type": "search_result_location",
         "source": source,
-        "title": "recalled",
+        "title": "Recalled from the summarized part",
         "cited_text": cited,
         "search_result_index": 0,
         "start_block_index": 0,
@@ -177,6 +190,7 @@ def _citation(cited: str, source: str = "2024-01-02") -> dict[str, Any]:
 
 def test_cited_messages_come_from_the_labels_and_a_message_source() -> None:
     assert cited_ids(_citation("#3 user: the boat is blue")) == [3]
+    assert cited_ids(_citation("[2024-01-02]\n#3 user: the boat is blue")) == [3]
     assert cited_ids(_citation("#3 user: blue.#9 2/3 assistant: noted")) == [3, 9]
     assert cited_ids(_citation("a #5 that is no label", "tui-chat://message/12")) == [12]
     assert cited_ids({"type": "web_search_result_location", "cited_text": "#3 user: x"}) == []

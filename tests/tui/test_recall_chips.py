@@ -16,8 +16,8 @@ from tui_chat.tui.widgets.recall_chips import RecallChips
 def _citation(message_id: int, text: str) -> dict[str, Any]:
     return {
         "type": "search_result_location",
-        "source": "2026-11-20",
-        "title": "recalled",
+        "source": "recall",
+        "title": "Recalled from the summarized part",
         "cited_text": f"#{message_id} user: {text}",
         "search_result_index": 0,
         "start_block_index": 0,

@@ -25,8 +25,11 @@ RECALL_HEADER = (
 )
 """Opens the recalled excerpts."""
 
-RECALL_TITLE = "recalled"
-"""The ``title`` of a day's ``search_result`` block (its ``source`` is the day)."""
+RECALL_SOURCE = "recall"
+"""The ``source`` of the recalled passages' ``search_result`` block."""
+
+RECALL_TITLE = "Recalled from the summarized part"
+"""Its ``title`` (the text form's first line, shortened: the block costs no more than it)."""
 
 PINNED_HEADER = "## Pinned messages (verbatim)"
 """Opens the pinned messages inside the memory block."""
@@ -201,12 +204,13 @@ def recall_blocks(entries: Sequence[tuple[Passage, str]]) -> list[ContentBlock]:
     Claude's docs ("Search results", read 2026-11-26): a ``search_result`` (``source``,
     ``title``, ``content`` a list of text blocks, ``citations: {"enabled": true}``) may be
     top-level content of a user message; a citation of it names the result's ``source`` and
-    ``title``, the cited range of its ``content`` blocks and their text. Here the
-    :data:`RECALL_HEADER` legend is a text block, then one result per day (``source`` the
-    day, ``title`` :data:`RECALL_TITLE`) whose blocks are the passages, each labelled as in
-    the text form (``#id role:``), so a citation's text names the message it came from. One
-    result per day instead of per message: a per-message ``source`` and ``title`` cost about
-    12 tokens a passage where the label costs 4 (see RESULTS.md, "Issue 19 item 3").
+    ``title``, the cited range of its ``content`` blocks and their text. Here the legend's
+    second line is a text block, then one result (:data:`RECALL_SOURCE`,
+    :data:`RECALL_TITLE`) whose blocks are the passages as the text form has them (``#id
+    role:``, the first of each day after its ``[date]`` line), so a citation's text names the
+    message it came from. One result for all: the same passages cost no more tokens than the
+    text form; a result per day cost 2 % more per request and one per message about 12
+    tokens a passage where the label costs 4 (RESULTS.md, "Issue 19 item 3").
 
     Args:
         entries: ``(passage, entry text)`` pairs made with :func:`passage_entry`, any order.
@@ -216,18 +220,20 @@ def recall_blocks(entries: Sequence[tuple[Passage, str]]) -> list[ContentBlock]:
     """
     if not entries:
         return []
-    blocks: list[ContentBlock] = [{"type": "text", "text": RECALL_HEADER}]
-    days: dict[str, list[ContentBlock]] = {}
+    content: list[ContentBlock] = []
+    day = None
     for passage, text in sorted(entries, key=lambda e: e[0].key):
-        days.setdefault(day_of(passage.message), []).append({"type": "text", "text": text})
-    for day, content in days.items():
-        blocks.append(
-            {
-                "type": "search_result",
-                "source": day,
-                "title": RECALL_TITLE,
-                "content": content,
-                "citations": {"enabled": True},
-            }
-        )
-    return blocks
+        this_day = day_of(passage.message)
+        opening = f"{day_header(this_day)}\n" if this_day != day else ""
+        day = this_day
+        content.append({"type": "text", "text": opening + text})
+    return [
+        {"type": "text", "text": RECALL_HEADER.split("\n", 1)[1]},
+        {
+            "type": "search_result",
+            "source": RECALL_SOURCE,
+            "title": RECALL_TITLE,
+            "content": content,
+            "citations": {"enabled": True},
+        },
+    ]
