@@ -55,7 +55,7 @@ class Key:
 def _version(step: int) -> Action:
     """``[`` / ``]``: the previous / next version where the branches part (``‹ n/m ›``)."""
     name = "Previous version" if step < 0 else "Next version"
-    text = f"{name} of the message marked ‹ n/m › (another branch of the conversation)"
+    text = f"{name} where the branches part (‹ n/m ›)"
     return Action(f"app.switch_version({step})", name, text, False, False, name, text)
 
 
@@ -282,7 +282,7 @@ ACTIONS: Final[dict[str, Action]] = {
     "chat.thinking": Action("toggle_thinking", "Thinking", "Open or fold this reply's thinking"),
     "chat.links": Action("copy_links", "Links", "Copy the web pages this reply cites or read"),
     "chat.cited": Action(
-        "jump_cited", "Cited", "Go to the messages this reply cites from recall (next each press)"
+        "jump_cited", "Cited", "Go to a message this reply cites (the next at each press)"
     ),
     # -- the conversation list ---------------------------------------------------------------
     "conversations.new": Action("new", "New"),

@@ -52,8 +52,12 @@ class HelpScreen(ModalScreen[None]):
                     yield Static(render_section(title, entries))
 
     def on_resize(self) -> None:
-        """As many columns as the widest section fits side by side (its lines never wrap)."""
-        widest = max(len(line) for _, entries in help_sections() for line in _lines(entries))
+        """As many columns as the widest section fits side by side (its lines, title included,
+        never wrap)."""
+        widest = max(
+            max(len(title), *(len(line) for line in _lines(entries)))
+            for title, entries in help_sections()
+        )
         grid = self.query_one(Grid)
         room = grid.size.width or self.size.width - 8
         grid.styles.grid_size_columns = max(1, min(3, (room + 2) // (widest + 2)))
