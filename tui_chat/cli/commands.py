@@ -20,8 +20,8 @@ from tui_chat.core.inert import inert
 if TYPE_CHECKING:
     from tui_chat.core.models import Summary
     from tui_chat.engine.events import EngineEvent, EventCallback
-    from tui_chat.engine.service import ChatService
     from tui_chat.engine.send import SendOutcome
+    from tui_chat.engine.service import ChatService
 
 __all__ = ["HANDLERS", "CliError", "Handler"]
 
