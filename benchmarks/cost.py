@@ -1,7 +1,7 @@
 """Cost: an honest bill for a scripted 200-turn conversation, with the quality beside it.
 
 Every configuration replays the same conversation (deterministic user messages and replies,
-about 1,500 tokens a turn) through ``ChatService.send`` against ``tests/fake_anthropic.py``,
+about 1,500 tokens a turn) through ``ChatService.send`` against ``tests/fakes/fake_anthropic.py``,
 which reports usage the way the API does: prompt caching with the per-model minimum prefix,
 the 20-block lookback and a 5-minute lifetime. The compaction worker runs as in the app and
 finishes before the next turn; its calls are billed too.
@@ -199,7 +199,7 @@ async def replay_service(
     """The fake server on the replay's cache clock, answering each chat request with the
     next of ``replies``, and a ``ChatService`` on ``db`` talking to it; yields the server
     (its ``message_requests`` stay readable afterwards) and the service."""
-    from tests.fake_anthropic import FakeAnthropic
+    from tests.fakes.fake_anthropic import FakeAnthropic
     from tui_chat.config import Config
     from tui_chat.engine.service import ChatService
 
@@ -265,7 +265,7 @@ async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
     """Evidence-in-request % on one LoCoMo conversation at a 4k usable window, compacted
     with the same preset and summarizer through the fake server."""
     from benchmarks.locomo import context_window_for, export_file, is_hit, load_dialogue
-    from tests.fake_anthropic import FakeAnthropic
+    from tests.fakes.fake_anthropic import FakeAnthropic
     from tui_chat.config import Config
     from tui_chat.engine.service import ChatService, CompactionError
 

@@ -178,7 +178,7 @@ async def _unsummarised_figures(service: Any, data: ScaleDb, texts: list[str]) -
 def _start_server() -> tuple[subprocess.Popen[str], str]:
     """The fake API in its own process (no GIL shared with the measured client)."""
     server = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "fake_anthropic.py"), "--port", "0"],
+        [sys.executable, str(ROOT / "tests" / "fakes" / "fake_anthropic.py"), "--port", "0"],
         stdout=subprocess.PIPE,
         text=True,
     )

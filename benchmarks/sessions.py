@@ -1,7 +1,7 @@
 """Sessions that look like use: what the default costs and keeps at the model's real window.
 
 Each session is replayed as a chat through ``ChatService.send`` against
-``tests/fake_anthropic.py`` (prompt caching with TTLs, every request billed at its model's
+``tests/fakes/fake_anthropic.py`` (prompt caching with TTLs, every request billed at its model's
 prices, 1-hour writes at 2x), once per pattern and configuration:
 
 - **Sessions.** Each dev LoCoMo conversation as a chat: speaker A's lines are the prompts,

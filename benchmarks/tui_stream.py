@@ -1,6 +1,6 @@
 """Streaming a long reply, measured through a real terminal (see :mod:`benchmarks.terminal`).
 
-``tui-chat`` (``python -m tui_chat``) runs on a pty against ``tests/fake_anthropic.py`` in its
+``tui-chat`` (``python -m tui_chat``) runs on a pty against ``tests/fakes/fake_anthropic.py`` in its
 own process, streaming a Markdown reply of ``tokens`` cl100k tokens at 500 tokens/s, 3 words
 a delta. What the terminal receives is replayed through a VT emulator (``pyte``) afterwards;
 every figure is read off what the emulated screen shows at the end of each frame.
@@ -101,7 +101,7 @@ def start_server(
     server = subprocess.Popen(
         [
             sys.executable,
-            str(ROOT / "tests" / "fake_anthropic.py"),
+            str(ROOT / "tests" / "fakes" / "fake_anthropic.py"),
             "--port",
             "0",
             "--chunks-per-second",

@@ -7,7 +7,7 @@ Usage::
 A temporary ``TUI_CHAT_HOME`` gets one conversation whose second prompt was edited twice:
 three branches of one family, one entry in the list (``⑂3``), the branch bar over the chat
 and ``‹ n/m ›`` on the prompt where they part. Replies come from the test server
-(``tests/fake_anthropic.py``). The app runs headless at 120x36 and ``branches.svg`` (and a PNG
+(``tests/fakes/fake_anthropic.py``). The app runs headless at 120x36 and ``branches.svg`` (and a PNG
 copy when ``cairosvg`` is importable) is written.
 """
 
@@ -56,7 +56,7 @@ async def seed(service: object) -> str:
 async def generate(out: Path) -> list[Path]:
     """Run the app on the last edited branch and save the screenshot."""
     from screenshots.generate import to_png
-    from tests.fake_anthropic import FakeAnthropic
+    from tests.fakes.fake_anthropic import FakeAnthropic
     from tui_chat.config import load_config
     from tui_chat.engine.service import ChatService
     from tui_chat.tui.app import ChatApp

@@ -207,7 +207,7 @@ chips, ``screenshots/recall_cites.py``; issue 20's branches of one conversation,
 
 def _stage(home: Path) -> None:
     """The demo project as the working directory, a PNG on a stand-in clipboard."""
-    from tests import sample_files
+    from tests.fakes import sample_files
 
     project = home / "inventory"
     for name, text in PROJECT.items():
@@ -250,7 +250,7 @@ def date_usage(db: Path) -> None:
 async def generate(out: Path, only: set[str] | None = None) -> list[Path]:
     """Seed a demo database, run the app and save every screenshot (``only``: those stems);
     returns the files."""
-    from tests.fake_anthropic import FakeAnthropic
+    from tests.fakes.fake_anthropic import FakeAnthropic
     from tests.tui.seed import seed_demo
     from tui_chat.config import load_config
     from tui_chat.engine.service import ChatService

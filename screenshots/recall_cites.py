@@ -7,7 +7,7 @@ Usage::
 A temporary ``TUI_CHAT_HOME`` gets one conversation about a kitchen renovation, written over
 two weeks and folded by the offline summarizer; the question sent after the fold recalls
 passages of it as ``search_result`` blocks, and the reply comes from the test server
-(``tests/fake_anthropic.py``), which cites the passages it was asked to remember. The app runs
+(``tests/fakes/fake_anthropic.py``), which cites the passages it was asked to remember. The app runs
 headless at 120x36 with the reply selected in navigation mode, and ``recall-cites.svg`` (and a
 PNG copy when ``cairosvg`` is importable) is written.
 """
@@ -84,7 +84,7 @@ async def _conversation(service: object) -> str:
 async def generate(out: Path) -> list[Path]:
     """Run the app over the folded conversation and save the screenshot."""
     from screenshots.generate import to_png
-    from tests.fake_anthropic import FakeAnthropic
+    from tests.fakes.fake_anthropic import FakeAnthropic
     from tui_chat.config import load_config
     from tui_chat.engine.service import ChatService
     from tui_chat.tui.app import ChatApp

@@ -5,7 +5,7 @@ Usage::
     python screenshots/thinking_web.py [--out screenshots]
 
 A temporary ``TUI_CHAT_HOME`` gets one conversation with thinking and web search on; its
-replies come from the test server (``tests/fake_anthropic.py``), so the search results are
+replies come from the test server (``tests/fakes/fake_anthropic.py``), so the search results are
 that server's made-up pages. The app runs headless at 120x36, the reply's thinking is opened
 with ``t`` in navigation mode, and ``thinking-web.svg`` (and a PNG copy when ``cairosvg`` is
 importable) is written.
@@ -29,7 +29,7 @@ SIZE = (120, 36)
 async def generate(out: Path) -> list[Path]:
     """Run the app over a thinking + search conversation and save the screenshot."""
     from screenshots.generate import to_png
-    from tests.fake_anthropic import FakeAnthropic
+    from tests.fakes.fake_anthropic import FakeAnthropic
     from tui_chat.config import load_config
     from tui_chat.engine.service import ChatService
     from tui_chat.tui.app import ChatApp

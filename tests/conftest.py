@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from textual.pilot import Pilot
 
-from tests.fake_anthropic import FakeAnthropic, fake_anthropic_server  # noqa: F401  (fixture)
+from tests.fakes.fake_anthropic import FakeAnthropic, fake_anthropic_server  # noqa: F401  (fixture)
 from tui_chat.config import Config
 from tui_chat.engine.service import ChatService
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import MARKER_KEY, StandaloneFake, write_config
 
 

@@ -18,7 +18,7 @@ import pytest
 from tui_chat.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-FAKE_SERVER = ROOT / "tests" / "fake_anthropic.py"
+FAKE_SERVER = ROOT / "tests" / "fakes" / "fake_anthropic.py"
 
 MARKER_KEY = "sk-ant-api03-RELIABILITY-MARKER-7f3c9e1d"
 """An API key that must never be found anywhere tui-chat writes."""
@@ -115,7 +115,8 @@ def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> Ran:
 
 
 class StandaloneFake:
-    """``tests/fake_anthropic.py`` in its own process, scripted over HTTP (``/_fake/push``)."""
+    """``tests/fakes/fake_anthropic.py`` in its own process, scripted over HTTP
+    (``/_fake/push``)."""
 
     def __init__(self, *args: str) -> None:
         """Start the server and read its URL from the first line it prints."""
@@ -144,7 +145,7 @@ class StandaloneFake:
             return json.loads(response.read())
 
     def push(self, **behaviour: Any) -> None:
-        """Queue a behaviour (the fields of ``tests.fake_anthropic.Behaviour``)."""
+        """Queue a behaviour (the fields of ``tests.fakes.fake_anthropic.Behaviour``)."""
         self._call("/_fake/push", behaviour)
 
     def reset(self) -> None:

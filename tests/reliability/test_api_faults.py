@@ -1,4 +1,5 @@
-"""Item 1: API faults for replies and for summaries, through the real SDK and the local server.
+"""API faults for replies and for summaries, through the real SDK and the local server (issue 6,
+item 1).
 
 For every fault a reply can meet: the user's message is stored, a cut-off reply is stored
 ``incomplete`` with the text that arrived (``error`` when nothing did), the engine and the CLI
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import MARKER_KEY, execute, run_main
 from tui_chat.engine.compaction import CompactionError
 from tui_chat.engine.events import CompactionFailed, EngineEvent

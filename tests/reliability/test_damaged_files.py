@@ -1,4 +1,5 @@
-"""Item 4 (second half): damaged databases, databases from a newer tui-chat, bad config files.
+"""Damaged databases, databases from a newer tui-chat, bad config files (issue 6, item 4, second
+half).
 
 A database that is damaged (interior pages overwritten, truncated, header or magic broken, not
 SQLite at all) or was written by a newer schema: every command either works from what is
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import MARKER_KEY, run_cli, run_main, write_config
 from tui_chat.config import ConfigError, load_config
 from tui_chat.core.presets import SETTING_KEYS

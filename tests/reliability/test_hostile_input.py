@@ -1,4 +1,4 @@
-"""Item 4 (first half): hostile text everywhere text goes in, and hostile import files.
+"""Hostile text everywhere text goes in, and hostile import files (issue 6, item 4, first half).
 
 Huge pastes, NUL bytes, lone surrogates, ANSI/OSC escape sequences and Rich/Textual markup in
 user text, model text, titles, search queries and imported files: stored (cleaned only of what
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import CONTROL_CHARS, Ran, cli_json, run_cli, run_main
 from tui_chat.core.tokens import get_counter
 from tui_chat.engine.transfer import MAX_IMPORT_MESSAGES, ImportError_, import_conversation

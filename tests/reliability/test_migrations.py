@@ -1,4 +1,4 @@
-"""Item 6: a database written by every earlier schema version opens with every row intact.
+"""A database written by every earlier schema version opens with every row intact (issue 6, item 6).
 
 Data-driven: each ``fixtures/schema_vN.db`` (made by ``fixtures/make_schema_fixture.py N``
 with the real migration code of version N, then committed) is copied, opened with today's

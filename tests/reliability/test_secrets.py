@@ -1,4 +1,4 @@
-"""Item 5: the API key never lands anywhere, and tui-chat's files are private.
+"""The API key never lands anywhere, and tui-chat's files are private (issue 6, item 5).
 
 A whole session runs in real processes with a marker key — replies, a gateway that echoes the
 key back in an error, an SSE error event and a failing summarizer that quote it, compaction,
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import all_text_files, cli_argv, cli_env, write_config
 
 pytestmark = pytest.mark.slow  # real processes

@@ -1,4 +1,5 @@
-"""Item 3: two tui-chat processes on one database, sending and compacting at the same time.
+"""Two tui-chat processes on one database, sending and compacting at the same time (issue 6, item
+3).
 
 Two workers each run real ``tui-chat`` processes back to back against one database and one
 conversation — sends (whose replies trigger automatic compactions), manual compactions, and
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import (
     cli_argv,
     cli_env,

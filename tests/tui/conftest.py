@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tui_chat.config import Config, load_config
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.app import ChatApp

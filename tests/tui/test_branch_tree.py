@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ready, settle, until
 from tui_chat.core.models import Conversation

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown, Static
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import chat, notifications, ready, settle, until
 from tui_chat.config import Config

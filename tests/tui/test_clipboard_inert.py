@@ -1,5 +1,6 @@
-"""Issue 23, item 8 (N25): copying a hostile reply never puts raw escape sequences on the
-clipboard; the copy shows them as visible stand-ins, as the screen does."""
+"""Copying a hostile reply never puts raw escape sequences on the clipboard; the copy shows them as
+visible stand-ins, as the screen does (issue 23, item 8, N25).
+"""
 
 from __future__ import annotations
 

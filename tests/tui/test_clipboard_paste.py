@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from tests import sample_files
+from tests.fakes import sample_files
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import from_palette, notifications, ready, settle, until
 from tui_chat.engine.service import ChatService

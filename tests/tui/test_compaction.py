@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.widgets import Input, Static
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, ready, settle, until
 from tests.tui.seed import seed_demo

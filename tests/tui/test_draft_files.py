@@ -8,8 +8,8 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 
-from tests import sample_files
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes import sample_files
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, notifications, ready, settle, until
 from tui_chat.engine.service import ChatService

@@ -7,7 +7,7 @@ afterwards is posted as the same ``ReplyDelta`` message the engine's bridge post
 
 from __future__ import annotations
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, ready, until
 from tui_chat.engine import events

@@ -17,7 +17,7 @@ import pytest
 from textual import events
 from textual.app import App
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, notifications, ready, settle, until
 from tui_chat.core.models import Conversation

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, ready, until
 from tui_chat.engine.service import ChatService

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_anthropic import FakeAnthropic
-from tests.test_cli import run
+from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.integration.test_cli import run
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, ready, until
 from tui_chat.config import Config

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import make_app
 from tests.tui.helpers import ready, settle, until
 from tui_chat.engine.service import ChatService

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, ready, settle, until
 from tests.tui.seed import seed_demo

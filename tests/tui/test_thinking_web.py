@@ -4,7 +4,7 @@ by title and domain, and ``u`` copies their links."""
 
 from __future__ import annotations
 
-from tests.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import make_app
 from tests.tui.helpers import ready, settle, until
 from tui_chat.engine.service import ChatService

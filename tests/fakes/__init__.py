@@ -1,0 +1,1 @@
+"""Test doubles: the fake Anthropic server and its parts, sample files, oracles."""

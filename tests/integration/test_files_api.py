@@ -1,0 +1,215 @@
+"""Attachments through the Files API (issue 19 item 6), through the real SDK against the local
+server (``tests/fakes/fake_files.py``): uploaded once by content hash, named by ``file_id``; inline
+base64 on an endpoint without the Files API; a lost id uploaded again; exports keep the bytes."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes import sample_files
+from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.integration.test_cli import run
+from tui_chat.engine.attachments import read_attachment
+from tui_chat.engine.service import ChatService
+
+Make = Callable[..., Awaitable[ChatService]]
+
+
+def media(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The image and document blocks of a request, in order."""
+    return [
+        block
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") in ("image", "document")
+    ]
+
+
+def uploads(fake: FakeAnthropic) -> list[Any]:
+    return [r for r in fake.requests if r.path == "/v1/files"]
+
+
+def picture(tmp_path: Path) -> Path:
+    image = tmp_path / "plot.png"
+    image.write_bytes(sample_files.png(80, 60))
+    return image
+
+
+async def test_a_file_is_uploaded_once_and_named_by_its_file_id(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    image = picture(tmp_path)
+    (tmp_path / "report.pdf").write_bytes(sample_files.pdf(2))
+    files = [read_attachment(image), read_attachment(tmp_path / "report.pdf")]
+    outcome = await service.send(conv.id, "What do these show?", attachments=files)
+    assert outcome.error is None, outcome.error
+    sent = media(fake_anthropic.bodies[-1])
+    assert [b["type"] for b in sent] == ["image", "document"]
+    ids = [b["source"]["file_id"] for b in sent]
+    assert all(
+        b["source"] == {"type": "file", "file_id": i} for b, i in zip(sent, ids, strict=True)
+    )
+    assert sent[1]["title"] == "report.pdf"
+    assert "files-api-2025-04-14" in fake_anthropic.last.headers["anthropic-beta"]
+    stored = {i: fake_anthropic.files.files[i].data for i in ids}
+    assert stored == {ids[0]: image.read_bytes(), ids[1]: sample_files.pdf(2)}
+    assert len(uploads(fake_anthropic)) == 2
+
+    # Sent again (the history) and attached again (the same bytes): no new upload.
+    await service.send(conv.id, "And this one?", attachments=[read_attachment(image)])
+    assert [b["source"]["file_id"] for b in media(fake_anthropic.bodies[-1])] == [*ids, ids[0]]
+    assert len(uploads(fake_anthropic)) == 2
+
+
+async def test_an_endpoint_without_files_gets_inline_data_and_is_asked_once(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    fake_anthropic.files.supported = False
+    service = await make_service()
+    conv = await service.new_conversation()
+    image = picture(tmp_path)
+    for prompt in ("first", "second"):
+        outcome = await service.send(conv.id, prompt, attachments=[read_attachment(image)])
+        assert outcome.error is None, outcome.error
+        sent = media(fake_anthropic.bodies[-1])
+        assert {b["source"]["type"] for b in sent} == {"base64"}
+        assert base64.b64decode(sent[-1]["source"]["data"]) == image.read_bytes()
+        assert "anthropic-beta" not in fake_anthropic.last.headers
+    assert len(uploads(fake_anthropic)) == 1  # the refused probe, remembered
+    assert await service.store.file_ids.supported(fake_anthropic.base_url) is False
+
+
+async def test_a_file_id_the_endpoint_lost_is_uploaded_again(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    image = picture(tmp_path)
+    await service.send(conv.id, "look", attachments=[read_attachment(image)])
+    first = media(fake_anthropic.bodies[-1])[0]["source"]["file_id"]
+    fake_anthropic.files.forget()  # expired or deleted on the server
+    outcome = await service.send(conv.id, "still there?")
+    assert outcome.error is None, outcome.error
+    refused, resent = fake_anthropic.message_requests[-2:]
+    assert refused.status == 404 and media(refused.body)[0]["source"]["file_id"] == first
+    again = media(resent.body)[0]["source"]["file_id"]
+    assert again != first and fake_anthropic.files.files[again].data == image.read_bytes()
+    assert len(uploads(fake_anthropic)) == 2
+
+
+async def test_a_file_id_lost_twice_falls_back_to_inline(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    image = picture(tmp_path)
+    await service.send(conv.id, "look", attachments=[read_attachment(image)])
+    fake_anthropic.files.forget()
+    real_upload = fake_anthropic.files.upload
+
+    def forgetful(headers: dict[str, str], raw: bytes) -> dict[str, Any]:
+        meta = real_upload(headers, raw)
+        fake_anthropic.files.forget()  # the new id is lost at once too
+        return meta
+
+    fake_anthropic.files.upload = forgetful  # type: ignore[method-assign]
+    outcome = await service.send(conv.id, "again?")
+    assert outcome.error is None, outcome.error
+    sent = media(fake_anthropic.bodies[-1])[0]["source"]
+    assert sent["type"] == "base64" and base64.b64decode(sent["data"]) == image.read_bytes()
+
+
+async def test_the_same_conversation_sends_the_same_bytes_after_a_restart(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    await service.send(conv.id, "look", attachments=[read_attachment(picture(tmp_path))])
+    fake_anthropic.push_error(500, times=1)  # the reply fails: a retry sends it again
+    await service.send(conv.id, "and?")
+    before = fake_anthropic.bodies[-1]
+    await service.close()
+    again = await make_service()
+    assert (await again.retry(conv.id)).error is None
+    assert json.dumps(fake_anthropic.bodies[-1], sort_keys=True) == json.dumps(
+        before, sort_keys=True
+    )
+    assert len(uploads(fake_anthropic)) == 1
+
+
+async def test_exports_and_imports_keep_the_file_itself(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    image = picture(tmp_path)
+    attachment = read_attachment(image)
+    await service.send(conv.id, "look", attachments=[attachment])
+    file_id = media(fake_anthropic.bodies[-1])[0]["source"]["file_id"]
+    exported = tmp_path / "export.json"
+    await service.transfer.export_to(conv.id, exported)
+    text = exported.read_text()
+    assert file_id not in text
+    data = json.loads(text)
+    assert [base64.b64decode(a["data"]) for a in data["attachments"]] == [image.read_bytes()]
+    for kind in ("md", "html"):
+        assert file_id not in await service.transfer.export(conv.id, kind)
+
+    await service.delete(conv.id)
+    imported = await service.transfer.import_file(exported)
+    assert (await service.store.attachments.data([attachment.sha256])) == {
+        attachment.sha256: image.read_bytes()
+    }
+    await service.send(imported.id, "and now?")
+    assert media(fake_anthropic.bodies[-1])[0]["source"] == {"type": "file", "file_id": file_id}
+
+
+async def test_without_a_key_nothing_is_uploaded(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service(api_key=None)
+    conv = await service.new_conversation()
+    outcome = await service.send(conv.id, "look", attachments=[read_attachment(picture(tmp_path))])
+    assert outcome.error is not None and outcome.error.kind == "no_key"
+    assert fake_anthropic.requests == []
+
+
+@pytest.mark.slow  # real tui-chat processes
+def test_cli_send_attach_uploads_once(
+    isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    image = picture(tmp_path)
+    for args in (("--new", "--attach", str(image), "what is it?"), ("again",)):
+        sent = run(isolated_env, "send", *args, fake=fake_anthropic)
+        assert sent.returncode == 0, sent.stderr
+        source = media(fake_anthropic.bodies[-1])[0]["source"]
+        assert fake_anthropic.files.files[source["file_id"]].data == image.read_bytes()
+    assert len(uploads(fake_anthropic)) == 1
+
+
+async def test_a_continuation_summary_names_the_files_the_chat_request_named(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    await service.set_setting(conv.id, "summarizer", "claude")
+    await service.send(conv.id, "look", attachments=[read_attachment(picture(tmp_path))])
+    await service.send(conv.id, "and what else?")
+    chat = fake_anthropic.bodies[-1]
+    await service.summaries.compact(conv.id)
+    summary = fake_anthropic.bodies[-1]
+    assert (
+        summary is not chat
+        and summary["messages"][: len(chat["messages"]) - 1] == (chat["messages"][:-1])
+    )
+    assert media(summary) == media(chat) and media(chat)[0]["source"]["type"] == "file"
+    assert len(uploads(fake_anthropic)) == 1

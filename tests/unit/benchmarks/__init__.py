@@ -1,0 +1,1 @@
+"""Tests of the benchmark harness and probes (benchmarks/)."""

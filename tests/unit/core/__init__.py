@@ -1,0 +1,1 @@
+"""Tests of tui_chat.core: the pure domain, no I/O."""

@@ -1,0 +1,1 @@
+"""Tests of tui_chat.engine: the UI-free services over a real store."""

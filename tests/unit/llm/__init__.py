@@ -1,0 +1,1 @@
+"""Tests of tui_chat.llm: the client through the real SDK and the fake server."""

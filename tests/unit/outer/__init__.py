@@ -1,0 +1,1 @@
+"""Tests of the outer helpers: config.py and files.py."""

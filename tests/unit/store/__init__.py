@@ -1,0 +1,1 @@
+"""Tests of tui_chat.store: SQLite, migrations, repositories."""
