@@ -213,3 +213,24 @@ async def test_a_continuation_summary_names_the_files_the_chat_request_named(
     )
     assert media(summary) == media(chat) and media(chat)[0]["source"]["type"] == "file"
     assert len(uploads(fake_anthropic)) == 1
+
+
+async def test_the_context_preview_names_uploaded_files_as_the_send_does(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    image = picture(tmp_path)
+    assert (
+        await service.send(conv.id, "What is this?", attachments=[read_attachment(image)])
+    ).error is None
+    sent = media(fake_anthropic.bodies[-1])
+    preview = await service.context(conv.id, "And now?")
+    assert media(preview.request) == sent  # the history's file by its file_id, as sent
+    assert len(uploads(fake_anthropic)) == 1
+    # A new file attached to the draft is not uploaded for a preview: inline until sent.
+    other = tmp_path / "other.png"
+    other.write_bytes(sample_files.png(90, 70))
+    drafted = await service.context(conv.id, "This too", [read_attachment(other)])
+    assert [b["source"]["type"] for b in media(drafted.request)] == ["file", "base64"]
+    assert len(uploads(fake_anthropic)) == 1

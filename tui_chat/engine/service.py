@@ -264,8 +264,12 @@ class ChatService:
         built = await self.requests.build(conversation, text, attachments)
         if not built.attachments:
             return built  # nothing to expand (the scan of every block is skipped)
-        # Attached files as they are sent (base64), not as the references stored.
-        return replace(built, request=await expand_request(self.store, built.request, attachments))
+        # Attached files as they are sent, not as the references stored: by ``file_id`` those
+        # the endpoint already has (the Files API; nothing is uploaded for a preview), the
+        # others as base64.
+        ids = await self.engine.files.file_ids(built.request, upload=False)
+        request = await expand_request(self.store, built.request, attachments, file_ids=ids)
+        return replace(built, request=request)
 
     async def gauge(
         self, conversation_id: str, draft: str = "", attachments: Sequence[Attachment] = ()
