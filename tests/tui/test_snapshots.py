@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Markdown
 
 import tui_chat.store
 from tests.tui.conftest import FIXED_NOW, SIZE, _write_config
@@ -88,6 +89,17 @@ QUIET_FRAMES = 5
 """Frames in a row the chat must keep its size and place before a snapshot is taken."""
 
 
+def _documents_built(pane: ChatPane) -> bool:
+    """Every message's Markdown parsed and its blocks mounted (Textual parses in a thread and
+    notes the lines it has parsed once the blocks are in)."""
+    for document in pane.query(Markdown):
+        lines = document.source.splitlines()
+        parsed = len(lines) - (1 if lines and lines[-1] else 0)
+        if document._last_parsed_line != parsed:
+            return False
+    return True
+
+
 async def _ready(pilot: Pilot[Any]) -> None:
     """The gauge is drawn and the chat has stopped moving.
 
@@ -102,11 +114,13 @@ async def _ready(pilot: Pilot[Any]) -> None:
     pane = app.main_screen.query_one(ChatPane)
     last: object = None
     quiet = 0
-    while quiet < QUIET_FRAMES:
+    for _ in range(5_000):  # a bound: a chat that never settles fails its snapshot, not hangs
+        if quiet >= QUIET_FRAMES:
+            break
         await app.workers.wait_for_complete()
         await pilot.pause()
         now = (pane.virtual_size, pane.scroll_y, len(pane.children))
-        quiet = quiet + 1 if now == last else 0
+        quiet = quiet + 1 if now == last and _documents_built(pane) else 0
         last = now
 
 
