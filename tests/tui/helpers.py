@@ -16,12 +16,14 @@ from tui_chat.tui.widgets.chat_pane import ChatPane
 ChatPilot = Pilot[None]
 
 
-async def until(pilot: ChatPilot, condition: Callable[[], bool], rounds: int = 600) -> None:
+async def until(pilot: ChatPilot, condition: Callable[[], bool], rounds: int = 5_000) -> None:
     """Let the app run until ``condition()`` holds (fails the test if it never does).
 
     Each round is one ``pilot.pause()``: the screen handles what is pending and the process
-    goes idle (a frame at least). The bound is a number of rounds, not a time: on a loaded
-    machine a round takes longer and the wait with it, so a slow machine never fails a test.
+    goes idle (a frame at least). The bound is a number of rounds, not a time; but work the
+    app hands to a thread (the database, Markdown parsing) does not hold a round back, so on a
+    loaded machine many idle rounds can pass while it runs: 600 were not enough at load ~8
+    (deleting a branch, then opening its sibling), hence 5,000. Only a failing wait is longer.
     """
     for _ in range(rounds):
         if condition():
