@@ -13,17 +13,13 @@ copy when ``cairosvg`` is importable) is written.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import os
 import sys
-import tempfile
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SIZE = (120, 36)
+from screenshots._run import main, shoot
 
 PROMPTS = (
     "We have four days in Lisbon in May. Where should we stay?",
@@ -53,45 +49,20 @@ async def seed(service: object) -> str:
     return shown
 
 
-async def generate(out: Path) -> list[Path]:
-    """Run the app on the last edited branch and save the screenshot."""
-    from screenshots.generate import to_png
-    from tests.fakes.fake_anthropic import FakeAnthropic
-    from tui_chat.config import load_config
-    from tui_chat.engine.service import ChatService
-    from tui_chat.tui.app import ChatApp
+async def _scene(pilot: Any) -> None:
     from tui_chat.tui.widgets.sibling_switch import SiblingSwitch
 
-    with tempfile.TemporaryDirectory() as home, FakeAnthropic() as fake:
-        os.environ["TUI_CHAT_HOME"] = home
-        os.environ.update(fake.env("sk-ant-demo-placeholder"))
-        fake.reply_text = "Stay in Príncipe Real: quiet streets, an easy walk down to Chiado."
-        service = await ChatService.open(load_config())
-        try:
-            shown = await seed(service)
-        finally:
-            await service.close()
-        app = ChatApp(load_config(), conversation_ref=shown, cursor_blink=False)
-        async with app.run_test(size=SIZE) as pilot:
-            bar = app.main_screen.query_one(SiblingSwitch)
-            while not (bar.display and bar.path is not None):
-                await pilot.pause(0.05)
-            await pilot.press("ctrl+b")  # the list: one entry for the three branches
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
-            svg = Path(app.save_screenshot("branches.svg", str(out)))
-    return [svg, *to_png([svg])]
+    bar = pilot.app.main_screen.query_one(SiblingSwitch)
+    while not (bar.display and bar.path is not None):
+        await pilot.pause(0.05)
+    await pilot.press("ctrl+b")  # the list: one entry for the three branches
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write the screenshot and print its path."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
-    args = parser.parse_args(argv)
-    for path in asyncio.run(generate(args.out)):
-        print(path)
-    return 0
+async def generate(out: Path) -> list[Path]:
+    """Run the app on the last edited branch and save the screenshot."""
+    reply = "Stay in Príncipe Real: quiet streets, an easy walk down to Chiado."
+    return await shoot(out, "branches", seed, _scene, reply_text=reply)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(__doc__, generate, None))

@@ -14,17 +14,13 @@ PNG copy when ``cairosvg`` is importable) is written.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import os
 import sys
-import tempfile
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SIZE = (120, 36)
+from screenshots._run import main, shoot, until_gauge
 
 FACTS = [
     ("user", "We picked the 20x20 terracotta tiles from Casa Ceramica, 38 euros a square metre."),
@@ -81,48 +77,21 @@ async def _conversation(service: object) -> str:
     return conversation.id
 
 
-async def generate(out: Path) -> list[Path]:
-    """Run the app over the folded conversation and save the screenshot."""
-    from screenshots.generate import to_png
-    from tests.fakes.fake_anthropic import FakeAnthropic
-    from tui_chat.config import load_config
-    from tui_chat.engine.service import ChatService
-    from tui_chat.tui.app import ChatApp
+async def _scene(pilot: Any) -> None:
     from tui_chat.tui.widgets.chat_pane import ChatPane
     from tui_chat.tui.widgets.recall_chips import RecallChips
 
-    with tempfile.TemporaryDirectory() as home, FakeAnthropic() as fake:
-        os.environ["TUI_CHAT_HOME"] = home
-        os.environ["ANTHROPIC_API_KEY"] = "sk-ant-demo-placeholder"
-        os.environ["ANTHROPIC_BASE_URL"] = fake.base_url
-        service = await ChatService.open(load_config())
-        try:
-            conversation_id = await _conversation(service)
-        finally:
-            await service.close()
-        app = ChatApp(load_config(), conversation_ref=conversation_id, cursor_blink=False)
-        async with app.run_test(size=SIZE) as pilot:
-            while app.main_screen.gauge.breakdown is None:
-                await pilot.pause(0.05)
-            await pilot.press("f5")
-            pane = app.main_screen.query_one(ChatPane)
-            assert pane.selected is not None
-            assert pane.views[-1].query(RecallChips), "the reply cites nothing"
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
-            svg = Path(app.save_screenshot("recall-cites.svg", str(out)))
-    return [svg, *to_png([svg])]
+    await until_gauge(pilot)
+    await pilot.press("f5")
+    pane = pilot.app.main_screen.query_one(ChatPane)
+    assert pane.selected is not None
+    assert pane.views[-1].query(RecallChips), "the reply cites nothing"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write the screenshot and print its path."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
-    args = parser.parse_args(argv)
-    for path in asyncio.run(generate(args.out)):
-        print(path)
-    return 0
+async def generate(out: Path) -> list[Path]:
+    """Run the app over the folded conversation and save the screenshot."""
+    return await shoot(out, "recall-cites", _conversation, _scene)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(__doc__, generate, None))
