@@ -79,53 +79,37 @@ import select
 import signal
 import socket
 import struct
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Literal, cast
 
-try:
-    from tests.fakes.fake_compaction import (
-        DOCUMENTED_MODELS,
-        check_compaction_blocks,
-        check_compaction_request,
-        compaction_instructions,
-        is_compaction_request,
-        opens_with_compaction,
-        sign,
-    )
-    from tests.fakes.fake_continuation import summary_sources
-    from tests.fakes.fake_files import FakeFiles, FileRequestError
-    from tests.fakes.fake_recall import check_search_results, recall_reply
-    from tests.fakes.fake_web import (
-        ReplyRequestError,
-        block_events,
-        check_reply_request,
-        thinking_for,
-        web_blocks,
-    )
-except ImportError:  # run as a script: tests/ is on sys.path, the repository root is not
-    from fake_compaction import (  # type: ignore[no-redef]
-        DOCUMENTED_MODELS,
-        check_compaction_blocks,
-        check_compaction_request,
-        compaction_instructions,
-        is_compaction_request,
-        opens_with_compaction,
-        sign,
-    )
-    from fake_continuation import summary_sources  # type: ignore[no-redef]
-    from fake_files import FakeFiles, FileRequestError  # type: ignore[no-redef]
-    from fake_recall import check_search_results, recall_reply  # type: ignore[no-redef]
-    from fake_web import (  # type: ignore[no-redef]
-        ReplyRequestError,
-        block_events,
-        check_reply_request,
-        thinking_for,
-        web_blocks,
-    )
+if not __package__:  # run as a script: tests/ is on sys.path, the repository root is not
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.fakes.fake_compaction import (
+    DOCUMENTED_MODELS,
+    check_compaction_blocks,
+    check_compaction_request,
+    compaction_instructions,
+    is_compaction_request,
+    opens_with_compaction,
+    sign,
+)
+from tests.fakes.fake_continuation import summary_sources
+from tests.fakes.fake_files import FakeFiles, FileRequestError
+from tests.fakes.fake_recall import check_search_results, recall_reply
+from tests.fakes.fake_web import (
+    ReplyRequestError,
+    block_events,
+    check_reply_request,
+    thinking_for,
+    web_blocks,
+)
 
 __all__ = [
     "Behaviour",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +43,36 @@ def picture(tmp_path: Path) -> Path:
     return image
 
 
-async def test_a_file_is_uploaded_once_and_named_by_its_file_id(
-    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
-) -> None:
+@dataclass
+class Chat:
+    """A new conversation on a service talking to the fake server, and a picture to attach."""
+
+    service: ChatService
+    conv: str
+    image: Path
+
+    async def look(self, prompt: str = "look") -> None:
+        """Send ``prompt`` with the picture attached."""
+        outcome = await self.service.send(
+            self.conv, prompt, attachments=[read_attachment(self.image)]
+        )
+        assert outcome.error is None, outcome.error
+
+
+@pytest.fixture
+async def chat(make_service: Make, tmp_path: Path) -> Chat:
     service = await make_service()
     conv = await service.new_conversation()
-    image = picture(tmp_path)
+    return Chat(service, conv.id, picture(tmp_path))
+
+
+async def test_a_file_is_uploaded_once_and_named_by_its_file_id(
+    chat: Chat, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    image = chat.image
     (tmp_path / "report.pdf").write_bytes(sample_files.pdf(2))
     files = [read_attachment(image), read_attachment(tmp_path / "report.pdf")]
-    outcome = await service.send(conv.id, "What do these show?", attachments=files)
+    outcome = await chat.service.send(chat.conv, "What do these show?", attachments=files)
     assert outcome.error is None, outcome.error
     sent = media(fake_anthropic.bodies[-1])
     assert [b["type"] for b in sent] == ["image", "document"]
@@ -65,54 +87,44 @@ async def test_a_file_is_uploaded_once_and_named_by_its_file_id(
     assert len(uploads(fake_anthropic)) == 2
 
     # Sent again (the history) and attached again (the same bytes): no new upload.
-    await service.send(conv.id, "And this one?", attachments=[read_attachment(image)])
+    await chat.look("And this one?")
     assert [b["source"]["file_id"] for b in media(fake_anthropic.bodies[-1])] == [*ids, ids[0]]
     assert len(uploads(fake_anthropic)) == 2
 
 
 async def test_an_endpoint_without_files_gets_inline_data_and_is_asked_once(
-    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+    chat: Chat, fake_anthropic: FakeAnthropic
 ) -> None:
     fake_anthropic.files.supported = False
-    service = await make_service()
-    conv = await service.new_conversation()
-    image = picture(tmp_path)
     for prompt in ("first", "second"):
-        outcome = await service.send(conv.id, prompt, attachments=[read_attachment(image)])
-        assert outcome.error is None, outcome.error
+        await chat.look(prompt)
         sent = media(fake_anthropic.bodies[-1])
         assert {b["source"]["type"] for b in sent} == {"base64"}
-        assert base64.b64decode(sent[-1]["source"]["data"]) == image.read_bytes()
+        assert base64.b64decode(sent[-1]["source"]["data"]) == chat.image.read_bytes()
         assert "anthropic-beta" not in fake_anthropic.last.headers
     assert len(uploads(fake_anthropic)) == 1  # the refused probe, remembered
-    assert await service.store.file_ids.supported(fake_anthropic.base_url) is False
+    assert await chat.service.store.file_ids.supported(fake_anthropic.base_url) is False
 
 
 async def test_a_file_id_the_endpoint_lost_is_uploaded_again(
-    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+    chat: Chat, fake_anthropic: FakeAnthropic
 ) -> None:
-    service = await make_service()
-    conv = await service.new_conversation()
-    image = picture(tmp_path)
-    await service.send(conv.id, "look", attachments=[read_attachment(image)])
+    await chat.look()
     first = media(fake_anthropic.bodies[-1])[0]["source"]["file_id"]
     fake_anthropic.files.forget()  # expired or deleted on the server
-    outcome = await service.send(conv.id, "still there?")
+    outcome = await chat.service.send(chat.conv, "still there?")
     assert outcome.error is None, outcome.error
     refused, resent = fake_anthropic.message_requests[-2:]
     assert refused.status == 404 and media(refused.body)[0]["source"]["file_id"] == first
     again = media(resent.body)[0]["source"]["file_id"]
-    assert again != first and fake_anthropic.files.files[again].data == image.read_bytes()
+    assert again != first and fake_anthropic.files.files[again].data == chat.image.read_bytes()
     assert len(uploads(fake_anthropic)) == 2
 
 
 async def test_a_file_id_lost_twice_falls_back_to_inline(
-    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+    chat: Chat, fake_anthropic: FakeAnthropic
 ) -> None:
-    service = await make_service()
-    conv = await service.new_conversation()
-    image = picture(tmp_path)
-    await service.send(conv.id, "look", attachments=[read_attachment(image)])
+    await chat.look()
     fake_anthropic.files.forget()
     real_upload = fake_anthropic.files.upload
 
@@ -122,24 +134,22 @@ async def test_a_file_id_lost_twice_falls_back_to_inline(
         return meta
 
     fake_anthropic.files.upload = forgetful  # type: ignore[method-assign]
-    outcome = await service.send(conv.id, "again?")
+    outcome = await chat.service.send(chat.conv, "again?")
     assert outcome.error is None, outcome.error
     sent = media(fake_anthropic.bodies[-1])[0]["source"]
-    assert sent["type"] == "base64" and base64.b64decode(sent["data"]) == image.read_bytes()
+    assert sent["type"] == "base64" and base64.b64decode(sent["data"]) == chat.image.read_bytes()
 
 
 async def test_the_same_conversation_sends_the_same_bytes_after_a_restart(
-    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+    chat: Chat, make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
-    service = await make_service()
-    conv = await service.new_conversation()
-    await service.send(conv.id, "look", attachments=[read_attachment(picture(tmp_path))])
+    await chat.look()
     fake_anthropic.push_error(500, times=1)  # the reply fails: a retry sends it again
-    await service.send(conv.id, "and?")
+    await chat.service.send(chat.conv, "and?")
     before = fake_anthropic.bodies[-1]
-    await service.close()
+    await chat.service.close()
     again = await make_service()
-    assert (await again.retry(conv.id)).error is None
+    assert (await again.retry(chat.conv)).error is None
     assert json.dumps(fake_anthropic.bodies[-1], sort_keys=True) == json.dumps(
         before, sort_keys=True
     )
@@ -147,24 +157,22 @@ async def test_the_same_conversation_sends_the_same_bytes_after_a_restart(
 
 
 async def test_exports_and_imports_keep_the_file_itself(
-    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+    chat: Chat, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
-    service = await make_service()
-    conv = await service.new_conversation()
-    image = picture(tmp_path)
+    service, conv, image = chat.service, chat.conv, chat.image
     attachment = read_attachment(image)
-    await service.send(conv.id, "look", attachments=[attachment])
+    await chat.look()
     file_id = media(fake_anthropic.bodies[-1])[0]["source"]["file_id"]
     exported = tmp_path / "export.json"
-    await service.transfer.export_to(conv.id, exported)
+    await service.transfer.export_to(conv, exported)
     text = exported.read_text()
     assert file_id not in text
     data = json.loads(text)
     assert [base64.b64decode(a["data"]) for a in data["attachments"]] == [image.read_bytes()]
     for kind in ("md", "html"):
-        assert file_id not in await service.transfer.export(conv.id, kind)
+        assert file_id not in await service.transfer.export(conv, kind)
 
-    await service.delete(conv.id)
+    await service.delete(conv)
     imported = await service.transfer.import_file(exported)
     assert (await service.store.attachments.data([attachment.sha256])) == {
         attachment.sha256: image.read_bytes()
@@ -197,40 +205,33 @@ def test_cli_send_attach_uploads_once(
 
 
 async def test_a_continuation_summary_names_the_files_the_chat_request_named(
-    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+    chat: Chat, fake_anthropic: FakeAnthropic
 ) -> None:
-    service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "summarizer", "claude")
-    await service.send(conv.id, "look", attachments=[read_attachment(picture(tmp_path))])
-    await service.send(conv.id, "and what else?")
-    chat = fake_anthropic.bodies[-1]
-    await service.summaries.compact(conv.id)
+    await chat.service.set_setting(chat.conv, "summarizer", "claude")
+    await chat.look()
+    await chat.service.send(chat.conv, "and what else?")
+    request = fake_anthropic.bodies[-1]
+    await chat.service.summaries.compact(chat.conv)
     summary = fake_anthropic.bodies[-1]
     assert (
-        summary is not chat
-        and summary["messages"][: len(chat["messages"]) - 1] == (chat["messages"][:-1])
+        summary is not request
+        and summary["messages"][: len(request["messages"]) - 1] == (request["messages"][:-1])
     )
-    assert media(summary) == media(chat) and media(chat)[0]["source"]["type"] == "file"
+    assert media(summary) == media(request) and media(request)[0]["source"]["type"] == "file"
     assert len(uploads(fake_anthropic)) == 1
 
 
 async def test_the_context_preview_names_uploaded_files_as_the_send_does(
-    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
+    chat: Chat, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
-    service = await make_service()
-    conv = await service.new_conversation()
-    image = picture(tmp_path)
-    assert (
-        await service.send(conv.id, "What is this?", attachments=[read_attachment(image)])
-    ).error is None
+    await chat.look("What is this?")
     sent = media(fake_anthropic.bodies[-1])
-    preview = await service.context(conv.id, "And now?")
+    preview = await chat.service.context(chat.conv, "And now?")
     assert media(preview.request) == sent  # the history's file by its file_id, as sent
     assert len(uploads(fake_anthropic)) == 1
     # A new file attached to the draft is not uploaded for a preview: inline until sent.
     other = tmp_path / "other.png"
     other.write_bytes(sample_files.png(90, 70))
-    drafted = await service.context(conv.id, "This too", [read_attachment(other)])
+    drafted = await chat.service.context(chat.conv, "This too", [read_attachment(other)])
     assert [b["source"]["type"] for b in media(drafted.request)] == ["file", "base64"]
     assert len(uploads(fake_anthropic)) == 1

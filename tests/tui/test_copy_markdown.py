@@ -5,6 +5,7 @@ the chat pane copied with ``ctrl+c`` (issue 20 items 4 and 5).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,13 +20,22 @@ from tui_chat.tui.app import ChatApp
 from tui_chat.tui.widgets.chat_pane import ChatPane
 
 
-async def _export_sections(service: ChatService, conv_id: str) -> list[str]:
-    """Each message as the Markdown export writes it."""
-    conversation = await service.resolve(conv_id)
-    messages = await service.messages(conv_id, limit=1000)
-    pinned = dict.fromkeys(await service.pinned_ids(conv_id), "")
+@dataclass
+class Demo:
+    """The demo conversation (no summaries) and each of its messages as the Markdown export
+    writes it."""
+
+    conv: str
+    sections: list[str]
+
+
+@pytest.fixture
+async def demo(service: ChatService, tmp_path: Path) -> Demo:
+    conversation = await seed_demo(service, tmp_path, summaries=False)
+    messages = await service.messages(conversation.id, limit=1000)
+    pinned = dict.fromkeys(await service.pinned_ids(conversation.id), "")
     text = export_markdown(conversation, messages, pinned)
-    return ["## " + part.strip() for part in text.split("\n## ")[1:]]
+    return Demo(conversation.id, ["## " + part.strip() for part in text.split("\n## ")[1:]])
 
 
 async def _open(pilot: ChatPilot) -> ChatPane:
@@ -40,11 +50,10 @@ async def _open(pilot: ChatPilot) -> ChatPane:
 
 
 async def test_m_copies_the_selected_message_as_the_markdown_export_writes_it(
-    service: ChatService, tmp_path: Path
+    service: ChatService, demo: Demo
 ) -> None:
-    conv = await seed_demo(service, tmp_path, summaries=False)
-    sections = await _export_sections(service, conv.id)
-    app = make_app(service, conv.id)
+    sections = demo.sections
+    app = make_app(service, demo.conv)
     async with app.run_test(size=SIZE) as pilot:
         pane = await _open(pilot)
         await pilot.press("m")
@@ -52,7 +61,7 @@ async def test_m_copies_the_selected_message_as_the_markdown_export_writes_it(
         assert app.clipboard == sections[-1]
         assert any("Copied message #" in n and "as Markdown" in n for n in notifications(app))
         # The pinned prompt is marked as in the export.
-        pinned_id = (await service.messages(conv.id, limit=1000))[2 * PINNED_TURN].id
+        pinned_id = (await service.messages(demo.conv, limit=1000))[2 * PINNED_TURN].id
         pane.selected = pinned_id
         await pilot.press("m")
         await until(pilot, lambda: "(pinned)" in app.clipboard)
@@ -60,11 +69,10 @@ async def test_m_copies_the_selected_message_as_the_markdown_export_writes_it(
 
 
 async def test_shift_arrows_extend_a_range_and_m_copies_it(
-    service: ChatService, tmp_path: Path
+    service: ChatService, demo: Demo
 ) -> None:
-    conv = await seed_demo(service, tmp_path, summaries=False)
-    sections = await _export_sections(service, conv.id)
-    app = make_app(service, conv.id)
+    sections = demo.sections
+    app = make_app(service, demo.conv)
     async with app.run_test(size=SIZE) as pilot:
         pane = await _open(pilot)
         await pilot.press("shift+up", "shift+up", "shift+up")
@@ -82,17 +90,16 @@ async def test_shift_arrows_extend_a_range_and_m_copies_it(
 
 
 async def test_v_marks_a_start_and_moves_extend_it_past_the_mounted_page(
-    service: ChatService, tmp_path: Path
+    service: ChatService, demo: Demo
 ) -> None:
-    conv = await seed_demo(service, tmp_path, summaries=False)
-    sections = await _export_sections(service, conv.id)
-    app = make_app(service, conv.id)
+    sections = demo.sections
+    app = make_app(service, demo.conv)
     async with app.run_test(size=SIZE) as pilot:
         pane = await _open(pilot)
         await pilot.press("g")  # the first message
         await until(pilot, lambda: pane.selected == pane.views[0].message_id)
         await pilot.press("v", *["j"] * (2 * len(TURNS) - 1))
-        last = (await service.messages(conv.id, limit=1000))[-1].id
+        last = (await service.messages(demo.conv, limit=1000))[-1].id
         await until(pilot, lambda: pane.selected == last)
         await pilot.press("m")
         await until(pilot, lambda: bool(app.clipboard))
@@ -102,10 +109,9 @@ async def test_v_marks_a_start_and_moves_extend_it_past_the_mounted_page(
 
 
 async def test_mouse_selection_in_a_message_is_copied_with_ctrl_c(
-    service: ChatService, tmp_path: Path
+    service: ChatService, demo: Demo
 ) -> None:
-    conv = await seed_demo(service, tmp_path, summaries=False)
-    app = make_app(service, conv.id)
+    app = make_app(service, demo.conv)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await settle(pilot)
@@ -134,7 +140,7 @@ WL_COPY = """#!/bin/sh
 
 
 async def test_a_copy_goes_through_the_system_clipboard_tool_too(
-    service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    service: ChatService, demo: Demo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Terminals that ignore OSC 52 (GNOME Terminal, Konsole) still get the copy."""
     tools = tmp_path / "bin"
@@ -143,9 +149,8 @@ async def test_a_copy_goes_through_the_system_clipboard_tool_too(
     (tools / "wl-copy").chmod(0o755)
     monkeypatch.setenv("PATH", str(tools))
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-test")
-    conv = await seed_demo(service, tmp_path, summaries=False)
-    sections = await _export_sections(service, conv.id)
-    app = make_app(service, conv.id)
+    sections = demo.sections
+    app = make_app(service, demo.conv)
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot)
         await pilot.press("m")

@@ -210,7 +210,7 @@ async def test_held_page_up_keeps_loading_older_pages_to_the_first_message(
         await until(pilot, lambda: app.focused is pane)
         # Far more presses than pages: they arrive while pages load, as a held key's do.
         burst(app, *["pageup"] * 200)
-        await until(pilot, lambda: not pane.has_older, rounds=3000)
+        await until(pilot, lambda: not pane.has_older)
         await _drained(pilot)
         assert pane.views[0].message_id == first.id
 
@@ -263,7 +263,7 @@ async def test_prompts_typed_while_an_edit_forks_go_to_the_fork_in_order(
         screen = await ready(pilot)
         burst(app, "f5", "k", "e", " exactly", "enter", "second", "enter", "third")
         await fake_anthropic.wait_for(2, timeout=60)
-        await until(pilot, lambda: not app.replying and not screen.replies.queued, rounds=3000)
+        await until(pilot, lambda: not app.replying and not screen.replies.queued)
         await _drained(pilot)
         sent = [b["messages"][-1]["content"][-1]["text"] for b in fake_anthropic.bodies]
         assert sent == ["and when? exactly", "second"]

@@ -43,9 +43,9 @@ async def test_the_list_and_the_open_conversation_show_another_process_writes(
                 run, isolated_env, "--db", db, *args, fake=fake_anthropic
             )
             assert done.returncode == 0, done.stderr
-        await until(pilot, lambda: "a conversation from elsewhere" in titles(), rounds=3000)
-        await until(pilot, lambda: titles()["open here"] == 2, rounds=3000)
-        await until(pilot, lambda: len(screen.chat.views) == 2, rounds=3000)
+        await until(pilot, lambda: "a conversation from elsewhere" in titles())
+        await until(pilot, lambda: titles()["open here"] == 2)
+        await until(pilot, lambda: len(screen.chat.views) == 2)
         texts = [v.message.text for v in screen.chat.views]
         assert texts == ["hello from a script", "Reply to: hello from a script"]
         assert not any("locked" in n or "failed" in n for n in notifications(app))
@@ -64,6 +64,6 @@ async def test_the_open_conversation_deleted_by_another_process_gives_way(
             await other.delete(doomed.id)
         finally:
             await other.close()
-        await until(pilot, lambda: screen.conversation_id == kept.id, rounds=3000)
+        await until(pilot, lambda: screen.conversation_id == kept.id)
         assert any("deleted this conversation" in n for n in notifications(app))
         assert not any("failed" in n for n in notifications(app))

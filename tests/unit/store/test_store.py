@@ -45,6 +45,21 @@ def result(**changes: Any) -> SummaryResult:
     return replace(base, **changes)
 
 
+def start(cid: str, covers_to: int, **changes: Any) -> SummaryStart:
+    """An automatic running summary up to ``covers_to`` begun by owner A for a minute, with
+    ``changes``."""
+    base = SummaryStart(
+        cid,
+        parent_id=None,
+        strategy="running",
+        covers_to_message_id=covers_to,
+        trigger="auto",
+        owner="A",
+        lease_seconds=60,
+    )
+    return replace(base, **changes)
+
+
 @pytest.fixture
 async def store(tmp_path: Path) -> Store:
     s = await Store.open(tmp_path / "t.db")
@@ -176,29 +191,9 @@ async def test_lease_cas_and_one_auto_version_per_boundary(store: Store) -> None
     ids = [
         await add(store, conv.id, "user" if i % 2 == 0 else "assistant", f"m{i}") for i in range(6)
     ]
-    row = await store.summaries.begin(
-        SummaryStart(
-            conv.id,
-            parent_id=None,
-            strategy="running",
-            covers_to_message_id=ids[3],
-            trigger="auto",
-            owner="A",
-            lease_seconds=60,
-        )
-    )
+    row = await store.summaries.begin(start(conv.id, ids[3]))
     with pytest.raises(Conflict):
-        await store.summaries.begin(
-            SummaryStart(
-                conv.id,
-                parent_id=None,
-                strategy="running",
-                covers_to_message_id=ids[3],
-                trigger="auto",
-                owner="B",
-                lease_seconds=60,
-            )
-        )
+        await store.summaries.begin(start(conv.id, ids[3], owner="B"))
     finished = result(
         text="sum",
         covered_messages=4,
@@ -212,28 +207,10 @@ async def test_lease_cas_and_one_auto_version_per_boundary(store: Store) -> None
     assert (await store.summaries.active(conv.id)).id == done.id  # type: ignore[union-attr]
     # Same boundary, same parent, automatic again: refused by the unique index.
     with pytest.raises(Conflict):
-        await store.summaries.begin(
-            SummaryStart(
-                conv.id,
-                parent_id=None,
-                strategy="running",
-                covers_to_message_id=ids[3],
-                trigger="auto",
-                owner="B",
-                lease_seconds=60,
-            )
-        )
+        await store.summaries.begin(start(conv.id, ids[3], owner="B"))
     # CAS: a version whose parent is no longer active completes but is not activated.
     second = await store.summaries.begin(
-        SummaryStart(
-            conv.id,
-            parent_id=done.id,
-            strategy="running",
-            covers_to_message_id=ids[5],
-            trigger="manual",
-            owner="A",
-            lease_seconds=60,
-        )
+        start(conv.id, ids[5], parent_id=done.id, trigger="manual")
     )
     await store.summaries.activate(conv.id, None)  # the user rolled back meanwhile
     finished = result(text="s2", covered_messages=6, source_tokens=60, summary_tokens=5)
@@ -245,17 +222,7 @@ async def test_lease_cas_and_one_auto_version_per_boundary(store: Store) -> None
 async def test_expired_lease_is_taken_over(store: Store) -> None:
     conv = await store.conversations.create(title="t", model="m")
     mid = await add(store, conv.id, "user", "x")
-    row = await store.summaries.begin(
-        SummaryStart(
-            conv.id,
-            parent_id=None,
-            strategy="running",
-            covers_to_message_id=mid,
-            trigger="auto",
-            owner="dead",
-            lease_seconds=-1,
-        )
-    )
+    row = await store.summaries.begin(start(conv.id, mid, owner="dead", lease_seconds=-1))
     assert (
         await store.summaries.take_over_expired(conv.id, owner="live", lease_seconds=60) is not None
     )
