@@ -7,7 +7,7 @@ test names the class of each part of the app and resolves every string against i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from textual.actions import parse
@@ -26,6 +26,8 @@ from tui_chat.tui.screens.usage import UsageScreen
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
+from tui_chat.tui.widgets.message_actions import MessageActions
+from tui_chat.tui.widgets.pages import MessageSource
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 
 OWNERS: dict[str, tuple[type[Any], type[Any]]] = {
@@ -49,6 +51,11 @@ OWNERS: dict[str, tuple[type[Any], type[Any]]] = {
 """The class whose ``BINDINGS`` hold each part's keys, and the screen it lives on."""
 
 
+PARTS: dict[str, type[Any]] = {"message": MessageActions}
+"""The chat pane's parts by action namespace: its letters (``command('message.edit')``) and
+the palette (``message.fork``) run their actions."""
+
+
 def resolve(action: str, owner: type[Any], screen: type[Any]) -> Any:
     """The method a Textual action string runs on ``owner`` (``command(…)`` unwrapped)."""
     namespace, name, params = parse(action)
@@ -56,7 +63,7 @@ def resolve(action: str, owner: type[Any], screen: type[Any]) -> Any:
         assert callable(getattr(owner, "action_command", None)), owner
         assert len(params) == 1 and isinstance(params[0], str)
         return resolve(params[0], owner, screen)
-    target = {"": owner, "screen": screen, "app": ChatApp}[namespace]
+    target = {"": owner, "screen": screen, "app": ChatApp, **PARTS}[namespace]
     return getattr(target, f"action_{name}", None)
 
 
@@ -88,6 +95,12 @@ def test_every_help_line_names_a_bound_action() -> None:
             assert text in described or text in notes, (title, keys)
 
 
+def test_the_chat_pane_holds_the_parts_named_here() -> None:
+    pane = ChatPane(source=cast(MessageSource, object()))
+    assert {name: type(part) for name, part in pane.parts.items()} == PARTS
+
+
 def test_a_misspelt_action_is_caught() -> None:
     assert resolve("screen.no_such_action", ChatPane, MainScreen) is None
     assert resolve("command('no_such')", ChatPane, MainScreen) is None
+    assert resolve("command('message.no_such')", ChatPane, MainScreen) is None

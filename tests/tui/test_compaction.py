@@ -11,8 +11,8 @@ from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, ready, settle, until
 from tests.tui.seed import seed_demo
+from tests.tui.test_actions import resolve
 from tui_chat.engine.service import ChatService
-from tui_chat.tui.app import ChatApp
 from tui_chat.tui.commands import PALETTE
 from tui_chat.tui.screens.inspector import InspectorScreen
 from tui_chat.tui.screens.main import MainScreen
@@ -258,10 +258,8 @@ async def test_palette_offers_exactly_the_design_commands(service: ChatService) 
     names = [name for name, _, _ in PALETTE]
     assert names[: len(DESIGN_NAMES + BRANCHING_NAMES)] == DESIGN_NAMES + BRANCHING_NAMES
     assert names[-len(RECALL_NAMES) :] == RECALL_NAMES
-    for _, action, _ in PALETTE:
-        owner = ChatApp if action.startswith("app.") else MainScreen
-        name = action.removeprefix("app.").split("(")[0]
-        assert callable(getattr(owner, f"action_{name}", None)), action
+    for _, action, _ in PALETTE:  # on the screen, the app or a part of the chat pane
+        assert callable(resolve(action, MainScreen, MainScreen)), action
     app = make_app(service)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)

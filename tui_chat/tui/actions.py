@@ -176,7 +176,7 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="Stop the streaming reply",
     ),
     "fork_conversation": Action(
-        "fork_conversation",
+        "message.fork",
         "Fork",
         "Fork at the selected message",
         show=False,
@@ -184,7 +184,7 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="A new branch of the conversation from the selected message",
     ),
     "edit_message": Action(
-        "edit_message",
+        "message.edit",
         "Edit",
         "Edit the selected prompt (sending it makes a branch)",
         show=False,
@@ -192,7 +192,7 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="Put the selected prompt in the composer; sending makes a branch",
     ),
     "compact_upto": Action(
-        "compact_upto",
+        "message.compact_upto",
         "Compact to here",
         "Compact every turn up to the selected message",
         show=False,
@@ -221,7 +221,7 @@ ACTIONS: Final[dict[str, Action]] = {
         "(backspace at the start of the composer)",
     ),
     "copy_code": Action(
-        "copy_code",
+        "message.copy_code",
         "Copy code",
         "Copy the next code block of the selected message",
         show=False,
@@ -271,14 +271,14 @@ ACTIONS: Final[dict[str, Action]] = {
     "chat.extend_next": Action("extend_next", "Extend down", "Extend the range downwards", False),
     "chat.toggle_pin": Action("toggle_pin", "Pin/unpin"),
     "chat.compose": Action("screen.focus_composer", "Type", "Back to the composer"),
-    "chat.edit": Action("screen.edit_message", "Edit", "Edit this prompt (sending it branches)"),
+    "chat.edit": Action("message.edit", "Edit", "Edit this prompt (sending it branches)"),
     "chat.compact_upto": Action(
-        "screen.compact_upto", "Compact to here", "Compact every turn up to this message"
+        "message.compact_upto", "Compact to here", "Compact every turn up to this message"
     ),
     "chat.copy_code": Action(
-        "screen.copy_code", "Copy code", "Copy the next fenced code block of this message"
+        "message.copy_code", "Copy code", "Copy the next fenced code block of this message"
     ),
-    "chat.fork": Action("screen.fork_conversation", "Fork", "Fork: a new branch from here"),
+    "chat.fork": Action("message.fork", "Fork", "Fork: a new branch from here"),
     "chat.thinking": Action("toggle_thinking", "Thinking", "Open or fold this reply's thinking"),
     "chat.links": Action("copy_links", "Links", "Copy the web pages this reply cites or read"),
     "chat.cited": Action(

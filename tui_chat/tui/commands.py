@@ -5,19 +5,27 @@ from __future__ import annotations
 from functools import partial
 from typing import Final
 
+from textual.actions import parse
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from tui_chat.tui.actions import palette
+from tui_chat.tui.widgets.navigation import NavigationMode
 
 PALETTE: Final[tuple[tuple[str, str, str], ...]] = palette()
-"""(palette name, main screen action, help) of every palette command."""
+"""(palette name, action, help) of every palette command: an action of the main screen,
+the app (``app.``) or a part of the chat pane (``message.``)."""
 
 
 class ChatCommands(Provider):
     """Offers :data:`PALETTE` in the command palette of the main screen."""
 
     async def _run(self, action: str) -> None:
-        await self.screen.run_action(action)
+        """Run a screen action, or one of a chat pane's part (``message.fork``) on the pane."""
+        chat = self.screen.query_one("#chat", NavigationMode)
+        if parse(action)[0] in chat.parts:
+            await chat.run_part(action)
+        else:
+            await self.screen.run_action(action)
 
     async def discover(self) -> Hits:
         """Every command, for the empty palette."""

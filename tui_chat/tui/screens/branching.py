@@ -1,5 +1,6 @@
-"""What the chat screen does at a chosen message: edit a prompt, fork, compact up to it, copy
-its code blocks, and attach files to the message being written.
+"""What the chat screen does with the draft and at a chosen message: attach files to the
+message being written, send it (as a fork when a prompt is edited), and the edit, fork and
+compact-up-to requests the chat pane posts (``widgets/message_actions.py``).
 
 :class:`BranchView` sits between :class:`~tui_chat.tui.screens.chat_view.ChatView` (the panels)
 and :class:`~tui_chat.tui.screens.main.MainScreen` (every other action); its ``action_*``
@@ -21,10 +22,8 @@ from tui_chat.core.attachments import (
     check_request,
     typed_text,
 )
-from tui_chat.core.codeblocks import code_blocks
 from tui_chat.core.filetypes import image_type
 from tui_chat.core.models import Message
-from tui_chat.core.turns import starts_turn
 from tui_chat.engine.send import EmptyMessage, MessageTooLarge
 from tui_chat.tui.conversation_commands import ConversationCommands
 from tui_chat.tui.screens.chat_view import ChatView
@@ -32,7 +31,11 @@ from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.draft_tray import DraftTray
-from tui_chat.tui.widgets.message_view import MessageView
+from tui_chat.tui.widgets.message_actions import (
+    CompactUptoRequested,
+    EditRequested,
+    ForkRequested,
+)
 
 NOT_SENT = (EmptyMessage, MessageTooLarge, AttachmentError)
 """Refusals of a send that stored nothing."""
@@ -55,7 +58,6 @@ class BranchView(ChatView):
         self.conversation_commands = ConversationCommands(self)
         """New, rename, delete, archive, export (the actions on whole conversations hand over
         to it)."""
-        self._code_turns: dict[int, int] = {}
         self._unsent: tuple[str, str, list[Attachment]] | None = None
         """The last send (conversation, text, files) until its worker ends."""
 
@@ -188,12 +190,6 @@ class BranchView(ChatView):
             event.prevent_default()
             self.run_worker(self.tray.reload(), exit_on_error=False)
 
-    def _selected(self) -> MessageView | None:
-        view = self.chat.selected_view
-        if view is None:
-            self.notify("Select a message first (f5 or tab, then ↑/↓).", severity="warning")
-        return view
-
     # -- attachments -------------------------------------------------------------------------
 
     @work(exit_on_error=False)
@@ -298,24 +294,19 @@ class BranchView(ChatView):
         self.notify("Edited as a new branch (‹ › on the prompt; f5 then [ / ] switch back).")
         self.app.send_reply(fork.id, text, files)
 
-    # -- at the selected message -------------------------------------------------------------
+    # -- what the chat pane asks for at the selected message ---------------------------------
 
-    def action_edit_message(self) -> None:
-        """Put the selected prompt (and its files) in the composer; sending makes a fork.
+    @on(EditRequested)
+    def _edit(self, request: EditRequested) -> None:
+        """Put the prompt (and its files) in the composer; sending makes a fork.
 
         The text and the focus move at once, so keys typed right after ``e`` add to the
         prompt (issue 22); its files follow when read.
         """
-        if (view := self._selected()) is None:
-            return
-        message = view.message
-        if not starts_turn(message.role, message.content):
-            self.notify("Only your own prompts can be edited.", severity="warning")
-            return
+        message = request.message
         self.tray.start_edit(message.id)
         self.composer.load_text(typed_text(message.content, message.text))
         self.composer.move_cursor(self.composer.document.end)
-        self.chat.navigating = False
         self.set_focus(self.composer)
         self._edit_files(message)
 
@@ -328,38 +319,18 @@ class BranchView(ChatView):
             return
         self.tray.edit_files(message.id, files)
 
-    def action_compact_upto(self) -> None:
-        """Compact every whole turn up to the selected message's turn (in the background)."""
-        if self.conversation is None or (view := self._selected()) is None:
-            return
-        self.notify(f"Compacting up to message #{view.message_id}…", timeout=2)
-        self.app.compact_upto(self.conversation.id, view.message_id)
+    @on(CompactUptoRequested)
+    def _compact_upto(self, request: CompactUptoRequested) -> None:
+        """Compact every whole turn up to the message's turn (in the background)."""
+        if self.conversation is not None:
+            self.notify(f"Compacting up to message #{request.message_id}…", timeout=2)
+            self.app.compact_upto(self.conversation.id, request.message_id)
 
-    async def action_fork_conversation(self) -> None:
-        """Fork at the selected message (the newest one when none is selected) and open it."""
+    @on(ForkRequested)
+    async def _fork(self, request: ForkRequested) -> None:
+        """Fork at the message and open the fork."""
         if self.conversation is None:
             return
-        view = self.chat.selected_view or (self.chat.views[-1] if self.chat.views else None)
-        at = view.message_id if view is not None else None
-        fork = await self.app.service.branches.fork(self.conversation.id, at)
+        fork = await self.app.service.branches.fork(self.conversation.id, request.message_id)
         await self.open_conversation(fork.id)
         self.notify(f"New branch “{one_line(fork.title, 50)}”; f5 then [ / ] switch back.")
-
-    def action_copy_code(self) -> None:
-        """Copy the selected message's next fenced code block (cycling through them)."""
-        if (view := self._selected()) is None:
-            return
-        blocks = code_blocks(view.message.text)
-        if not blocks:
-            self.notify(f"Message #{view.message_id} has no code block.", severity="warning")
-            return
-        index = self._code_turns.get(view.message_id, 0) % len(blocks)
-        self._code_turns[view.message_id] = index + 1
-        block = blocks[index]
-        self.app.copy_to_clipboard(block.code)
-        language = f"{block.language}, " if block.language else ""
-        lines = block.code.count("\n") + 1
-        self.notify(
-            f"Copied code block {index + 1} of {len(blocks)} ({language}{lines} lines).",
-            markup=False,
-        )

@@ -23,6 +23,7 @@ from textual.worker import Worker
 from tui_chat.core.models import Message
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
+from tui_chat.tui.widgets.message_actions import MessageActions
 from tui_chat.tui.widgets.message_range import MessageRange
 from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.navigation import NavigationMode
@@ -101,6 +102,9 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
         self._pinned: set[int] = set()
         self.branch_marks: dict[int, str] = {}
         """``‹ n/m ›`` by message id: where branches part (kept by the branch bar)."""
+        self.message_actions = MessageActions(self, self)
+        """Edit, fork, compact up to and copy the code of the selected message."""
+        self.parts = {"message": self.message_actions}
 
     def on_blur(self) -> None:
         """Leaving the messages leaves navigation mode (unless they have the focus again)."""

@@ -1,11 +1,20 @@
 """Navigation mode (issue 22): in a widget entered with ``f5``, letters run its commands;
 otherwise they are typed into the composer, whatever has the focus. The chat pane and the
-conversation list both have it; each says how it is left and what its bar reads."""
+conversation list both have it; each says how it is left and what its bar reads.
+
+A widget's letters may name the action of one of its *parts* (plain objects it holds, by
+namespace: ``command('range.mark')`` runs ``parts["range"].action_mark()``): the widget keeps
+what each part does out of its own class, and Textual, which resolves an action only on a DOM
+node, still finds it by its key."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from inspect import isawaitable
+from types import MappingProxyType
 from typing import ClassVar
 
+from textual.actions import parse
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -24,6 +33,9 @@ class NavigationMode(Widget):
     NAVIGATION_TITLE: ClassVar[str] = "NAVIGATION"
     """The border title while letters are commands."""
 
+    parts: Mapping[str, object] = MappingProxyType({})
+    """The widget's parts by action namespace (set in its ``__init__``; none here)."""
+
     navigating: reactive[bool] = reactive(False, init=False)
     """Whether letters are commands: otherwise they are typed into the composer (issue 22)."""
 
@@ -41,4 +53,14 @@ class NavigationMode(Widget):
 
     async def action_command(self, action: str) -> None:
         """Run a letter's action (only reached in navigation mode)."""
-        await self.run_action(action)
+        await self.run_part(action)
+
+    async def run_part(self, action: str) -> None:
+        """Run an action of one of the widget's parts (``range.mark``), or else a Textual
+        action with this widget as its default namespace (``select_next``, ``app.help``)."""
+        namespace, name, params = parse(action)
+        part = self.parts.get(namespace)
+        if part is None:
+            await self.run_action(action)
+        elif isawaitable(done := getattr(part, f"action_{name}")(*params)):
+            await done
