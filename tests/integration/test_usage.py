@@ -13,6 +13,8 @@ import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import run
+from tui_chat.cli.parser import Args, build_parser
+from tui_chat.cli.usage_view import usage
 from tui_chat.engine.service import ChatService
 
 Make = Callable[..., Awaitable[ChatService]]
@@ -43,7 +45,7 @@ def test_usage_sums_replies_and_summaries_by_day_and_month(
     assert sum(c["cost_usd"] for c in listed) == pytest.approx(report["total_usd"], abs=1e-5)
     assert " $0.0" in run(isolated_env, "list").stdout
     later = run(isolated_env, "usage", "--since", "2999-01")
-    assert later.returncode == 0 and "no usage yet" in later.stdout
+    assert later.returncode == 0 and "no usage since 2999-01-01" in later.stdout
     bad = run(isolated_env, "usage", "--since", "last week")
     assert bad.returncode == 2 and "give a day (2026-11-01) or a month" in bad.stderr
 
@@ -139,3 +141,34 @@ async def test_one_hour_cache_writes_are_priced_at_their_rate_everywhere(
     assert expected > five_minute  # 2x against 1.25x for the same writes
     assert await service.cost_usd(conv.id) == pytest.approx(expected)  # the gauge's "spent"
     assert (await service.usage()).total_usd == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("since", "error"),
+    [
+        ("2026-02-30", "'2026-02-30': no such day"),
+        ("2026-13", "'2026-13': no such day"),
+        ("last week", "give a day (2026-11-01) or a month (2026-11)"),
+    ],
+)
+def test_usage_since_refuses_what_is_not_a_day(
+    since: str, error: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(["usage", "--since", since], namespace=Args())
+    assert exited.value.code == 2 and error in capsys.readouterr().err
+
+
+async def test_usage_since_says_from_when_it_counts(
+    make_service: Make, fake_anthropic: FakeAnthropic, capsys: pytest.CaptureFixture[str]
+) -> None:
+    service = await make_service()
+    conv = await service.new_conversation()
+    await service.send(conv.id, "a question")
+    today = (await service.usage()).rows[0].period
+    for since, first in (("2999-01", "no usage since 2999-01-01"), (today, f"usage since {today}")):
+        args = build_parser().parse_args(["usage", "--since", since], namespace=Args())
+        assert await usage(service, args) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0] == first
+    assert any(line.startswith(today) for line in lines[1:])  # the day's row

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from datetime import date
 from pathlib import Path
 
 __all__ = ["Args", "build_parser"]
@@ -69,7 +70,12 @@ def since_day(value: str) -> str:
     """``--since``: a day (``2026-11-01``) or a month (``2026-11``, its first day)."""
     if not re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", value):
         raise argparse.ArgumentTypeError(f"{value!r}: give a day (2026-11-01) or a month (2026-11)")
-    return value if len(value) == 10 else f"{value}-01"
+    day = value if len(value) == 10 else f"{value}-01"
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r}: no such day") from None
+    return day
 
 
 def _json_flag(parser: argparse.ArgumentParser) -> None:

@@ -44,6 +44,10 @@ async def usage(service: ChatService, args: Args) -> int:
     if args.as_json:
         render.json_out(report_json(report))
         return 0
+    if args.since:  # said first: the table counts only from that day
+        render.out(f"usage since {args.since}" if report.rows else f"no usage since {args.since}")
+        if not report.rows:
+            return 0
     for line in report_lines(report):
         render.out(line)
     return 0
