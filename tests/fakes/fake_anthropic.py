@@ -8,7 +8,8 @@ Endpoints
     ``POST /v1/messages``              JSON (``stream: false``) or SSE (``stream: true``).
     ``POST /v1/messages/count_tokens`` ``{"input_tokens": n}``.
     ``GET /v1/models``                 the model list (``fake.models``; ``None``: 404).
-    ``POST /v1/files``                 the Files API (``fake.files``,
+    ``POST /v1/files``, ``DELETE /v1/files/{id}``
+                                       the Files API (``fake.files``,
     ``tests/fakes/fake_files.py``).
     ``POST /_fake/push``               Queue a behaviour from JSON (the fields of
                                        :class:`Behaviour`, minus ``when``/callables).
@@ -1084,6 +1085,24 @@ class _Handler(BaseHTTPRequestHandler):
         except _ClientGone:
             record.disconnected = True
             self.close_connection = True
+
+    def do_DELETE(self) -> None:
+        path = self.path.split("?", 1)[0]
+        self._drain_body()
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        record = self.fake._record("DELETE", path, headers, None)
+        if not path.startswith("/v1/files/"):
+            self._send_error(record, 404, "not_found_error", f"Not found: {path}")
+            return
+        if not self._check_auth(record):
+            return
+        try:
+            answer = self.fake.files.delete(headers, path.removeprefix("/v1/files/"))
+        except FileRequestError as exc:
+            self._send_error(record, exc.status, exc.error_type, exc.message)
+            return
+        record.status = 200
+        self._send_json(200, answer)
 
     def _drain_body(self) -> bytes:
         length = int(self.headers.get("content-length") or 0)

@@ -9,6 +9,9 @@ build-with-claude/files and docs.claude.com/en/api/files-create, read 2026-11-26
 - A Messages request names an uploaded file as an ``image`` or ``document`` block whose
   ``source`` is ``{"type": "file", "file_id": …}``; it needs the same beta header. A
   ``file_id`` the endpoint does not know is a 404 (``not_found_error``).
+- ``DELETE /v1/files/{file_id}`` (with the same beta header) deletes a file and answers
+  ``{"id": …, "type": "file_deleted"}``; an unknown id is a 404 (API reference "Delete File",
+  platform.claude.com/docs/en/api/python/beta/files/delete, read 2026-11-26).
 
 This server's own choices, not the docs': ids are ``file_fake<n>``; ``supported = False``
 makes it an endpoint without the Files API (``POST /v1/files`` is a 404, as on a gateway);
@@ -64,6 +67,10 @@ class FakeFiles:
         self.files: dict[str, StoredFile] = {}
         self.uploads = 0
         """How many uploads succeeded."""
+        self.deleted: list[str] = []
+        """The ids deleted (``DELETE /v1/files/{id}``), in order."""
+        self.hold_deletes: threading.Event | None = None
+        """Set to an unset event: each delete waits until it is set (a slow endpoint)."""
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -124,6 +131,26 @@ class FakeFiles:
             "downloadable": False,
             "sha256": hashlib.sha256(data).hexdigest(),
         }
+
+    def delete(self, headers: dict[str, str], file_id: str) -> dict[str, Any]:
+        """Delete an uploaded file; the API's answer.
+
+        Raises:
+            FileRequestError: no Files API here, no beta header, or an unknown id (404).
+        """
+        if self.hold_deletes is not None:
+            self.hold_deletes.wait(timeout=60)
+        if not self.supported:
+            raise FileRequestError(404, "not_found_error", f"Not found: /v1/files/{file_id}")
+        if FILES_BETA not in headers.get("anthropic-beta", ""):
+            raise FileRequestError(
+                400, "invalid_request_error", f"the Files API needs anthropic-beta: {FILES_BETA}"
+            )
+        with self._lock:
+            if self.files.pop(file_id, None) is None:
+                raise FileRequestError(404, "not_found_error", f"File not found: {file_id}")
+            self.deleted.append(file_id)
+        return {"id": file_id, "type": "file_deleted"}
 
     def resolve(self, body: Any, headers: dict[str, str]) -> Any:
         """``body`` with each file source replaced by its bytes (a copy; ``body`` if none).

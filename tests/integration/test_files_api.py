@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from tests.fakes import sample_files
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import run
 from tui_chat.engine.attachments import read_attachment
-from tui_chat.engine.service import ChatService
+from tui_chat.engine.service import ChatService, NotFound
 
 Make = Callable[..., Awaitable[ChatService]]
 
@@ -173,12 +174,16 @@ async def test_exports_and_imports_keep_the_file_itself(
         assert file_id not in await service.transfer.export(conv, kind)
 
     await service.delete(conv)
+    await service.engine.files.settle(None)  # its upload deleted at the endpoint
+    assert fake_anthropic.files.deleted == [file_id]
     imported = await service.transfer.import_file(exported)
     assert (await service.store.attachments.data([attachment.sha256])) == {
         attachment.sha256: image.read_bytes()
     }
     await service.send(imported.id, "and now?")
-    assert media(fake_anthropic.bodies[-1])[0]["source"] == {"type": "file", "file_id": file_id}
+    source = media(fake_anthropic.bodies[-1])[0]["source"]
+    assert source["type"] == "file" and source["file_id"] != file_id  # uploaded again
+    assert fake_anthropic.files.files[source["file_id"]].data == image.read_bytes()
 
 
 async def test_without_a_key_nothing_is_uploaded(
@@ -235,3 +240,74 @@ async def test_the_context_preview_names_uploaded_files_as_the_send_does(
     drafted = await chat.service.context(chat.conv, "This too", [read_attachment(other)])
     assert [b["source"]["type"] for b in media(drafted.request)] == ["file", "base64"]
     assert len(uploads(fake_anthropic)) == 1
+
+
+def deletes(fake: FakeAnthropic) -> list[Any]:
+    return [r for r in fake.requests if r.method == "DELETE"]
+
+
+async def test_deleting_a_conversation_deletes_the_uploads_no_other_one_uses(
+    chat: Chat, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    service = chat.service
+    await chat.look()
+    other = await service.new_conversation()
+    shared = tmp_path / "shared.pdf"
+    shared.write_bytes(sample_files.pdf(1))
+    for conv in (chat.conv, other.id):
+        await service.send(conv, "read this", attachments=[read_attachment(shared)])
+    own_id, shared_id = (
+        s["file_id"] for s in (b["source"] for b in media(fake_anthropic.bodies[-2]))
+    )
+    assert {own_id, shared_id} == set(fake_anthropic.files.files)
+
+    fake_anthropic.files.hold_deletes = threading.Event()  # the endpoint is slow to answer
+    await service.delete(chat.conv)  # returns without waiting for the endpoint
+    with pytest.raises(NotFound):
+        await service.resolve(chat.conv)
+    fake_anthropic.files.hold_deletes.set()
+    await service.engine.files.settle(None)
+    assert fake_anthropic.files.deleted == [own_id]
+    (sent,) = deletes(fake_anthropic)
+    assert sent.path == f"/v1/files/{own_id}"
+    assert "files-api-2025-04-14" in sent.headers["anthropic-beta"]
+    endpoint = fake_anthropic.base_url
+    assert await service.store.file_ids.unreferenced(endpoint) == []
+    assert await service.store.file_ids.known(endpoint, [read_attachment(shared).sha256])
+
+    await service.delete(other.id)  # the last conversation using it
+    await service.engine.files.settle(None)
+    assert fake_anthropic.files.deleted == [own_id, shared_id]
+    assert fake_anthropic.files.files == {}
+
+
+async def test_uploads_are_not_deleted_offline_or_without_a_key_and_are_later(
+    chat: Chat, make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    await chat.look()
+    (file_id,) = fake_anthropic.files.files
+    fake_anthropic.stop()  # offline: the delete fails and the id is kept for the next run
+    await chat.service.delete(chat.conv)
+    await chat.service.engine.files.settle(None)
+    endpoint = fake_anthropic.base_url
+    assert await chat.service.store.file_ids.unreferenced(endpoint) == [file_id]
+    fake_anthropic.start()
+    keyless = await make_service(api_key=None)
+    keyless.engine.files.prune_soon()
+    await keyless.engine.files.settle(None)
+    assert deletes(fake_anthropic) == [] and await keyless.engine.files.prune() == 0
+    # Online again with the key: the next run deletes what was left.
+    assert await chat.service.engine.files.prune() == 1
+    assert fake_anthropic.files.deleted == [file_id]
+    assert await chat.service.store.file_ids.unreferenced(endpoint) == []
+
+
+async def test_an_upload_gone_already_is_forgotten(
+    chat: Chat, fake_anthropic: FakeAnthropic
+) -> None:
+    await chat.look()
+    fake_anthropic.files.forget()  # expired at the endpoint
+    await chat.service.delete(chat.conv)
+    await chat.service.engine.files.settle(None)
+    assert fake_anthropic.files.deleted == [] and len(deletes(fake_anthropic)) == 1
+    assert await chat.service.store.file_ids.unreferenced(fake_anthropic.base_url) == []

@@ -7,10 +7,17 @@ untouched, so the same conversation still builds the same bytes. An endpoint who
 answers 404/405/501 has no Files API: that is remembered and its files go inline (base64) as
 before, without asking again. Without a key nothing is uploaded. A request refused for naming
 a ``file_id`` the endpoint lost is sent again once with the files uploaded afresh, then inline.
+
+Deleting a conversation removes the stored files nothing else refers to; :meth:`prune_soon`
+then deletes their uploads at the endpoint in the background (``DELETE /v1/files/{id}``),
+best effort: never without a key, the delete itself never waits for it, and the first
+failure (offline, refused) ends the run, the ids left kept for the next one.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +29,11 @@ from tui_chat.store.repository import Store
 
 __all__ = ["RemoteFiles"]
 
+_log = logging.getLogger(__name__)
+
+CLOSE_WAIT = 3.0
+"""Seconds closing the engine waits for the deletes still running (then they stop)."""
+
 
 class RemoteFiles:
     """The Files API side of sending attachments, for one store and client."""
@@ -32,6 +44,8 @@ class RemoteFiles:
         self._client = client
         self.uploads = 0
         """Files uploaded by this engine (what a test or a benchmark counts)."""
+        self._pruning: asyncio.Task[None] | None = None
+        self._prune_again = False
 
     async def file_ids(self, request: Mapping[str, Any], *, upload: bool = True) -> dict[str, str]:
         """The ``file_id`` of each image and PDF ``request`` holds, uploading the new ones
@@ -94,3 +108,60 @@ class RemoteFiles:
         uploading afresh (or every file inline when ``inline``)."""
         await self._store.file_ids.forget(self._client.endpoint, file_ids_in(sent))
         return await self.expand(request, inline=inline)
+
+    # -- deleting the uploads nothing uses -----------------------------------------------------
+
+    async def prune(self) -> int:
+        """Delete at the endpoint the uploads whose file is no longer stored (their
+        conversations were deleted) and forget their ids; best effort.
+
+        Nothing without a key or on an endpoint that took no upload; the first failure
+        (offline, refused) ends the run, the ids left kept for the next.
+
+        Returns:
+            How many ids were deleted (or were gone already).
+        """
+        if not self._client.has_key:
+            return 0
+        endpoint, ids = self._client.endpoint, self._store.file_ids
+        if await ids.supported(endpoint) is not True:
+            return 0
+        done = 0
+        for file_id in await ids.unreferenced(endpoint):
+            try:
+                await self._client.delete_file(file_id)
+            except ChatError as exc:
+                _log.info("uploaded files not deleted now: %s", exc.message)
+                break
+            await ids.forget(endpoint, [file_id])
+            done += 1
+        return done
+
+    def prune_soon(self) -> None:
+        """Run :meth:`prune` in the background (after a conversation is deleted); a run
+        already going runs once more when it ends."""
+        if not self._client.has_key:
+            return
+        self._prune_again = True
+        if self._pruning is None or self._pruning.done():
+            self._pruning = asyncio.get_running_loop().create_task(self._prune_while_asked())
+
+    async def settle(self, timeout: float | None = None) -> None:
+        """Wait for the background run (at most ``timeout`` seconds, then it is cancelled:
+        what it did not delete is tried at the next run)."""
+        task = self._pruning
+        if task is None or task.done():
+            return
+        _, pending = await asyncio.wait([task], timeout=timeout)
+        for late in pending:
+            late.cancel()
+            await asyncio.wait([late])
+
+    async def _prune_while_asked(self) -> None:
+        while self._prune_again:
+            self._prune_again = False
+            try:
+                await self.prune()
+            except Exception:  # best effort: a database closing under it, a disk error
+                _log.warning("deleting unused uploads failed", exc_info=True)
+                return

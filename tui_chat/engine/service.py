@@ -25,6 +25,7 @@ from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import EventCallback
 from tui_chat.engine.exports import Transfer
 from tui_chat.engine.maintenance import Maintenance
+from tui_chat.engine.remote_files import CLOSE_WAIT
 from tui_chat.engine.requests import Requests
 from tui_chat.engine.send import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
@@ -99,6 +100,7 @@ class ChatService:
     async def close(self) -> None:
         """Stop background work and close the database and the HTTP client."""
         await self.worker.cancel_all()
+        await self.engine.files.settle(CLOSE_WAIT)
         await self.client.aclose()
         await self.store.close()
 
@@ -196,6 +198,7 @@ class ChatService:
         await self.worker.wait(conversation_id)
         await self.store.conversations.delete(conversation_id)
         await self.store.attachments.remove_unreferenced()
+        self.engine.files.prune_soon()  # their uploads at the endpoint, in the background
 
     async def messages(
         self,

@@ -28,6 +28,7 @@ from tui_chat.llm.compaction import (
     unsupported_compaction,
 )
 from tui_chat.llm.errors import ChatError, map_error
+from tui_chat.llm.files import delete as delete_file
 from tui_chat.llm.files import request_headers, upload
 
 if TYPE_CHECKING:
@@ -174,6 +175,12 @@ class ClaudeClient:
         if self._api_key is None:
             raise no_key_error()
         return await upload(self._sdk(), self._api_key, name, data, media_type)
+
+    async def delete_file(self, file_id: str) -> bool:
+        """Delete an uploaded file (:func:`tui_chat.llm.files.delete`); False if it was gone."""
+        if self._api_key is None:
+            raise no_key_error()
+        return await delete_file(self._sdk(), self._api_key, file_id)
 
     @staticmethod
     def preload() -> None:

@@ -6,7 +6,10 @@ build-with-claude/files and the API reference docs.claude.com/en/api/files-creat
 every Messages request naming a file; ``POST /v1/files`` takes ``multipart/form-data`` and
 returns the file's ``id``; a message names it as ``{"type": "image"|"document", "source":
 {"type": "file", "file_id": …}}`` (images: JPEG, PNG, GIF, WebP; documents: PDF, plain text);
-a ``file_id`` the endpoint does not know is refused (404, "file not found").
+a ``file_id`` the endpoint does not know is refused (404, "file not found"). ``DELETE
+/v1/files/{file_id}`` with the same beta deletes one (API reference "Delete File",
+platform.claude.com/docs/en/api/python/beta/files/delete, read 2026-11-26: the SDK's
+``beta.files.delete``, answering ``{"id": …, "type": "file_deleted"}``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FILES_BETA",
     "FilesUnsupported",
+    "delete",
     "file_ids_in",
     "names_unknown_file",
     "request_headers",
@@ -32,6 +36,9 @@ __all__ = [
 
 FILES_BETA = "files-api-2025-04-14"
 """The beta the Files API needs, on uploads and on requests naming a file."""
+
+DELETE_TIMEOUT = 10.0
+"""Seconds one delete may take (it is best effort, in the background, never retried)."""
 
 _UNSUPPORTED = frozenset({404, 405, 501})
 """Statuses of an upload that say the endpoint has no Files API (a gateway, a proxy)."""
@@ -87,3 +94,23 @@ async def upload(
             raise FilesUnsupported(error.message) from None
         raise error from None
     return str(meta.id)
+
+
+async def delete(sdk: AsyncAnthropic, secret: str | None, file_id: str) -> bool:
+    """Delete one uploaded file; False when the endpoint did not hold it (404: gone already).
+
+    Raises:
+        ChatError: any other failure (network, auth, an endpoint that refuses), explained.
+    """
+    try:
+        await sdk.with_options(max_retries=0, timeout=DELETE_TIMEOUT).beta.files.delete(
+            file_id, betas=[FILES_BETA]
+        )
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        error = map_error(exc, secrets=[secret] if secret else [])
+        if error.status == 404:
+            return False
+        raise error from None
+    return True

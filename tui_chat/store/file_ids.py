@@ -2,7 +2,9 @@
 
 An attachment is uploaded once per endpoint (its base URL) and content hash; later requests
 name the ``file_id`` kept here. Whether an endpoint takes uploads at all is kept beside it, so
-an endpoint without the Files API is asked once, not at every send.
+an endpoint without the Files API is asked once, not at every send. An id whose file is no
+longer stored (no message and no draft refers to it: its conversations were deleted) is
+*unreferenced*: the engine deletes it at the endpoint, then forgets it here.
 """
 
 from __future__ import annotations
@@ -68,3 +70,12 @@ class FileIds:
                 "DELETE FROM file_ids WHERE endpoint = ? AND file_id = ?",
                 [(endpoint, file_id) for file_id in file_ids],
             )
+
+    async def unreferenced(self, endpoint: str) -> list[str]:
+        """The ids uploaded to ``endpoint`` whose file is no longer stored, oldest first."""
+        rows = await self._sql.all(
+            "SELECT file_id FROM file_ids WHERE endpoint = ? AND sha256 NOT IN "
+            "(SELECT sha256 FROM attachments) ORDER BY uploaded_at, file_id",
+            (endpoint,),
+        )
+        return [str(row[0]) for row in rows]
