@@ -6,6 +6,8 @@ changes."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -13,10 +15,22 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 
+from tests.tui.helpers import until
 from tests.tui.test_budget_gauge import _breakdown
 from tui_chat.tui.widgets import reply_stream
 from tui_chat.tui.widgets.reply_stream import ReplyStream
+from tui_chat.tui.widgets.stream_markdown import StreamMarkdown
 from tui_chat.tui.widgets.token_gauge import TokenGauge
+
+
+async def _typing_until(pilot: Any, condition: Callable[[], bool]) -> None:
+    """Type (a key a round) until ``condition()`` holds: a held stream moves only after keys."""
+    for _ in range(5_000):
+        if condition():
+            return
+        reply_stream.note_key()
+        await pilot.pause()
+    assert condition()
 
 
 class _One(App[None]):
@@ -33,7 +47,7 @@ async def test_appends_wait_for_a_pause_in_the_typing(monkeypatch: pytest.Monkey
     monkeypatch.setattr(reply_stream, "TYPING", 3600.0)
     monkeypatch.setattr(reply_stream, "HOLD", 3600.0)
     monkeypatch.setattr(reply_stream, "SETTLE", 3600.0)
-    markdown = Markdown()
+    markdown = StreamMarkdown()
     async with _One(markdown).run_test(size=(80, 20)) as pilot:
         stream = ReplyStream(markdown, interval=0.001)
         stream.write("First ")
@@ -69,31 +83,69 @@ async def test_when_the_deltas_stop_what_is_pending_is_shown_even_while_typing(
         await stream.stop()
 
 
-async def test_while_typing_an_append_goes_right_after_the_next_key(
+async def test_while_typing_new_blocks_are_mounted_hidden_and_shown_together_after_a_key(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Neither the typing, the hold nor the deltas end within the test: only a key lets the
-    # held text through (before, it waited for a pause in the typing).
+    # Neither the typing nor the deltas end within the test: only keys move the stream on.
     monkeypatch.setattr(reply_stream, "TYPING", 3600.0)
     monkeypatch.setattr(reply_stream, "HOLD", 3600.0)
     monkeypatch.setattr(reply_stream, "SETTLE", 3600.0)
-    markdown = Markdown()
+    monkeypatch.setattr(reply_stream, "_last_key", -math.inf)
+    markdown = StreamMarkdown()
     async with _One(markdown).run_test(size=(80, 20)) as pilot:
         stream = ReplyStream(markdown, interval=0.001)
-        stream.write("First ")
-        await pilot.pause()
-        assert markdown.source == "First "
+        stream.write("First paragraph.\n\n")
+        await until(pilot, lambda: markdown.source == "First paragraph.\n\n")
+        shown = list(markdown.children)
         reply_stream.note_key()
-        stream.write("second ")
+        stream.write("Second paragraph.\n\nThird ")
         for _ in range(5):
             await pilot.pause()
-        assert markdown.source == "First "  # typing: it waits for the next key
-        reply_stream.note_key()  # the next key: its frame, then the append
-        for _ in range(50):
-            if markdown.source == "First second ":
-                break
-            await pilot.pause()
-        assert markdown.source == "First second "
+        assert markdown.source == "First paragraph.\n\n"  # the shown last block is kept as is
+        # The hold is over: after the next key, what is pending is appended and its new
+        # blocks shown together, but the last one (it may still grow), kept hidden.
+        monkeypatch.setattr(reply_stream, "HOLD", 0.0)
+        await _typing_until(pilot, lambda: "Third" in markdown.source and markdown.held == 1)
+        blocks = list(markdown.children)
+        assert [b.display for b in blocks] == [True] * (len(blocks) - 1) + [False]
+        assert blocks[: len(shown)] == shown
+        # Held again: a piece changes only the hidden last block, after a key.
+        monkeypatch.setattr(reply_stream, "HOLD", 3600.0)
+        stream.write("words.\n\nFourth.")
+        await _typing_until(pilot, lambda: markdown.source.endswith("Fourth."))
+        assert all(b.display for b in blocks[:-1])
+        assert markdown.held >= 1 and not markdown.children[-1].display
+        await stream.stop()  # the end shows everything
+        assert markdown.held == 0 and all(b.display for b in markdown.children)
+        assert markdown.source == "First paragraph.\n\nSecond paragraph.\n\nThird words.\n\nFourth."
+
+
+async def test_when_the_typing_stops_what_was_held_is_shown_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(reply_stream, "HOLD", 3600.0)
+    monkeypatch.setattr(reply_stream, "SETTLE", 3600.0)
+    monkeypatch.setattr(reply_stream, "TYPING", 3600.0)
+    monkeypatch.setattr(reply_stream, "_last_key", -math.inf)
+    markdown = StreamMarkdown()
+    async with _One(markdown).run_test(size=(80, 20)) as pilot:
+        stream = ReplyStream(markdown, interval=0.001)
+        stream.write("Shown.\n\n")
+        await until(pilot, lambda: markdown.source == "Shown.\n\n")
+        monkeypatch.setattr(reply_stream, "HOLD", 0.0)
+        reply_stream.note_key()
+        stream.write("Held one.\n\nHeld two.\n\nHeld ")
+        await _typing_until(pilot, lambda: markdown.held >= 1)
+        monkeypatch.setattr(reply_stream, "HOLD", 3600.0)
+        stream.write("three.")
+        await _typing_until(pilot, lambda: markdown.source.endswith("three."))
+        assert markdown.held >= 1
+        monkeypatch.setattr(reply_stream, "TYPING", 0.0)  # a last key, then the typing stops
+        reply_stream.note_key()
+        stream.write(" More.")
+        await until(pilot, lambda: markdown.source.endswith("More."))
+        await until(pilot, lambda: markdown.held == 0)
+        assert all(b.display for b in markdown.children)
         await stream.stop()
 
 

@@ -20,6 +20,7 @@ from tui_chat.tui.text import clock_time, inert, inert_content
 from tui_chat.tui.widgets import reply_parts
 from tui_chat.tui.widgets.fold import HeadFold
 from tui_chat.tui.widgets.reply_stream import ReplyStream
+from tui_chat.tui.widgets.stream_markdown import StreamMarkdown
 
 GC_DELAY = 1.0
 """Seconds after a reply is finished before the full garbage collection held back during its
@@ -110,7 +111,7 @@ class MessageView(Vertical):
         yield Static(self._header(), classes="header")
         if self.message.role == "assistant":
             yield from reply_parts.parts_above(self.message)  # thinking, web searches
-            yield Markdown(inert(reply_parts.shown_text(self.message)))
+            yield StreamMarkdown(inert(reply_parts.shown_text(self.message)))
             yield from reply_parts.parts_below(self.message)  # cited pages
         else:
             yield Static(inert_content(self.body_text), classes="user-text")

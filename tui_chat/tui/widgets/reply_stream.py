@@ -11,16 +11,18 @@ a terminal by ``benchmarks/tui_stream.py``):
 - at least :data:`INTERVAL` apart, and far enough apart that appends take at most
   :data:`BUDGET` of the loop's time (the loop's CPU time from an append to the end of its
   frame, measured each time): a slower machine or a longer reply gets fewer, larger appends;
-- while the user types (a key less than :data:`TYPING` ago, :func:`note_key`), the next
-  append waits for the next key and goes right after the frame that echoes it (at most
-  :data:`HOLD` after the last append, or when the typing stops): keys come at most a few
-  dozen a second, so the append and its layout start in the gap before the following key
-  rather than at any moment of it (which held up the keys typed meanwhile);
+- while the user types (a key less than :data:`TYPING` ago, :func:`note_key`), the chat
+  moves at most once every :data:`HOLD`: the text is appended in pieces right after a key's
+  echo, its new blocks mounted hidden
+  (:class:`~tui_chat.tui.widgets.stream_markdown.StreamMarkdown`: no repaint, nothing moves,
+  the piece's work done in the gap before the next key), and shown all together right after
+  the echo of the first key once :data:`HOLD` is over (one layout for all of them). When the
+  typing stops, what is held is shown at once;
 - when the deltas stop for :data:`SETTLE` (the reply has most likely ended), what is pending
-  is appended without waiting out the interval, so a reply's last words are shown before it
-  has been stored.
+  is appended and shown without waiting out the interval or the hold, so a reply's last words
+  are shown before it has been stored.
 
-Stopping appends what is pending at once, so the end of a reply is never held back.
+Stopping appends and shows what is pending at once, so the end of a reply is never held back.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from collections.abc import Callable
 from textual.widgets import Markdown
 
 from tui_chat.tui.text import inert
+from tui_chat.tui.widgets.stream_markdown import StreamMarkdown
 
 INTERVAL = 0.1
 """Least seconds between two appends to the document."""
@@ -44,8 +47,14 @@ BUDGET = 0.2
 TYPING = 0.3
 """Seconds after a key during which the user counts as typing."""
 
-HOLD = 1.0
-"""Most seconds an append waits for a key's echo while the user types."""
+HOLD = 1.3
+"""Seconds between two moves of the chat while the user types (the text streamed meanwhile is
+appended hidden, then shown at once): with the wait for a key's echo, the reply never stands
+still for more than about 1.5 s, however long the typing goes on."""
+
+ECHO_WAIT = 0.1
+"""Most seconds a piece waits for the frame after a key (a key handled without a frame would
+otherwise hold the stream back)."""
 
 SETTLE = 0.03
 """Seconds without a new delta after which pending text is appended without waiting out the
@@ -54,7 +63,7 @@ a few hundred milliseconds later for a long reply)."""
 
 _last_key = -math.inf
 _key_waiters: list[asyncio.Future[None]] = []
-"""Streams waiting for the next key (see :meth:`ReplyStream._typing_pause`)."""
+"""Streams waiting for the next key (see :meth:`ReplyStream._next_key`)."""
 
 
 def note_key() -> None:
@@ -91,6 +100,8 @@ class ReplyStream:
         self._drawn = -math.inf
         """When the last append's frame was drawn: the deltas that came meanwhile wait in the
         screen's queue, so that time is no pause in the deltas."""
+        self._shown = -math.inf
+        """When the chat last moved for this reply (an append or held blocks shown)."""
         self._appending: asyncio.Future[None] | None = None
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
@@ -124,17 +135,50 @@ class ReplyStream:
         await self._append()
 
     async def _run(self) -> None:
-        appended = -math.inf
         while not self.stopped:
             await self._wake.wait()
             self._wake.clear()
-            await self._typing_pause(appended)
-            appended = time.monotonic()
+            if self._typing():
+                await self._typed_step()
+                continue
             started = time.thread_time()
             await self._append()
             await self._frame()
+            self._shown = time.monotonic()
             cost = time.thread_time() - started
             await self._gap(max(self._interval, cost / BUDGET) if self._interval else 0)
+
+    def _typing(self) -> bool:
+        """Whether appends are held: the user types (a key less than :data:`TYPING` ago), the
+        deltas go on, and the document can hold blocks hidden."""
+        now = time.monotonic()
+        return (
+            bool(self._interval)
+            and isinstance(self._markdown, StreamMarkdown)
+            and now - _last_key < TYPING
+            and not self._settled(now)
+        )
+
+    async def _typed_step(self) -> None:
+        """While the user types: after the next key's echo, show what was held once
+        :data:`HOLD` is over since the chat last moved, else append a piece hidden (only
+        while the document's last block is hidden itself: an append changes that block)."""
+        if self._shown > -math.inf and not await self._next_key():  # the first words at once
+            self._wake.set()  # the typing or the deltas stopped: shown at once
+            return
+        markdown = self._markdown
+        assert isinstance(markdown, StreamMarkdown)
+        if time.monotonic() - self._shown >= HOLD:
+            await self._append(hold=True)
+            if not markdown.reveal(keep_last=True):
+                markdown.reveal()
+            await self._frame()
+            self._shown = time.monotonic()
+        elif markdown.last_held:
+            await self._append(hold=True)
+            await asyncio.sleep(self._interval)
+        if self._pending or markdown.held:
+            self._wake.set()
 
     async def _gap(self, seconds: float) -> None:
         """Wait ``seconds`` between two appends, or less once text is pending and no delta
@@ -143,17 +187,14 @@ class ReplyStream:
         while (now := time.monotonic()) < deadline and not self._settled(now):
             await asyncio.sleep(self._wait_until(deadline) - now)
 
-    async def _typing_pause(self, appended: float) -> None:
-        """While the user types (a key less than :data:`TYPING` ago), wait for the next key
-        and the frame that echoes it; no longer than until :data:`HOLD` after the last
-        append, or the deltas stop (:data:`SETTLE`)."""
-        if not self._interval:
-            return
+    async def _next_key(self) -> bool:
+        """Wait for the next key and the frame that echoes it; ``False`` once the typing
+        stopped (no key for :data:`TYPING`) or the deltas stopped (:data:`SETTLE`)."""
         while True:
             now = time.monotonic()
-            until = min(_last_key + TYPING, appended + HOLD)
+            until = _last_key + TYPING
             if until <= now or self._settled(now):
-                return
+                return False
             key = asyncio.get_running_loop().create_future()
             _key_waiters.append(key)
             try:
@@ -163,8 +204,8 @@ class ReplyStream:
             finally:
                 if key in _key_waiters:
                     _key_waiters.remove(key)
-            await self._frame()  # the key's echo is drawn before the append's layout starts
-            return
+            await self._frame(ECHO_WAIT)  # the key's echo is drawn before the piece's work
+            return True
 
     def _wait_until(self, until: float) -> float:
         """``until``, or earlier: when the pending text would count as settled."""
@@ -185,8 +226,9 @@ class ReplyStream:
             return self._written
         return max(self._written, self._drawn)
 
-    async def _frame(self) -> None:
-        """Until the frame after an append has been drawn (its layout and paint)."""
+    async def _frame(self, most: float = HOLD) -> None:
+        """Until the frame after an append has been drawn (its layout and paint), at most
+        ``most`` seconds."""
         if not self._markdown.is_attached:
             return
         drawn = asyncio.get_running_loop().create_future()
@@ -197,23 +239,31 @@ class ReplyStream:
 
         self._markdown.app.call_after_refresh(done)  # the document's own queue may be busy
         with contextlib.suppress(TimeoutError):  # a screen not drawn now (under a modal)
-            await asyncio.wait_for(drawn, HOLD)
+            await asyncio.wait_for(drawn, most)
         self._drawn = time.monotonic()
 
-    async def _append(self) -> None:
-        """Append the pending text (a trailing CR waits for the LF that may follow it)."""
+    async def _append(self, *, hold: bool = False) -> None:
+        """Append the pending text (a trailing CR waits for the LF that may follow it); with
+        ``hold``, its new blocks are mounted hidden, else every hidden block is shown."""
         text = "".join(self._pending)
         self._pending.clear()
         if text.endswith("\r") and not self.stopped:
             text, self._pending[:] = text[:-1], ["\r"]
-        if not text or not self._markdown.is_attached:
+        markdown = self._markdown
+        if isinstance(markdown, StreamMarkdown) and not hold:
+            markdown.reveal()
+        if not text or not markdown.is_attached:
             return
+        if isinstance(markdown, StreamMarkdown):
+            markdown.holding = hold
         # Shielded, and awaited by stop(): an append cut off half-way would leave the source
         # ahead of the blocks.
-        self._appending = asyncio.ensure_future(self._markdown.append(inert(text)))
+        self._appending = asyncio.ensure_future(markdown.append(inert(text)))
         try:
             await asyncio.shield(self._appending)
         finally:
             self._appending = None
+            if isinstance(markdown, StreamMarkdown):
+                markdown.holding = False
         if self._on_append is not None:
             self._on_append()
