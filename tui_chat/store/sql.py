@@ -15,6 +15,7 @@ few milliseconds later, for up to :data:`BUSY_RETRY_SECONDS`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -51,15 +52,19 @@ class Sql:
             except asyncio.CancelledError:
                 # BEGIN was queued to the connection's thread and runs all the same: left
                 # open, every later transaction would fail ("within a transaction").
-                await asyncio.shield(self._undo_begin())
+                await self._undo_begin_holding_the_lock()
                 raise
             try:
                 yield self.connection
             except BaseException:
                 await self.connection.execute("ROLLBACK")
                 raise
-            else:
+            try:
                 await self.connection.execute("COMMIT")
+            except sqlite3.Error:
+                if self.connection.in_transaction:  # a failed COMMIT leaves it open
+                    await self.connection.execute("ROLLBACK")
+                raise
 
     async def _begin(self) -> None:
         """``BEGIN IMMEDIATE``, tried again while SQLite refuses it as busy (bounded)."""
@@ -75,6 +80,18 @@ class Sql:
                     raise
             await asyncio.sleep(pause)  # the reads under way take their next step
             pause = min(pause * 2, 0.05)
+
+    async def _undo_begin_holding_the_lock(self) -> None:
+        """Wait for :meth:`_undo_begin` even if cancelled again meanwhile (at shutdown).
+
+        Leaving earlier would free the lock while the BEGIN may still stand: the next
+        transaction's BEGIN would reach the connection's thread before the ROLLBACK.
+        """
+        undo = asyncio.ensure_future(self._undo_begin())
+        while not undo.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(undo)
+        undo.result()
 
     async def _undo_begin(self) -> None:
         """Roll back a BEGIN whose caller was cancelled (the thread runs calls in order)."""

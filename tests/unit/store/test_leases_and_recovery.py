@@ -241,3 +241,37 @@ async def test_a_transaction_cancelled_while_waiting_to_begin_leaves_none_open(
     finally:
         other.close()
         await store.close()
+
+
+async def test_a_transaction_cancelled_twice_while_waiting_to_begin_leaves_none_open(
+    tmp_path: Path,
+) -> None:
+    # At shutdown a task can be cancelled again while its BEGIN is being undone: the lock must
+    # stay held until the ROLLBACK is queued, or the next BEGIN runs inside that transaction.
+    store = await Store.open(tmp_path / "t.db")
+    other = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+
+        async def write() -> None:
+            async with store.transaction() as db:
+                await db.execute("INSERT INTO calibration VALUES ('m', 1.0, 1)")
+
+        task = asyncio.create_task(write())
+        for _ in range(3):
+            await asyncio.sleep(0)  # the task queues its BEGIN on the connection's thread
+        task.cancel()
+        await asyncio.sleep(0)  # it starts undoing the BEGIN
+        task.cancel()
+        await asyncio.sleep(0)
+        second = asyncio.create_task(store.set_calibration("m", 1.5, 2))
+        for _ in range(3):
+            await asyncio.sleep(0)  # its BEGIN is queued too
+        other.execute("COMMIT")  # the first BEGIN now succeeds, after both cancellations
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await second
+        assert await store.calibration("m") == (1.5, 2)
+    finally:
+        other.close()
+        await store.close()
