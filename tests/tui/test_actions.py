@@ -27,7 +27,9 @@ from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.message_actions import MessageActions
+from tui_chat.tui.widgets.message_range import MessageRange
 from tui_chat.tui.widgets.pages import MessageSource
+from tui_chat.tui.widgets.reply_keys import ReplyKeys
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 
 OWNERS: dict[str, tuple[type[Any], type[Any]]] = {
@@ -51,7 +53,11 @@ OWNERS: dict[str, tuple[type[Any], type[Any]]] = {
 """The class whose ``BINDINGS`` hold each part's keys, and the screen it lives on."""
 
 
-PARTS: dict[str, type[Any]] = {"message": MessageActions}
+PARTS: dict[str, type[Any]] = {
+    "message": MessageActions,
+    "range": MessageRange,
+    "reply": ReplyKeys,
+}
 """The chat pane's parts by action namespace: its letters (``command('message.edit')``) and
 the palette (``message.fork``) run their actions."""
 

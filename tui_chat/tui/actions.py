@@ -260,11 +260,13 @@ ACTIONS: Final[dict[str, Action]] = {
     "chat.next": Action("select_next", "Next message", show=False),
     "chat.first": Action("select_first", "First message", show=False),
     "chat.last": Action("select_last", "Last message", show=False),
-    "chat.copy": Action("copy_message", "Copy"),
+    "chat.copy": Action("message.copy", "Copy"),
     "chat.copy_markdown": Action(
-        "copy_markdown", "Copy as Markdown", "Copy the range or message as Markdown"
+        "range.copy_markdown", "Copy as Markdown", "Copy the range or message as Markdown"
     ),
-    "chat.mark": Action("mark", "Range", "Start a range here (moves extend it); again: drop it"),
+    "chat.mark": Action(
+        "range.mark", "Range", "Start a range here (moves extend it); again: drop it"
+    ),
     "chat.extend_previous": Action(
         "extend_previous", "Extend up", "Extend the range upwards", False
     ),
@@ -279,10 +281,14 @@ ACTIONS: Final[dict[str, Action]] = {
         "message.copy_code", "Copy code", "Copy the next fenced code block of this message"
     ),
     "chat.fork": Action("message.fork", "Fork", "Fork: a new branch from here"),
-    "chat.thinking": Action("toggle_thinking", "Thinking", "Open or fold this reply's thinking"),
-    "chat.links": Action("copy_links", "Links", "Copy the web pages this reply cites or read"),
+    "chat.thinking": Action(
+        "reply.toggle_thinking", "Thinking", "Open or fold this reply's thinking"
+    ),
+    "chat.links": Action(
+        "reply.copy_links", "Links", "Copy the web pages this reply cites or read"
+    ),
     "chat.cited": Action(
-        "jump_cited", "Cited", "Go to a message this reply cites (the next at each press)"
+        "reply.jump_cited", "Cited", "Go to a message this reply cites (the next at each press)"
     ),
     # -- the conversation list ---------------------------------------------------------------
     "conversations.new": Action("new", "New"),
@@ -484,12 +490,11 @@ def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
 
 
 def palette() -> tuple[tuple[str, str, str], ...]:
-    """(palette name, main-screen action, help with the key) of every palette command."""
+    """(palette name, action, help with the key) of every palette command."""
     entries = []
     for action_id, action in ACTIONS.items():
-        if not action.palette:
-            continue
-        keys = _main_keys(action_id)
-        help_text = f"{action.palette_help}  {keys}" if keys else action.palette_help
-        entries.append((action.palette, action.action, help_text))
+        if action.palette:
+            keys = _main_keys(action_id)
+            help_text = f"{action.palette_help}  {keys}" if keys else action.palette_help
+            entries.append((action.palette, action.action, help_text))
     return tuple(entries)

@@ -216,4 +216,4 @@ class ChatApp(ChatHost):
 
     async def action_jump_cited(self) -> None:
         """Go to the message the selected reply cites from recall (the palette's entry)."""
-        await self.main_screen.chat.action_jump_cited()
+        await self.main_screen.chat.reply_keys.action_jump_cited()

@@ -35,8 +35,14 @@ class PinsChanged(TextualMessage):
     """A message of the chat pane was pinned or unpinned (what the next request sends changed)."""
 
 
-class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focus=True):
+class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
     """Messages of one conversation, newest at the bottom, with a keyboard selection.
+
+    What the keys do at the selection is in the pane's parts, named by the actions of its
+    letters (``command('range.mark')``, see :class:`~.navigation.NavigationMode`): the
+    message's actions (:class:`~.message_actions.MessageActions`), the range
+    (:class:`~.message_range.MessageRange`) and the reply's keys
+    (:class:`~.reply_keys.ReplyKeys`). Each takes the pane as its :class:`~.window.MessageWindow`.
 
     Args:
         source: Where messages and pins are read.
@@ -103,8 +109,16 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
         self.branch_marks: dict[int, str] = {}
         """``‹ n/m ›`` by message id: where branches part (kept by the branch bar)."""
         self.message_actions = MessageActions(self, self)
-        """Edit, fork, compact up to and copy the code of the selected message."""
-        self.parts = {"message": self.message_actions}
+        """Copy, edit, fork, compact up to and copy the code of the selected message."""
+        self.range = MessageRange(self, self, source)
+        """A range of messages from the selection, copied as Markdown."""
+        self.reply_keys = ReplyKeys(self, self)
+        """The selected reply's thinking, web pages and cited messages."""
+        self.parts = {
+            "message": self.message_actions,
+            "range": self.range,
+            "reply": self.reply_keys,
+        }
 
     def on_blur(self) -> None:
         """Leaving the messages leaves navigation mode (unless they have the focus again)."""
@@ -374,6 +388,7 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
                 view.set_class(selected, "-selected")
                 if selected:
                     self.scroll_to_widget(view, animate=False, immediate=True)
+        self.range.moved()  # at once: a range key's move is told apart from any other
         self.post_message(self.Selected(self, new))
 
     def on_focus(self) -> None:
@@ -440,11 +455,10 @@ class ChatPane(ReplyKeys, MessageRange, VerticalScroll, NavigationMode, can_focu
             self.selected = views[-1].message_id
             self.follow_end()
 
-    def action_copy_message(self) -> None:
-        """Copy the selected message's text to the clipboard."""
-        view = self.selected_view
-        if view is None:
-            self.notify("Select a message first.", severity="warning")
-            return
-        self.app.copy_to_clipboard(view.body_text)
-        self.notify(f"Copied message #{view.message_id} ({len(view.body_text)} characters).")
+    async def action_extend_previous(self) -> None:
+        """Extend the range to the message above (``shift+up``)."""
+        await self.range.extend(self.action_select_previous)
+
+    async def action_extend_next(self) -> None:
+        """Extend the range to the message below (``shift+down``)."""
+        await self.range.extend(self.action_select_next)

@@ -3,8 +3,7 @@
 The first press on a reply with ``[#id]`` citations selects the first cited message (the chat
 pane pages it in around it when it is not shown, as a search hit is); each press after that,
 while that message is still selected, goes on to the next cited message, and after the last
-one back to the reply. Mixed into the chat pane (:class:`~.chat_pane.ChatPane`) through
-:class:`~.reply_keys.ReplyKeys`.
+one back to the reply. A part of the chat pane's :class:`~.reply_keys.ReplyKeys`.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from tui_chat.core.recall_cites import recalled_ids
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-    from tui_chat.tui.widgets.message_view import MessageView
+    from tui_chat.tui.widgets.window import MessageWindow
 
 __all__ = ["CitedJump", "Trail", "next_stop"]
 
@@ -48,43 +47,39 @@ def next_stop(trail: Trail | None, selected: int, cited_here: list[int]) -> Trai
 
 
 class CitedJump:
-    """``action_jump_cited`` on the chat pane's selection."""
+    """``action_jump_cited`` on the chat pane's selection.
 
-    _trail: Trail | None = None
+    Args:
+        host: The widget that says what happened (notifications).
+        window: The messages shown and the selection.
+    """
 
-    if TYPE_CHECKING:
-        conversation_id: str | None
-        selected: int | None
-
-        @property
-        def selected_view(self) -> MessageView | None:
-            """The selected message widget (the chat pane's)."""
-
-        def view_for(self, message_id: int) -> MessageView | None:
-            """The mounted widget of a message (the chat pane's)."""
-
-        async def show(self, conversation_id: str, around: int | None = None) -> None:
-            """Show the page around a message and select it (the chat pane's)."""
+    def __init__(self, host: Widget, window: MessageWindow) -> None:
+        self._host = host
+        self._window = window
+        self._trail: Trail | None = None
 
     async def action_jump_cited(self) -> None:
         """Select the next message the selected reply cites from recall (see the module)."""
-        pane: Widget = self  # type: ignore[assignment]
-        view = self.selected_view
-        if view is None or self.conversation_id is None:
+        window = self._window
+        view = window.selected_view
+        if view is None or window.conversation_id is None:
             return
         here = recalled_ids(view.message.content) if view.message.role == "assistant" else []
         trail = next_stop(self._trail, view.message_id, here)
         if trail is None:
-            pane.notify("The selected message cites no earlier message.", severity="warning")
+            self._host.notify("The selected message cites no earlier message.", severity="warning")
             return
         self._trail = trail
         target = trail.reply if trail.at < 0 else trail.cited[trail.at]
-        if self.view_for(target) is None:
-            await self.show(self.conversation_id, target)
-        if self.view_for(target) is None:
+        if window.view_for(target) is None:
+            await window.show(window.conversation_id, target)
+        if window.view_for(target) is None:
             self._trail = None
-            pane.notify(f"Message #{target} is not in this conversation.", severity="warning")
+            self._host.notify(f"Message #{target} is not in this conversation.", severity="warning")
             return
-        self.selected = target
+        window.selected = target
         if trail.at >= 0 and len(trail.cited) > 1:
-            pane.notify(f"Cited message {trail.at + 1} of {len(trail.cited)}: r for the next.")
+            self._host.notify(
+                f"Cited message {trail.at + 1} of {len(trail.cited)}: r for the next."
+            )

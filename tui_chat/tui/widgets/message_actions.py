@@ -1,12 +1,13 @@
-"""What the chat pane does at the selected message (``e``, ``f``, ``s``, ``b`` in navigation
-mode, and the palette's entries): :class:`MessageActions`, a part the pane holds.
+"""What the chat pane does at the selected message (``c``, ``e``, ``f``, ``s``, ``b`` in
+navigation mode, and the palette's entries): :class:`MessageActions`, a part the pane holds.
 
-Copying a code block is done here. Editing, forking and compacting up to a message need the
-composer, the draft tray and the conversation, which the screen holds: they reach it as typed
-messages (:class:`EditRequested`, :class:`ForkRequested`, :class:`CompactUptoRequested`),
-handled in ``screens/branching.py``. Each is posted to the screen and the key's action waits
-until the screen has handled it, as when the screen did the work in its own action: the keys
-typed right after ``e`` reach the composer once the prompt is in it, so they add to it.
+Copying the message or a code block is done here. Editing, forking and compacting up to a
+message need the composer, the draft tray and the conversation, which the screen holds: they
+reach it as typed messages (:class:`EditRequested`, :class:`ForkRequested`,
+:class:`CompactUptoRequested`), handled in ``screens/branching.py``. Each is posted to the
+screen and the key's action waits until the screen has handled it, as when the screen did the
+work in its own action: the keys typed right after ``e`` reach the composer once the prompt is
+in it, so they add to it.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class CompactUptoRequested(Request, bubble=False):
 
 
 class MessageActions:
-    """Edit, fork, compact up to and copy the code of the selected message.
+    """Copy, edit, fork, compact up to and copy the code of the selected message.
 
     Args:
         host: The widget that says what happened (notifications) and posts the requests.
@@ -74,6 +75,15 @@ class MessageActions:
         self._window = window
         self._code_turns: dict[int, int] = {}
         """The next code block ``b`` copies, by message id."""
+
+    def action_copy(self) -> None:
+        """Copy the selected message's text to the clipboard."""
+        view = self._window.selected_view
+        if view is None:
+            self._host.notify("Select a message first.", severity="warning")
+            return
+        self._host.app.copy_to_clipboard(view.body_text)
+        self._host.notify(f"Copied message #{view.message_id} ({len(view.body_text)} characters).")
 
     def _selected(self) -> MessageView | None:
         view = self._window.selected_view
