@@ -157,3 +157,28 @@ async def test_a_copy_goes_through_the_system_clipboard_tool_too(
         copied = tools / "clipboard"
         await until(pilot, lambda: copied.exists() and copied.read_text() == sections[-1])
         assert app.clipboard == sections[-1]  # and by OSC 52
+
+
+async def test_leaving_the_messages_ends_a_range(service: ChatService, demo: Demo) -> None:
+    """As in an editor, a selection lives in its pane: escape (or tab) to the composer drops
+    the marked range, and a later ``m`` copies the selected message alone."""
+    app = make_app(service, demo.conv)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await _open(pilot)
+        await pilot.press("shift+up", "shift+up")
+        await until(pilot, lambda: len(pane.query(".-in-range")) == 3)
+        await pilot.press("escape")  # back to the composer
+        await until(pilot, lambda: app.focused is app.main_screen.composer)
+        await until(pilot, lambda: not pane.query(".-in-range"))
+        assert pane.range.range_ids is None
+        await pilot.press("f5")
+        await until(pilot, lambda: pane.navigating)
+        await pilot.press("m")
+        await until(pilot, lambda: bool(app.clipboard))
+        assert app.clipboard == demo.sections[-3]
+        # Marked with v, then tab to the composer: dropped too.
+        await pilot.press("v", "k")
+        await until(pilot, lambda: len(pane.query(".-in-range")) == 2)
+        await pilot.press("tab")
+        await until(pilot, lambda: app.focused is not pane)
+        await until(pilot, lambda: not pane.query(".-in-range"))

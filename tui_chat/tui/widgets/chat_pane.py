@@ -121,9 +121,12 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         }
 
     def on_blur(self) -> None:
-        """Leaving the messages leaves navigation mode (unless they have the focus again)."""
+        """Leaving the messages leaves navigation mode and ends a marked range, as leaving an
+        editor's pane ends its selection (unless they have the focus again: a dialog over the
+        screen or the terminal losing focus keeps both)."""
         if self.screen.focused is not self:
             self.navigating = False
+            self.range.drop()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: hand failures to the app's one handler."""
