@@ -23,6 +23,7 @@ from textual.worker import Worker
 from tui_chat.core.models import Message
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
+from tui_chat.tui.widgets.kept_place import KeptPlace
 from tui_chat.tui.widgets.message_actions import MessageActions
 from tui_chat.tui.widgets.message_range import MessageRange
 from tui_chat.tui.widgets.message_view import MessageView
@@ -101,8 +102,8 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         self.has_older = False
         self.has_newer = False
         self._loading = False
-        self._owed = 0.0
-        """Lines scrolled up past the top while an older page loads (held keys)."""
+        self._place = KeptPlace(self)
+        """What the view shows stays there while pages are mounted and laid out."""
         # Paging from a key press waits for a page the scroll watcher is already loading.
         self._page_lock = asyncio.Lock()
         self._pinned: set[int] = set()
@@ -175,7 +176,7 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
 
     async def _replace(self, page: list[Message]) -> None:
         """Mount ``page`` in place of the window, nothing selected."""
-        self._owed = 0
+        self._place.release()
         self.release_anchor()
         await self.remove_children()
         self.set_reactive(ChatPane.selected, None)
@@ -209,27 +210,20 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
             page, self.has_older = await self.pages.before(self.conversation_id, first.message_id)
             if not page:
                 return False
-            offset = first.virtual_region.y - self.scroll_y
-            await self.mount_all(self._views(page), before=first)
+            place = self._place.top()  # kept while the page is laid out, whenever that is
+            views = self._views(page)
+            await self.mount_all(views, before=first)
             overflow = len(self.views) - self.MAX_MOUNTED
             if overflow > 0:
                 await self.remove_children(self.views[-overflow:])
                 self.has_newer = True
                 self._mark_last()
-
-            def keep_place() -> None:
-                y = first.virtual_region.y - offset + self._owed
-                held, self._owed = self._owed < 0, (min(y, 0) if self.has_older else 0)
-                self.scroll_to(y=y, animate=False, immediate=True)
-                if held:  # keys held past the top: on to the next page
-                    self._page_at_edge()
-
-            self.call_after_refresh(keep_place)
+            self._place.hold(place, page=views[0])  # keys held past the top scroll into it
             return True
         finally:
             self._loading = False
 
-    def _page_at_edge(self) -> None:
+    def page_at_edge(self) -> None:
         """Load the next page if the view is at the top (or bottom) with more beyond it: keys
         held while a page loaded scrolled there without a change to see (issue 22)."""
         if self._loading or self.conversation_id is None or not self.views:
@@ -248,9 +242,9 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
             raise SkipAction()
         target = self.scroll_y + lines
         if target < 0 and self.has_older:
-            self._owed += target  # scrolled past the top: taken up once the page is in
+            self._place.owe(target)  # scrolled past the top: taken up once the page is in
         self.scroll_to(y=target, animate=False, immediate=True)
-        self._page_at_edge()
+        self.page_at_edge()
 
     def action_page_up(self) -> None:
         """Scroll a page up; at the top, load the older page."""
@@ -280,18 +274,15 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
             if not page:
                 self._mark_last()
                 return False
-            offset = last.virtual_region.y - self.scroll_y
+            place = self._place.top()
             await self.mount_all(self._views(page))
             overflow = len(self.views) - self.MAX_MOUNTED
             if overflow > 0:
                 await self.remove_children(self.views[:overflow])
                 self.has_older = True
             self._mark_last()
-
-            def keep_place() -> None:
-                self.scroll_to(y=last.virtual_region.y - offset, animate=False, immediate=True)
-
-            self.call_after_refresh(keep_place)
+            self.release_anchor()  # the end of a pruned window is not the chat's end
+            self._place.hold(place)  # the messages pruned above move nothing on screen
             return True
         finally:
             self._loading = False
@@ -327,6 +318,7 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
     def watch_virtual_size(self, old: Size, new: Size) -> None:
         """Text added below a view the user scrolled up (Textual released the anchor: the
         view stays where it is) shows the "new text below" marker."""
+        self._place.apply()  # a page's layout came: what the view showed stays there
         following = self.is_anchored and not self._anchor_released
         if new.height > old.height and not following and (views := self.views):
             self.new_below = views[-1].message.status == "streaming"
@@ -369,11 +361,12 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         Scrolling up shows the folded blocks of a streamed reply again (their place was kept).
         """
         super().watch_scroll_y(old_value, new_value)
+        self._place.scrolled()
         if new_value < old_value:
             for view in self.query_children(MessageView):
                 view.unfold()
         if (new_value <= 0 < old_value) or (new_value > old_value):
-            self._page_at_edge()
+            self.page_at_edge()
         if new_value >= self.max_scroll_y:
             self.new_below = False  # back at the end: followed again
 

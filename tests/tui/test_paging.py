@@ -1,0 +1,182 @@
+"""Paging the chat pane's window keeps the place on screen (issue 22, items 12 and 14).
+
+A page mounted above the view is laid out after it is mounted (Textual builds each Markdown
+document's blocks after the widget is in, and lays them out on a later frame): what was at the
+top of the view must stay there whenever the layout comes, and held keys keep paging.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.widgets import Markdown
+
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import chat, ready, settle, until
+from tui_chat.core.models import Conversation
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.widgets.chat_pane import ChatPane
+from tui_chat.tui.widgets.message_view import MessageView
+from tui_chat.tui.widgets.pages import Pages
+
+
+async def _conversation(service: ChatService, folder: Path, count: int) -> Conversation:
+    messages = [
+        {
+            "role": ("user", "assistant")[i % 2],
+            "content": f"question {i}" if i % 2 == 0 else f"answer {i}\n\nmore\n\nlines",
+        }
+        for i in range(count)
+    ]
+    path = folder / "long.json"
+    path.write_text(json.dumps({"title": "Long", "messages": messages}))
+    return await service.transfer.import_file(path)
+
+
+def _row(pane: ChatPane, view: MessageView) -> int:
+    """The view's first line, counted from the top of the pane's content (negative: above)."""
+    return view.virtual_region.y - round(pane.scroll_y)
+
+
+class LateDocuments:
+    """Markdown documents mounted from now on stay empty until :meth:`build` (their blocks
+    come late, as on a loaded machine, where the parse runs in a thread)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.waiting: list[tuple[Markdown, str]] = []
+        self.building: list[Markdown] = []
+        late = self
+
+        async def deferred(document: Markdown, _: events.Mount) -> None:
+            late.waiting.append((document, document._initial_markdown or ""))
+
+        monkeypatch.setattr(Markdown, "_on_mount", deferred)
+
+    def build(self) -> None:
+        """Build every waiting document's blocks (each in its own message loop)."""
+        for document, text in self.waiting:
+            document.call_later(document.update, text)
+            self.building.append(document)
+        self.waiting.clear()
+
+    def built(self) -> bool:
+        """Every document built so far has its blocks (or was pruned from the window)."""
+        return all(len(d.children) > 0 or not d.is_attached for d in self.building)
+
+
+async def test_the_place_is_kept_when_the_older_page_is_laid_out_late(
+    service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conversation = await _conversation(service, tmp_path, 200)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        pane = chat(app)
+        await settle(pilot)
+        late = LateDocuments(monkeypatch)
+        first_shown = pane.views[0]
+        pane.scroll_home(animate=False, immediate=True)
+        await until(pilot, lambda: len(pane.views) == Pages.FIRST_PAGE + Pages.PAGE)
+        await settle(pilot)
+        assert late.waiting  # the older page's replies have no blocks yet
+        assert _row(pane, first_shown) == 0
+        late.build()
+        await until(pilot, late.built)
+        await settle(pilot)
+        # Each reply grew by its blocks above the view: what was at the top still is.
+        assert _row(pane, first_shown) == 0
+        assert pane.scroll_y > 0
+
+
+async def test_the_place_is_kept_when_a_newer_page_prunes_the_top(
+    service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ChatPane, "MAX_MOUNTED", Pages.PAGE + 20)
+    conversation = await _conversation(service, tmp_path, 200)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        pane = chat(app)
+        await pane.action_select_first()  # the first page, newer ones not mounted
+        await settle(pilot)
+        assert pane.has_newer
+        late = LateDocuments(monkeypatch)
+        pane.scroll_end(animate=False, immediate=True)
+        await until(pilot, lambda: len(pane.views) == ChatPane.MAX_MOUNTED)
+        await settle(pilot)
+        top = next(v for v in pane.views if v.virtual_region.bottom > pane.scroll_y)
+        row = _row(pane, top)
+        late.build()
+        await until(pilot, late.built)
+        await settle(pilot)
+        # Messages above were pruned and the new page grew below: the view did not move.
+        assert pane.views[0].message_id > 1
+        assert _row(pane, top) == row
+
+
+def _key(app: Any, name: str) -> None:
+    driver = app._driver
+    assert driver is not None
+    event = events.Key(name, None)
+    event.set_sender(app)
+    driver.send_message(event)
+
+
+@pytest.mark.parametrize("key", ["up", "pageup"])
+async def test_held_keys_page_to_the_first_message_while_pages_are_laid_out_late(
+    service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """Keys held (queued faster than pages load) while every older page is laid out late:
+    paging never stalls on a view left at the top of an unbuilt page."""
+    conversation = await _conversation(service, tmp_path, 180)
+    first = (await service.history(conversation.id))[0]
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        pane = chat(app)
+        await settle(pilot)
+        late = LateDocuments(monkeypatch)
+        await pilot.press("f5")
+        await until(pilot, lambda: app.focused is pane and pane.navigating)
+        for _ in range(4):
+            # A burst of presses, then the documents of the pages they loaded are built.
+            for _ in range(60):
+                _key(app, key)
+            await settle(pilot)
+            late.build()
+            await until(pilot, late.built)
+            await settle(pilot)
+            if not pane.has_older:
+                break
+        assert not pane.has_older
+        assert pane.views[0].message_id == first.id
+
+
+@pytest.mark.parametrize("key", ["up", "pageup"])
+async def test_one_burst_of_held_keys_pages_to_the_first_message(
+    service: ChatService, tmp_path: Path, key: str
+) -> None:
+    """Keys queued at once, far faster than pages load: each page taken up as soon as it is
+    laid out, the keys past it page on (they stalled at the top of the fifth page: #9781 of
+    10,000, until a slower key came)."""
+    conversation = await _conversation(service, tmp_path, 400)
+    ids = [m.id for m in await service.history(conversation.id)]
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        pane = chat(app)
+        await settle(pilot)
+        await pilot.press("f5")
+        await until(pilot, lambda: app.focused is pane and pane.selected == ids[-1])
+        for _ in range(len(ids) - 1 if key == "up" else 600):
+            _key(app, key)
+        await until(pilot, lambda: not pane.has_older)
+        await settle(pilot)
+        await settle(pilot)
+        assert pane.views[0].message_id == ids[0]
+        if key == "up":  # one message a press, none lost
+            assert pane.selected == ids[0]

@@ -1,0 +1,108 @@
+"""Keeping the chat pane's place while pages are mounted and laid out (issue 22, item 12).
+
+A page mounted above the view pushes what the user reads down, and its layout comes late:
+Textual builds each Markdown document's blocks once the widget is in and lays them out on a
+later frame, so one scroll made right after the mount is wrong when the layout comes. The
+place is kept instead: the message at the top of the view stays at the same row, applied again
+on every change of the pane's virtual size, until the pane follows the end of the chat or shows
+another window. A scroll of the user's (a key, the wheel, a selection) moves the place to what
+the view then shows; nothing is timed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tui_chat.tui.widgets.message_view import MessageView
+
+if TYPE_CHECKING:
+    from tui_chat.tui.widgets.chat_pane import ChatPane
+
+
+Place = tuple[MessageView, float]
+"""A message and its row in the view: lines from the top of the view to its first line."""
+
+
+class KeptPlace:
+    """The place of one chat pane: a message and its row in the view.
+
+    Args:
+        pane: The chat pane whose scroll position is kept.
+    """
+
+    def __init__(self, pane: ChatPane) -> None:
+        self._pane = pane
+        self._place: Place | None = None
+        self._owed = 0.0
+        """Lines scrolled up past the top (keys held while the page above loaded): taken up
+        once that page is laid out."""
+        self._page: MessageView | None = None
+        """The first message of the page the owed lines scroll into, once it is mounted."""
+        self._scrolling = False
+
+    def top(self) -> Place | None:
+        """The message at the top of the view and its row (negative: it starts above)."""
+        pane = self._pane
+        y = pane.scroll_y
+        for view in pane.query_children(MessageView):
+            region = view.virtual_region
+            if region.height and region.bottom > y:
+                return view, region.y - y
+        return None
+
+    def owe(self, lines: float) -> None:
+        """Lines scrolled up past the top, to scroll into the older page once it is in."""
+        self._owed += lines
+
+    def hold(self, place: Place | None, page: MessageView | None = None) -> None:
+        """Keep ``place`` (taken before a page was mounted) and scroll to it.
+
+        Args:
+            place: The message at the top of the view and its row, before the mount.
+            page: The first message of a page mounted above: the lines owed scroll into it.
+        """
+        self._place = place
+        if page is not None:
+            self._page = page
+        self.apply()
+
+    def release(self) -> None:
+        """Keep no place and owe nothing (the pane shows another window)."""
+        self._place = self._page = None
+        self._owed = 0.0
+
+    def apply(self) -> None:
+        """Scroll so the kept message is at its row again (the layout changed)."""
+        pane = self._pane
+        if self._place is None:
+            return
+        view, row = self._place
+        if view.parent is not pane or (pane.is_anchored and not pane._anchor_released):
+            self._place = None  # pruned, or the chat follows its end
+            return
+        region = view.virtual_region
+        if not region.height:
+            return  # not laid out yet: the layout to come changes the virtual size
+        y = region.y - row
+        page, past = self._page, False
+        if page is not None and page.virtual_region.height:
+            y += self._owed  # the page is laid out: the held keys scroll into it
+            past = y < 0 and pane.has_older  # and past it, into the next page
+            self._owed, self._page = (y if past else 0.0), None
+            self._place = view, region.y - max(y, 0)
+        self._scroll(y)
+        if past:  # once the load that may be applying this is over
+            pane.call_later(pane.page_at_edge)
+
+    def scrolled(self) -> None:
+        """The pane scrolled: by the user unless :meth:`apply` did it, so keep the place the
+        view shows now."""
+        if not self._scrolling and self._place is not None:
+            self._place = self.top() or self._place
+
+    def _scroll(self, y: float) -> None:
+        self._scrolling = True
+        try:
+            self._pane.scroll_to(y=y, animate=False, immediate=True)
+        finally:
+            self._scrolling = False
