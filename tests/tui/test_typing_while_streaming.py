@@ -204,3 +204,22 @@ async def test_a_new_gauge_figure_is_repainted_and_lays_out_only_for_a_new_heigh
         await pilot.pause()
         assert any(layouts)  # a third line: the screen is laid out again
         assert gauge.size.height == 3
+
+
+async def test_a_held_block_replaced_by_an_append_stays_hidden() -> None:
+    # Textual replaces a block whose kind changed (a paragraph that turns out to be a
+    # heading) with ``mount``, not ``mount_all``: before, the replacement was shown at once
+    # and the hidden pieces stopped until the next showing.
+    markdown = StreamMarkdown()
+    async with _One(markdown).run_test(size=(80, 20)) as pilot:
+        await markdown.append("Shown.\n\n")
+        markdown.holding = True
+        await markdown.append("Title")
+        await markdown.append("\n=====\n")
+        markdown.holding = False
+        await pilot.pause()
+        last = markdown.children[-1]
+        assert type(last).__name__ == "MarkdownH1"
+        assert not last.display and markdown.last_held
+        assert markdown.children[0].display
+        assert markdown.reveal() == 1 and last.display and markdown.held == 0
