@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -29,7 +30,38 @@ settings.register_profile(
     database=None,
     print_blob=True,
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
+settings.load_profile(_PROFILE)
+
+EXAMPLE_SCALE = {"dev": 0.2, "ci": 1.0}
+"""The share of each property test's examples a profile runs: a test's ``max_examples`` (its own
+``@settings`` or the profile's 100) is the count CI runs; a developer's ``pytest`` runs a fifth
+of it (at least 10), enough to catch a broken invariant in seconds while CI still explores."""
+
+
+def _scale_examples(item: pytest.Item) -> None:
+    test = getattr(item, "obj", None)
+    test = getattr(test, "__func__", test)
+    if not getattr(test, "is_hypothesis_test", False):
+        return
+    scale = EXAMPLE_SCALE.get(_PROFILE, 1.0)
+    own = test._hypothesis_internal_use_settings  # type: ignore[union-attr]
+    scaled = max(10, round(own.max_examples * scale))
+    if scaled < own.max_examples:
+        test._hypothesis_internal_use_settings = settings(own, max_examples=scaled)  # type: ignore[union-attr]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Scale each property test's examples by the profile (``EXAMPLE_SCALE``)."""
+    for item in items:
+        _scale_examples(item)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what collection built (modules, fixtures, the test items) out of the garbage
+    collector's reach: every later collection in this worker skips those objects for good."""
+    gc.freeze()
+
 
 # Every test's files (its database, exports, the CLI's home) live under pytest's temporary
 # root. SQLite syncs each committed transaction to disk (a migrated database is dozens), and
