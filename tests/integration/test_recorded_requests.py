@@ -164,9 +164,9 @@ def _available(case: tuple[str, str]) -> bool:
     return case[0] == "coding" or (LOCOMO_DIR / f"{case[0]}.json").exists()
 
 
-FAST = {("coding", "adaptive"), ("coding", "threshold"), ("coding", "single")}
-"""Cases of the fast tier (the default preset, one that cuts and folds early, the seed-000
-layout); the others are marked ``slow``."""
+FAST = {("coding", "adaptive")}
+"""The fast tier's case (the default preset on the coding session), so a change to any request
+fails in seconds; the other replays are long and marked ``slow``."""
 
 
 @pytest.mark.parametrize(

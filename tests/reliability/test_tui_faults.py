@@ -240,6 +240,7 @@ def permissive_umask() -> Iterator[None]:
     os.umask(previous)
 
 
+@pytest.mark.slow  # a sweep over every screen (the scrubbing itself: tests/unit/llm/test_client.py)
 async def test_screenshots_never_show_the_key_and_exports_are_private(
     make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path, permissive_umask: None
 ) -> None:

@@ -197,6 +197,7 @@ async def test_home_and_g_reach_the_conversations_first_message(
         assert pane.navigating
 
 
+@pytest.mark.slow  # a soak: 200 page-ups through 300 messages (fast: test_paging.py)
 async def test_held_page_up_keeps_loading_older_pages_to_the_first_message(
     service: ChatService, tmp_path: Path
 ) -> None:

@@ -39,6 +39,7 @@ def _dialogue() -> locomo.Dialogue:
     return locomo.Dialogue("tiny", "Ann", "Bob", turns, questions)
 
 
+@pytest.mark.slow  # a process pool
 def test_quality_in_two_processes_adds_up_to_the_serial_figures() -> None:
     dialogue = _dialogue()
     serial = quality.measure([dialogue, dialogue], ["window"], [2_000], jobs=1)
