@@ -156,6 +156,7 @@ async def test_held_keys_page_to_the_first_message_while_pages_are_laid_out_late
         assert pane.views[0].message_id == first.id
 
 
+@pytest.mark.slow  # a soak: 400 to 600 keys queued through 400 messages
 @pytest.mark.parametrize("key", ["up", "pageup"])
 async def test_one_burst_of_held_keys_pages_to_the_first_message(
     service: ChatService, tmp_path: Path, key: str
