@@ -198,6 +198,11 @@ class ConversationList(Vertical, NavigationMode):
         """Show these conversations, one entry per family of branches (``families``: branch
         id -> family id, family id -> the branch it shows), highlighting the current one."""
         rows = family_rows(conversations, families, current_id)
+        # While the user moves in the list, a refresh (another process wrote, a reply ended)
+        # keeps their row: the next key acts on what they highlighted, not on the open one.
+        # Another conversation opened (new, deleted, a search jump): the cursor goes to it.
+        moving = self.options.has_focus and current_id == self.current_id
+        chosen = self.highlighted_id if moving else None
         self.conversations = [row.info for row in rows]
         self._titles = {row.info.conversation.id: row.title_id for row in rows}
         self.current_id = current_id
@@ -207,8 +212,10 @@ class ConversationList(Vertical, NavigationMode):
             [Option(self._prompt(row, now), id=row.info.conversation.id) for row in rows]
         )
         ids = [row.info.conversation.id for row in rows]
-        if current_id in ids:
-            options.highlighted = ids.index(current_id)
+        for wanted in (chosen, current_id):
+            if wanted in ids:
+                options.highlighted = ids.index(wanted)
+                break
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Open the chosen conversation."""
