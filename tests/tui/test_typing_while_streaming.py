@@ -12,7 +12,10 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from textual import messages
 from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tests.tui.helpers import until
@@ -223,3 +226,37 @@ async def test_a_held_block_replaced_by_an_append_stays_hidden() -> None:
         assert not last.display and markdown.last_held
         assert markdown.children[0].display
         assert markdown.reveal() == 1 and last.display and markdown.held == 0
+
+
+async def test_a_hidden_piece_asks_no_layout_of_what_is_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A hidden piece changes nothing on screen: before, the mount of its blocks laid the
+    # document out again (a full-screen reflow, 10-25 ms at 120x36 in the pty bench, that
+    # held up the keys behind it). Only the hidden blocks themselves still ask (Textual's).
+    asked: list[Widget] = []
+    on_layout = Screen._on_layout
+
+    async def heard(screen: Screen[object], message: messages.Layout) -> None:
+        assert isinstance(message.widget, Widget)
+        asked.append(message.widget)
+        await on_layout(screen, message)
+
+    monkeypatch.setattr(Screen, "_on_layout", heard)
+    markdown = StreamMarkdown()
+    async with _One(markdown).run_test(size=(80, 20)) as pilot:
+        await markdown.append("Shown.\n\n")
+        markdown.holding = True
+        await markdown.append("Second ")  # the first piece: a new, hidden last block
+        await pilot.pause()
+        asked.clear()
+        await markdown.append("paragraph.\n\nThird paragraph.\n\nFourth")
+        markdown.holding = False
+        for _ in range(5):
+            await pilot.pause()
+        assert markdown.held == 3
+        assert markdown not in asked
+        assert all(not widget.display for widget in asked)
+        assert markdown.reveal() == 3
+        await until(pilot, lambda: markdown.children[-1].region.height > 0)
+        assert [block.region.y for block in markdown.children] == [0, 2, 4, 6]

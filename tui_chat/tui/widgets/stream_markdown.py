@@ -10,11 +10,18 @@ they are shown together about once a second and a half: one layout for all of th
 Only the document's last block is ever updated in place by an append, so pieces are appended
 hidden only while that block is itself hidden (:attr:`StreamMarkdown.last_held`); a shown
 block is never changed behind the user's back.
+
+A hidden piece changes nothing on screen, so the document does not ask the screen for a
+layout while it is appended (Textual lays a mount's parent out again, a full-screen reflow of
+10-25 ms at 120x36 that held up the keys behind it): the layout comes when the blocks are shown.
 """
 
 from __future__ import annotations
 
+from typing import Self
+
 from textual.await_complete import AwaitComplete
+from textual.geometry import Region
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown
 
@@ -24,10 +31,12 @@ __all__ = ["StreamMarkdown"]
 class StreamMarkdown(Markdown):
     """A ``Markdown`` document that can hold its new blocks hidden (see the module)."""
 
+    holding = False
+    """Whether blocks mounted now are hidden until :meth:`reveal` (set per document)."""
+
     def __init__(self, markdown: str | None = None) -> None:
         super().__init__(markdown)
         self.holding = False
-        """Whether blocks mounted now are hidden until :meth:`reveal`."""
         self._held: list[Widget] = []
 
     @property
@@ -54,6 +63,20 @@ class StreamMarkdown(Markdown):
                 block.display = False
             self._held.extend(widgets)
         return super().mount(*widgets, before=before, after=after)
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        """Refresh; while a hidden piece is appended (:attr:`holding`), without a layout: the
+        blocks it mounts or changes are hidden, so nothing shown moves (they are laid out when
+        :meth:`reveal` shows them)."""
+        return super().refresh(
+            *regions, repaint=repaint, layout=layout and not self.holding, recompose=recompose
+        )
 
     def reveal(self, *, keep_last: bool = False) -> int:
         """Show the hidden blocks (all of them, or all but the last when others are hidden
