@@ -213,15 +213,15 @@ async def measure(
         )
         cid = conversation.id
         if preset is not None:
-            await service.set_setting(cid, "preset", preset)
-        await service.set_setting(cid, "summarizer", "extractive")
+            await service.conversations.set_setting(cid, "preset", preset)
+        await service.conversations.set_setting(cid, "summarizer", "extractive")
         if context_window is not None:
-            await service.set_setting(cid, "context_window", str(context_window))
+            await service.conversations.set_setting(cid, "context_window", str(context_window))
         if budget is not None:
-            await service.set_setting(cid, "budget", str(budget))
+            await service.conversations.set_setting(cid, "budget", str(budget))
         with contextlib.suppress(CompactionError):  # nothing due: retention of nothing
             await service.summaries.compact(cid)
-        built = await service.context(cid, "What should we do next?")
+        built = await service.requests.context(cid, "What should we do next?")
         active = await service.store.summaries.active(cid)
         if active is None:
             return ledger.retention([], "")

@@ -231,9 +231,9 @@ async def replay(settings: dict[str, str], turns: Script, work: Path, baseline: 
     run = Run()
     db = work / f"cost-{len(list(work.iterdir()))}.db"
     async with replay_service(turns.replies, clock, db) as (server, service):
-        conversation = await service.new_conversation("cost")
+        conversation = await service.conversations.new("cost")
         for key, value in settings.items():
-            await service.set_setting(conversation.id, key, value)
+            await service.conversations.set_setting(conversation.id, key, value)
         for text, pause in zip(turns.user, turns.pauses, strict=True):
             clock.now += pause
             outcome = await service.send(conversation.id, text)
@@ -247,7 +247,7 @@ async def replay(settings: dict[str, str], turns: Script, work: Path, baseline: 
                 if s.status == "completed"
             ]
         )
-        final = await service.context(conversation.id, "What did we decide so far?")
+        final = await service.requests.context(conversation.id, "What did we decide so far?")
         kept, total = retention(turns.user + turns.replies, request_text(final.request))
         run.identifiers_kept = 100.0 * kept / total if total else None
     chats = [r for r in server.message_requests if _kind(r) == "chat"]
@@ -288,8 +288,8 @@ async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
             cid = conversation.id
             for key, value in settings.items():
                 if key != "context_window":
-                    await service.set_setting(cid, key, value)
-            await service.set_setting(
+                    await service.conversations.set_setting(cid, key, value)
+            await service.conversations.set_setting(
                 cid, "context_window", str(context_window_for(QUALITY_WINDOW))
             )
             with_summary = True
@@ -300,7 +300,7 @@ async def locomo_hit_rate(settings: dict[str, str], work: Path) -> float | None:
                     with_summary = False
             hits = 0
             for question in dialogue.questions:
-                built = await service.context(cid, question.text)
+                built = await service.requests.context(cid, question.text)
                 hits += is_hit(built.request, (texts[e] for e in question.evidence))
         finally:
             await service.close()

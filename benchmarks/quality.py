@@ -4,7 +4,7 @@ Each LoCoMo conversation is imported as ``benchmarks.locomo`` describes. For eve
 configuration — plain truncation, and each preset compacted with the offline extractive
 summarizer, recall off and on — and every usable window (2k, 4k, 8k tokens: ``context_window``
 is set so that window minus reply budget is exactly that), each question is sent through
-``ChatService.context(conv_id, question)``: the exact request sending it would make. A
+``service.requests.context(conv_id, question)``: the exact request sending it would make. A
 question is a *hit* when the text of every one of its evidence turns is inside that request
 (summary, pins, recalled excerpts or raw messages).
 
@@ -97,7 +97,7 @@ async def _ask_all(
     texts = {t.dia_id: t.original for t in dialogue.turns}
     tally = tallies.setdefault(key, Tally())
     for question in dialogue.questions:
-        built = await service.context(cid, question.text)
+        built = await service.requests.context(cid, question.text)
         haystack = request_text(built.request)
         hit = all(normalise(texts[e]) in haystack for e in question.evidence)
         tokens = built.breakdown.input_tokens
@@ -160,17 +160,17 @@ async def _evaluate_one(
         conversation = await service.transfer.import_file(source)
         cid = conversation.id
         chosen = "window" if preset == "truncation" else preset
-        await service.set_setting(cid, "preset", chosen)
-        await service.set_setting(cid, "summarizer", "extractive")
+        await service.conversations.set_setting(cid, "preset", chosen)
+        await service.conversations.set_setting(cid, "summarizer", "extractive")
         window = usable if RAW_WINDOW else context_window_for(usable)
-        await service.set_setting(cid, "context_window", str(window))
+        await service.conversations.set_setting(cid, "context_window", str(window))
         if preset == "truncation":
-            await service.set_setting(cid, "recall", "off")
+            await service.conversations.set_setting(cid, "recall", "off")
             await _ask_all(service, cid, dialogue, (preset, usable, False), tallies, probe)
             return
         versions = await _compact_all(service, cid)
         for recall in (False, True):
-            await service.set_setting(cid, "recall", "on" if recall else "off")
+            await service.conversations.set_setting(cid, "recall", "on" if recall else "off")
             await _ask_all(
                 service,
                 cid,
@@ -180,7 +180,7 @@ async def _evaluate_one(
                 probe if recall else (),
             )
         if usable == TARGET_WINDOW:
-            active_id = (await service.resolve(cid)).active_summary_id
+            active_id = (await service.conversations.resolve(cid)).active_summary_id
             summaries = await service.summaries.versions(cid)
             active = next((s for s in summaries if s.id == active_id), None)
             entry = stats.setdefault(preset, PresetStats())

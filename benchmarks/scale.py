@@ -55,7 +55,7 @@ async def _build_figures(data: ScaleDb, runs: int, db: Path) -> list[Row]:
             async def build(cid: str = cid) -> None:
                 nonlocal index
                 index += 1
-                await service.context(cid, texts[index % len(texts)])
+                await service.requests.context(cid, texts[index % len(texts)])
 
             results[label] = p50(await time_async(build, runs))
         big = data.spec.big
@@ -88,7 +88,7 @@ async def _build_figures(data: ScaleDb, runs: int, db: Path) -> list[Row]:
         async def search() -> None:
             nonlocal index
             index += 1
-            await service.search(queries[index % len(queries)])
+            await service.messages.search(queries[index % len(queries)])
 
         samples = await time_async(search, runs)
         rows.append(
@@ -100,7 +100,7 @@ async def _build_figures(data: ScaleDb, runs: int, db: Path) -> list[Row]:
                 le=50,
             )
         )
-        samples = await time_async(service.list_conversations, max(5, runs // 2))
+        samples = await time_async(service.conversations.list, max(5, runs // 2))
         rows.append(
             row(
                 GROUP,
@@ -134,14 +134,14 @@ async def _unsummarised_figures(service: Any, data: ScaleDb, texts: list[str]) -
     warm: dict[int, float] = {}
     for size, cid in sizes:
         start = time.perf_counter()
-        built = await service.context(cid, texts[0])
+        built = await service.requests.context(cid, texts[0])
         first[size] = (time.perf_counter() - start) * 1000
         index = 0
 
         async def build(cid: str = cid) -> None:
             nonlocal index
             index += 1
-            await service.context(cid, texts[index % len(texts)])
+            await service.requests.context(cid, texts[index % len(texts)])
 
         warm[size] = p50(await time_async(build, 5, warmup=1))
         base = size == data.spec.medium
@@ -249,13 +249,13 @@ async def _load(db: Path, cid: str) -> dict[str, Any]:
     before = peak_rss_mb()
     service = await ChatService.open(_config(db), db)
     try:
-        await service.list_conversations()
-        conversation = await service.resolve(cid)
-        await service.messages(conversation.id, limit=200)
-        await service.context(conversation.id, "what did we decide about the index?")
-        await service.gauge(conversation.id, "what did we decide")
+        await service.conversations.list()
+        conversation = await service.conversations.resolve(cid)
+        await service.messages.page(conversation.id, limit=200)
+        await service.requests.context(conversation.id, "what did we decide about the index?")
+        await service.requests.gauge(conversation.id, "what did we decide")
         await service.summaries.versions(conversation.id)
-        await service.search("index latency")
+        await service.messages.search("index latency")
     finally:
         await service.close()
     return {"peak_rss_mb": peak_rss_mb(), "before_mb": before}

@@ -17,7 +17,7 @@ prices, 1-hour writes at 2x), once per pattern and configuration:
   nothing is ever folded), the default preset and each seed preset, as a user gets them (the
   ``claude`` summarizer: the fake server's deterministic summary, billed).
 - **Quality beside the bill.** LoCoMo: at a third, two thirds and the end of the replay, each
-  question whose evidence lies in earlier turns is put as a draft (``ChatService.context``):
+  question whose evidence lies in earlier turns is put as a draft (``service.requests.context``):
   a hit when every evidence turn is in the request. The long session: each planted fact,
   asked the same way, a hit when its sentence is in the request. Coding and scripted sessions:
   identifiers of the whole session found in the final request.
@@ -197,10 +197,10 @@ async def replay(settings: dict[str, str], session: Session, pattern: str, work:
     db = work / f"{session.name}-{pattern}-{len(list(work.iterdir()))}.db"
     with _stored_times(clock):
         async with replay_service(session.replies, clock, db) as (server, service):
-            conversation = await service.new_conversation(session.name, system=session.system)
+            conversation = await service.conversations.new(session.name, system=session.system)
             cid = conversation.id
             for key, value in settings.items():
-                await service.set_setting(cid, key, value)
+                await service.conversations.set_setting(cid, key, value)
             for index, (text, gap) in enumerate(zip(session.user, session.gaps, strict=True)):
                 clock.now += gap if pattern == "paused" else WARM_GAP
                 outcome = await service.send(cid, text)
@@ -211,7 +211,7 @@ async def replay(settings: dict[str, str], session: Session, pattern: str, work:
                 if index + 1 in checks:
                     for question in session.questions:
                         if question.after < index:
-                            built = await service.context(cid, question.text)
+                            built = await service.requests.context(cid, question.text)
                             haystack = request_text(built.request)
                             result.asked += 1
                             result.hits += all(e in haystack for e in question.evidence)
@@ -219,7 +219,7 @@ async def replay(settings: dict[str, str], session: Session, pattern: str, work:
                 [s for s in await service.summaries.versions(cid) if s.status == "completed"]
             )
             if not session.questions:
-                final = await service.context(cid, "What did we decide so far?")
+                final = await service.requests.context(cid, "What did we decide so far?")
                 kept, total = retention(session.user + session.replies, request_text(final.request))
                 result.identifiers = 100.0 * kept / total if total else None
     for request in server.message_requests:

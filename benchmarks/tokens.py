@@ -92,7 +92,7 @@ def throughput(samples: list[str], seconds: float) -> tuple[float, float]:
 
 
 async def keystroke_gauge(context_tokens: int, draft: str) -> tuple[list[float], int]:
-    """Time ``ChatService.gauge`` per keystroke while ``draft`` is typed, with a conversation
+    """Time ``service.requests.gauge`` per keystroke while ``draft`` is typed, with a conversation
     holding ``context_tokens`` tokens; returns the samples (ms) and the context size."""
     from tui_chat.config import Config
     from tui_chat.core.tokens import get_counter
@@ -103,7 +103,7 @@ async def keystroke_gauge(context_tokens: int, draft: str) -> tuple[list[float],
         db = Path(tmp) / "gauge.db"
         service = await ChatService.open(Config(db_path=db, api_key=None), db)
         try:
-            conversation = await service.new_conversation("gauge")
+            conversation = await service.conversations.new("gauge")
             maker = TextMaker(random.Random(5))
             rows: list[dict[str, Any]] = []
             total = 0
@@ -115,11 +115,11 @@ async def keystroke_gauge(context_tokens: int, draft: str) -> tuple[list[float],
                 rows.append({"role": role, "content": content, "text": text, "token_count": tokens})
                 total += tokens
             await service.store.messages.add_many(conversation.id, rows)
-            breakdown = await service.gauge(conversation.id, "")
+            breakdown = await service.requests.gauge(conversation.id, "")
             samples: list[float] = []
             for end in range(1, len(draft) + 1):
                 started = time.perf_counter()
-                await service.gauge(conversation.id, draft[:end])
+                await service.requests.gauge(conversation.id, draft[:end])
                 samples.append((time.perf_counter() - started) * 1000)
         finally:
             await service.close()

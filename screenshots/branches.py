@@ -37,10 +37,10 @@ async def seed(service: object) -> str:
     from tui_chat.engine.service import ChatService
 
     assert isinstance(service, ChatService)
-    conversation = await service.new_conversation("Lisbon trip")
+    conversation = await service.conversations.new("Lisbon trip")
     for prompt in PROMPTS:
         await service.send(conversation.id, prompt)
-    second = [m for m in await service.messages(conversation.id) if m.role == "user"][1]
+    second = [m for m in await service.messages.page(conversation.id) if m.role == "user"][1]
     shown = conversation.id
     for edit in EDITS:
         branch, _ = await service.branches.fork_for_edit(second.id)

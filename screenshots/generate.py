@@ -227,7 +227,7 @@ async def seed_usage(service: Any) -> None:
     """Replies of two models and a summary call through the fake server (the usage screen's
     demo; :func:`date_usage` dates them)."""
     for model, prompts in (("claude-sonnet-4-6", 6), ("claude-haiku-4-5", 3)):
-        conversation = await service.new_conversation(title=f"usage demo {model}", model=model)
+        conversation = await service.conversations.new(title=f"usage demo {model}", model=model)
         for n in range(prompts):
             await service.send(conversation.id, f"question {n} about the migration " * 40)
         if model == "claude-sonnet-4-6":

@@ -58,9 +58,9 @@ async def _conversation(service: object) -> str:
     from tui_chat.engine.service import ChatService
 
     assert isinstance(service, ChatService)
-    conversation = await service.new_conversation("Kitchen renovation")
+    conversation = await service.conversations.new("Kitchen renovation")
     for key, value in (("summarizer", "extractive"), ("context_window", "3000")):
-        await service.set_setting(conversation.id, key, value)
+        await service.conversations.set_setting(conversation.id, key, value)
     turns = FACTS + FILLER * 15
     for i, (role, text) in enumerate(turns):
         day = 3 + i // 8

@@ -23,9 +23,9 @@ from screenshots._run import main, shoot, until_gauge
 
 
 async def _seed(service: Any) -> str:
-    conversation = await service.new_conversation("Textual layouts")
+    conversation = await service.conversations.new("Textual layouts")
     for key in ("thinking", "web_search"):
-        await service.set_setting(conversation.id, key, "on")
+        await service.conversations.set_setting(conversation.id, key, "on")
     await service.send(conversation.id, "How do Textual widgets talk to each other?")
     await service.send(conversation.id, "Search for textual grid layout")
     return str(conversation.id)

@@ -136,9 +136,9 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
 ) -> None:
     for preset in ("adaptive", "window", "threshold"):
         service = await make_service()
-        conv = await service.new_conversation()
-        await service.set_setting(conv.id, "preset", preset)
-        await service.set_setting(conv.id, "context_window", "2000")
+        conv = await service.conversations.new()
+        await service.conversations.set_setting(conv.id, "preset", preset)
+        await service.conversations.set_setting(conv.id, "context_window", "2000")
         # Real counts below local ones: the case where the figures used to disagree.
         await service.store.set_calibration(conv.model, 0.8, 5)
         for i in range(1, 13):
@@ -156,12 +156,16 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
                         await service.store.summaries.active(conv.id) or _NoSummary
                     ).covers_to_message_id,
                 )
-                policy = service.policy_for(await service.resolve(conv.id))
+                policy = service.conversations.policy_for(
+                    await service.conversations.resolve(conv.id)
+                )
                 assert plan_boundary(policy, raw[:-1], manual=True) == 0, (preset, i)
                 assert any("left out" in w for w in b.warnings)
         await service.finish_background()
-        gauge = await service.gauge(conv.id)
-        projected, usable = await service.requests.projected(await service.resolve(conv.id))
+        gauge = await service.requests.gauge(conv.id)
+        projected, usable = await service.requests.projected(
+            await service.conversations.resolve(conv.id)
+        )
         assert usable == gauge.usable
         if gauge.trigger_tokens is not None:
             assert gauge.trigger_tokens <= usable or preset == "threshold"

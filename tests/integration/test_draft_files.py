@@ -32,8 +32,8 @@ async def test_draft_files_are_kept_across_a_restart_and_a_deleted_conversation(
     make_service: Make, tmp_path: Path
 ) -> None:
     service = await make_service()
-    kept = await service.new_conversation("kept")
-    gone = await service.new_conversation("gone")
+    kept = await service.conversations.new("kept")
+    gone = await service.conversations.new("gone")
     (tmp_path / "a.png").write_bytes(sample_files.png(40, 30))
     (tmp_path / "b.pdf").write_bytes(sample_files.pdf(1))
     files = [read_attachment(tmp_path / "a.png"), read_attachment(tmp_path / "b.pdf")]
@@ -41,7 +41,7 @@ async def test_draft_files_are_kept_across_a_restart_and_a_deleted_conversation(
     await service.drafts.set_files(gone.id, files[:1])
     assert await service.drafts.get(kept.id) == ""  # files alone are a draft
     await service.drafts.set(kept.id, "about these")
-    await service.delete(gone.id)  # its files are still the other draft's
+    await service.conversations.delete(gone.id)  # its files are still the other draft's
     await service.close()
     reopened = await make_service()
     assert [f.name for f in await reopened.drafts.files(kept.id)] == ["a.png", "b.pdf"]

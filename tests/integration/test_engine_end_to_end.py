@@ -34,7 +34,7 @@ async def test_send_stores_both_messages_with_counts_and_usage(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     deltas: list[str] = []
     outcome = await service.send(
         conv.id,
@@ -59,7 +59,7 @@ async def test_dropped_stream_is_stored_incomplete_and_retry_replaces_it(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     fake_anthropic.push_drop(after_chunks=2, text="one two three four five six seven")
     outcome = await service.send(conv.id, "tell me a story")
     assert outcome.error is not None and outcome.error.kind == "incomplete"
@@ -79,7 +79,7 @@ async def test_api_errors_keep_the_user_message(
     make_service: Make, fake_anthropic: FakeAnthropic, status: int
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     fake_anthropic.push_error(status)
     outcome = await service.send(conv.id, "are you there?")
     assert outcome.error is not None and outcome.error.message and outcome.error.hint
@@ -93,7 +93,7 @@ async def test_why_a_reply_failed_survives_a_restart(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     fake_anthropic.push_error(529)
     outcome = await service.send(conv.id, "hello?")
     assert outcome.error is not None
@@ -106,7 +106,7 @@ async def test_why_a_reply_failed_survives_a_restart(
 
 async def test_no_key_keeps_the_message_and_says_how(make_service: Make) -> None:
     service = await make_service(api_key=None)
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     outcome = await service.send(conv.id, "offline hello")
     assert outcome.error is not None and outcome.error.kind == "no_key"
     assert "ANTHROPIC_API_KEY" in outcome.error.hint
@@ -117,7 +117,7 @@ async def test_cancel_keeps_partial_reply(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     fake_anthropic.push_hang(30, after_chunks=2, text="alpha beta gamma delta epsilon zeta")
     seen = asyncio.Event()
 
@@ -161,10 +161,10 @@ async def test_each_preset_compacts_when_and_how_it_says(
     make_service: Make, fake_anthropic: FakeAnthropic, preset: str
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "preset", preset)
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "preset", preset)
     for key, value in PRESET_CASES[preset].items():
-        await service.set_setting(conv.id, key, str(value))
+        await service.conversations.set_setting(conv.id, key, str(value))
     finished: list[int] = []
     service.subscribe(
         lambda e: finished.append(e.summary.version) if isinstance(e, CompactionFinished) else None
@@ -177,7 +177,7 @@ async def test_each_preset_compacts_when_and_how_it_says(
     versions = await service.summaries.versions(conv.id)
     assert versions, f"{preset} never compacted"
     assert all(v.status == "completed" for v in versions), [(v.status, v.error) for v in versions]
-    policy = service.policy_for(await service.store.conversations.get(conv.id))
+    policy = service.conversations.policy_for(await service.store.conversations.get(conv.id))
     newest = versions[0]
     assert newest.strategy == policy.strategy
     if preset == "turns":
@@ -194,7 +194,7 @@ async def test_each_preset_compacts_when_and_how_it_says(
         assert first.source_tokens > 8000 - 2000
     if preset == "session":
         assert len(newest.text) <= 700 + 200 or newest.fields
-    built = await service.context(conv.id, "next question")
+    built = await service.requests.context(conv.id, "next question")
     assert built.breakdown.sections["summary"] > 0
     assert built.breakdown.input_tokens <= built.breakdown.usable
     # Messages after the active coverage are sent raw.
@@ -208,11 +208,11 @@ async def test_pinned_fact_survives_many_compactions_verbatim(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "preset", "turns")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "preset", "turns")
     fact = "The production database password rotation day is Thursday 14:30 UTC (ticket OPS-7731)."
     outcome = await service.send(conv.id, fact)
-    await service.pin(outcome.user.id, "rotation day")  # type: ignore[union-attr]
+    await service.messages.pin(outcome.user.id, "rotation day")  # type: ignore[union-attr]
     for i in range(2, 20):
         await chat(service, conv.id, [long_turn(i)])
     assert len(await service.summaries.versions(conv.id)) >= 4
@@ -225,8 +225,8 @@ async def test_rollback_then_send_uses_older_version_plus_raw_after(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "preset", "turns")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "preset", "turns")
     for i in range(1, 11):
         await chat(service, conv.id, [long_turn(i)])
     versions = await service.summaries.versions(conv.id)
@@ -247,8 +247,8 @@ async def test_regenerate_makes_a_new_version_and_keeps_the_old(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "preset", "turns")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "preset", "turns")
     for i in range(1, 5):
         await chat(service, conv.id, [long_turn(i)])
     first = (await service.summaries.versions(conv.id))[-1]
@@ -270,8 +270,8 @@ async def test_two_engines_never_make_two_versions_for_one_boundary(
 ) -> None:
     a = await make_service()
     b = await make_service()
-    conv = await a.new_conversation()
-    await a.set_setting(conv.id, "preset", "turns")
+    conv = await a.conversations.new()
+    await a.conversations.set_setting(conv.id, "preset", "turns")
     for i in range(1, 4):
         await a.send(conv.id, long_turn(i))
     await a.worker.wait()
@@ -295,8 +295,8 @@ async def test_killed_workers_lease_is_taken_over(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "preset", "turns")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "preset", "turns")
     service.worker.poke = lambda _cid: None  # type: ignore[method-assign]  # no auto runs
     for i in range(1, 5):
         await service.send(conv.id, long_turn(i))
@@ -322,9 +322,9 @@ async def test_failed_summaries_are_recorded_never_activated_and_pause(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "preset", "turns")
-    await service.set_setting(conv.id, "summarizer", "claude-haiku-4-5")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "preset", "turns")
+    await service.conversations.set_setting(conv.id, "summarizer", "claude-haiku-4-5")
     service.worker.poke = lambda _cid: None  # type: ignore[method-assign]
     for i in range(1, 5):
         await service.send(conv.id, long_turn(i))
@@ -345,21 +345,23 @@ async def test_session_restore_sends_exactly_the_same_request(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "preset", "session")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "preset", "session")
     for i in range(1, 8):
         await chat(service, conv.id, [long_turn(i)])
-    before = await service.context(conv.id, "where were we?")
+    before = await service.requests.context(conv.id, "where were we?")
     await service.close()
     reopened = await make_service()
-    after = await reopened.context(conv.id, "where were we?")
+    after = await reopened.requests.context(conv.id, "where were we?")
     assert after.request == before.request
 
 
 async def test_offline_extractive_compaction_without_key(make_service: Make) -> None:
     service = await make_service(api_key=None)
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "preset", "window")  # adaptive: nothing due yet
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(
+        conv.id, "preset", "window"
+    )  # adaptive: nothing due yet
     # Build history without the API: import-style inserts.
     for i in range(1, 8):
         await service.store.messages.add(
@@ -383,6 +385,6 @@ async def test_offline_extractive_compaction_without_key(make_service: Make) -> 
 
 async def test_nothing_to_compact_is_a_clear_error(make_service: Make) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     with pytest.raises(CompactionError, match="nothing to compact"):
         await service.summaries.compact(conv.id)

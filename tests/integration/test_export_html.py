@@ -57,15 +57,15 @@ def parse(text: str) -> Page:
 
 
 async def _conversation(service: ChatService, fake: FakeAnthropic, tmp_path: Path) -> str:
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     image = tmp_path / "plot.png"
     image.write_bytes(sample_files.png(40, 30))
     fake.push_reply(HOSTILE)
     await service.send(conv.id, "show me code", attachments=[read_attachment(image)])
     for n in range(6):
         await service.send(conv.id, f"question {n} about the deploy")
-    history = await service.history(conv.id)
-    await service.pin(history[1].id, "the code")
+    history = await service.messages.history(conv.id)
+    await service.messages.pin(history[1].id, "the code")
     await service.summaries.compact(conv.id)
     return conv.id
 
@@ -92,7 +92,7 @@ async def test_the_page_is_inert_self_contained_and_marks_pins_and_summaries(
     assert len(page.having("img", class_="attached")) == 1
     assert page.having("span", class_="k")  # the `def`/`return` keywords
     # Every message is there, in order; the pin and the summary are marked.
-    history = await service.history(cid)
+    history = await service.messages.history(cid)
     articles = page.having("article", class_="msg")
     assert [a["id"] for a in articles] == [f"m{m.id}" for m in history]
     pinned = page.having("article", class_="pinned")
@@ -115,7 +115,7 @@ async def test_the_page_written_in_small_pieces_is_the_page(
     await write_html_export(service.store, cid, whole.append)
     await write_html_export(service.store, cid, paged.append, page=2)
     assert "".join(paged) == "".join(whole)
-    assert "".join(paged).count("<article") == len(await service.history(cid)) == 14
+    assert "".join(paged).count("<article") == len(await service.messages.history(cid)) == 14
 
 
 @pytest.mark.slow  # real tui-chat processes
@@ -160,5 +160,5 @@ async def test_a_headless_browser_shows_the_page_offline(
     dom = subprocess.run(
         [*base, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120
     ).stdout
-    assert dom.count('<article class="msg') == len(await service.history(cid))
+    assert dom.count('<article class="msg') == len(await service.messages.history(cid))
     assert "<script>" not in dom

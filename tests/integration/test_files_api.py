@@ -63,7 +63,7 @@ class Chat:
 @pytest.fixture
 async def chat(make_service: Make, tmp_path: Path) -> Chat:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     return Chat(service, conv.id, picture(tmp_path))
 
 
@@ -173,7 +173,7 @@ async def test_exports_and_imports_keep_the_file_itself(
     for kind in ("md", "html"):
         assert file_id not in await service.transfer.export(conv, kind)
 
-    await service.delete(conv)
+    await service.conversations.delete(conv)
     await service.engine.files.settle(None)  # its upload deleted at the endpoint
     assert fake_anthropic.files.deleted == [file_id]
     imported = await service.transfer.import_file(exported)
@@ -190,7 +190,7 @@ async def test_without_a_key_nothing_is_uploaded(
     make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
     service = await make_service(api_key=None)
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     outcome = await service.send(conv.id, "look", attachments=[read_attachment(picture(tmp_path))])
     assert outcome.error is not None and outcome.error.kind == "no_key"
     assert fake_anthropic.requests == []
@@ -212,7 +212,7 @@ def test_cli_send_attach_uploads_once(
 async def test_a_continuation_summary_names_the_files_the_chat_request_named(
     chat: Chat, fake_anthropic: FakeAnthropic
 ) -> None:
-    await chat.service.set_setting(chat.conv, "summarizer", "claude")
+    await chat.service.conversations.set_setting(chat.conv, "summarizer", "claude")
     await chat.look()
     await chat.service.send(chat.conv, "and what else?")
     request = fake_anthropic.bodies[-1]
@@ -231,13 +231,13 @@ async def test_the_context_preview_names_uploaded_files_as_the_send_does(
 ) -> None:
     await chat.look("What is this?")
     sent = media(fake_anthropic.bodies[-1])
-    preview = await chat.service.context(chat.conv, "And now?")
+    preview = await chat.service.requests.context(chat.conv, "And now?")
     assert media(preview.request) == sent  # the history's file by its file_id, as sent
     assert len(uploads(fake_anthropic)) == 1
     # A new file attached to the draft is not uploaded for a preview: inline until sent.
     other = tmp_path / "other.png"
     other.write_bytes(sample_files.png(90, 70))
-    drafted = await chat.service.context(chat.conv, "This too", [read_attachment(other)])
+    drafted = await chat.service.requests.context(chat.conv, "This too", [read_attachment(other)])
     assert [b["source"]["type"] for b in media(drafted.request)] == ["file", "base64"]
     assert len(uploads(fake_anthropic)) == 1
 
@@ -251,7 +251,7 @@ async def test_deleting_a_conversation_deletes_the_uploads_no_other_one_uses(
 ) -> None:
     service = chat.service
     await chat.look()
-    other = await service.new_conversation()
+    other = await service.conversations.new()
     shared = tmp_path / "shared.pdf"
     shared.write_bytes(sample_files.pdf(1))
     for conv in (chat.conv, other.id):
@@ -262,9 +262,9 @@ async def test_deleting_a_conversation_deletes_the_uploads_no_other_one_uses(
     assert {own_id, shared_id} == set(fake_anthropic.files.files)
 
     fake_anthropic.files.hold_deletes = threading.Event()  # the endpoint is slow to answer
-    await service.delete(chat.conv)  # returns without waiting for the endpoint
+    await service.conversations.delete(chat.conv)  # returns without waiting for the endpoint
     with pytest.raises(NotFound):
-        await service.resolve(chat.conv)
+        await service.conversations.resolve(chat.conv)
     fake_anthropic.files.hold_deletes.set()
     await service.engine.files.settle(None)
     assert fake_anthropic.files.deleted == [own_id]
@@ -275,7 +275,7 @@ async def test_deleting_a_conversation_deletes_the_uploads_no_other_one_uses(
     assert await service.store.file_ids.unreferenced(endpoint) == []
     assert await service.store.file_ids.known(endpoint, [read_attachment(shared).sha256])
 
-    await service.delete(other.id)  # the last conversation using it
+    await service.conversations.delete(other.id)  # the last conversation using it
     await service.engine.files.settle(None)
     assert fake_anthropic.files.deleted == [own_id, shared_id]
     assert fake_anthropic.files.files == {}
@@ -287,7 +287,7 @@ async def test_uploads_are_not_deleted_offline_or_without_a_key_and_are_later(
     await chat.look()
     (file_id,) = fake_anthropic.files.files
     fake_anthropic.stop()  # offline: the delete fails and the id is kept for the next run
-    await chat.service.delete(chat.conv)
+    await chat.service.conversations.delete(chat.conv)
     await chat.service.engine.files.settle(None)
     endpoint = fake_anthropic.base_url
     assert await chat.service.store.file_ids.unreferenced(endpoint) == [file_id]
@@ -307,7 +307,7 @@ async def test_an_upload_gone_already_is_forgotten(
 ) -> None:
     await chat.look()
     fake_anthropic.files.forget()  # expired at the endpoint
-    await chat.service.delete(chat.conv)
+    await chat.service.conversations.delete(chat.conv)
     await chat.service.engine.files.settle(None)
     assert fake_anthropic.files.deleted == [] and len(deletes(fake_anthropic)) == 1
     assert await chat.service.store.file_ids.unreferenced(fake_anthropic.base_url) == []

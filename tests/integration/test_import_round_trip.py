@@ -23,10 +23,10 @@ Make = Callable[..., Awaitable[ChatService]]
 
 async def _picture(service: ChatService, cid: str) -> dict[str, Any]:
     """Everything the conversation is, with its own ids replaced by positions."""
-    conversation = await service.conversation(cid)
-    messages = await service.history(cid)
+    conversation = await service.conversations.get(cid)
+    messages = await service.messages.history(cid)
     position = {m.id: i for i, m in enumerate(messages)}
-    pinned = await service.pinned_ids(cid)
+    pinned = await service.messages.pinned_ids(cid)
     summaries = await service.summaries.versions(cid)
     versions = {s.id: s.version for s in summaries}
     fork = await service.branches.parent(cid)
@@ -94,19 +94,19 @@ async def test_a_json_export_imported_back_is_the_same_conversation(
     make_service: Make, fake_anthropic: FakeAnthropic, isolated_env: Path, tmp_path: Path
 ) -> None:
     service = await make_service()
-    origin = await service.new_conversation("origin")
+    origin = await service.conversations.new("origin")
     for key, value in (("preset", "window"), ("keep_recent", "2"), ("summarizer", "offline")):
-        await service.set_setting(origin.id, key, value)
+        await service.conversations.set_setting(origin.id, key, value)
     for i in range(1, 9):
         outcome = await service.send(origin.id, f"Turn {i}: build {i} uses port {8000 + i}.")
         assert outcome.error is None
         await service.finish_background()
         if i in (4, 6, 8):
             await service.summaries.compact(origin.id, "keep the ports" if i == 6 else None)
-    history = await service.history(origin.id)
-    await service.pin(history[2].id, "the port of build 2")
+    history = await service.messages.history(origin.id)
+    await service.messages.pin(history[2].id, "the port of build 2")
     fork = await service.branches.fork(origin.id, history[-3].id)
-    await service.pin((await service.history(fork.id))[0].id)
+    await service.messages.pin((await service.messages.history(fork.id))[0].id)
     summaries = await service.summaries.versions(fork.id)
     assert len(summaries) >= 2
     await service.summaries.activate(fork.id, summaries[0].version)  # not the newest in force
@@ -126,13 +126,13 @@ async def test_a_json_export_imported_back_is_the_same_conversation(
     assert await _picture(service, copy_id) == before
 
     # The same file again: said, and nothing is copied; --force makes a copy on purpose.
-    count = len(await service.list_conversations())
+    count = len(await service.conversations.list())
     again = cli("import", str(exported))
     assert again.returncode == 1
     assert "already imported" in again.stderr and copy_id in again.stderr
     assert "--force" in again.stderr
-    assert len(await service.list_conversations()) == count
+    assert len(await service.conversations.list()) == count
     forced = cli("import", str(exported), "--force", "--json")
     assert forced.returncode == 0, forced.stderr
     assert await _picture(service, json.loads(forced.stdout)["id"]) == before
-    assert len(await service.list_conversations()) == count + 1
+    assert len(await service.conversations.list()) == count + 1

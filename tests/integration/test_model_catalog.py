@@ -45,26 +45,26 @@ async def test_the_endpoint_gives_the_window_output_limit_and_features(
 ) -> None:
     fake_anthropic.model_limits["gateway-llama"] = model_entry(300_000, 20_000, adaptive=False)
     service = await make_service()
-    before = service.info_for("gateway-llama")
+    before = service.catalog.info("gateway-llama")
     assert not before.known and before.context_window == 200_000  # the table's guess
     assert await service.catalog.refresh()
-    info = service.info_for("gateway-llama")
+    info = service.catalog.info("gateway-llama")
     assert (info.context_window, info.max_output, info.known) == (300_000, 20_000, True)
     assert info.source == "endpoint"
     assert "thinking" in info.features and "adaptive thinking" not in info.features
     assert "web search" in info.features and "images" in info.features
-    sonnet = service.info_for("claude-sonnet-4-6-20260101")  # a dated spelling finds it
+    sonnet = service.catalog.info("claude-sonnet-4-6-20260101")  # a dated spelling finds it
     assert sonnet.source == "endpoint" and "adaptive thinking" in sonnet.features
     assert sonnet.input_price == 3.0  # prices still come from the table
     # The request is built for the endpoint's window and output limit.
-    conversation = await service.new_conversation(model="gateway-llama")
-    built = await service.context(conversation.id, "hello")
+    conversation = await service.conversations.new(model="gateway-llama")
+    built = await service.requests.context(conversation.id, "hello")
     assert built.breakdown.window == 300_000 and built.breakdown.max_output <= 20_000
     assert built.request["max_tokens"] <= 20_000
     # Kept in the database: a later start without a key (offline) knows the same figures.
     await service.close()
     offline = await make_service(api_key=None)
-    kept = offline.info_for("gateway-llama")
+    kept = offline.catalog.info("gateway-llama")
     assert (kept.context_window, kept.max_output, kept.source) == (300_000, 20_000, "endpoint")
     assert describe(kept).startswith("300k in · 20k out · ")
 
@@ -89,11 +89,11 @@ async def test_an_endpoint_without_the_fields_falls_back_to_the_table(
     fake_anthropic.model_limits = {}
     service = await make_service()
     assert await service.catalog.refresh()
-    sonnet = service.info_for("claude-sonnet-4-6")
+    sonnet = service.catalog.info("claude-sonnet-4-6")
     assert (sonnet.context_window, sonnet.max_output) == (1_000_000, 64_000)
     assert sonnet.source == "table" and sonnet.features == ()
-    assert not service.info_for("gateway-llama").known
-    assert describe(service.info_for("gateway-llama")).endswith("(guessed)")
+    assert not service.catalog.info("gateway-llama").known
+    assert describe(service.catalog.info("gateway-llama")).endswith("(guessed)")
 
 
 async def test_config_overrides_still_win_over_the_endpoint(
@@ -101,7 +101,7 @@ async def test_config_overrides_still_win_over_the_endpoint(
 ) -> None:
     service = await make_service(models={"claude-haiku-4-5": {"context_window": 100_000}})
     await service.catalog.refresh()
-    assert service.info_for("claude-haiku-4-5").context_window == 100_000
+    assert service.catalog.info("claude-haiku-4-5").context_window == 100_000
 
 
 @pytest.mark.slow  # real tui-chat processes
@@ -126,7 +126,7 @@ async def test_a_send_reads_the_list_when_a_day_old_and_uses_it_at_once(
 ) -> None:
     fake_anthropic.model_limits["gateway-llama"] = model_entry(300_000, 20_000)
     service = await make_service()
-    conversation = await service.new_conversation(model="gateway-llama")
+    conversation = await service.conversations.new(model="gateway-llama")
     outcome = await service.send(conversation.id, "hello")
     assert outcome.error is None and fake_anthropic.models_served == 1
     assert outcome.request.breakdown.window == 300_000  # this very send used the new figures
@@ -142,11 +142,11 @@ async def test_an_endpoint_without_a_model_list_is_not_asked_at_every_send(
 ) -> None:
     fake_anthropic.models = None  # a gateway that answers 404
     service = await make_service()
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     for text in ("one", "two", "three"):
         assert (await service.send(conversation.id, text)).error is None
     assert service.catalog.models == [] and "unavailable" in service.catalog.problem
-    assert service.info_for(conversation.model).source == "table"
+    assert service.catalog.info(conversation.model).source == "table"
 
 
 async def test_a_model_listed_without_compaction_is_not_sent_a_compaction_request(
@@ -165,7 +165,7 @@ async def test_a_model_listed_without_compaction_is_not_sent_a_compaction_reques
 
     service.subscribe(keep)
     await talk(service, cid, range(1, 5))  # the first send read the list
-    assert "compaction" not in service.info_for("claude-sonnet-4-6").features
+    assert "compaction" not in service.catalog.info("claude-sonnet-4-6").features
     version = await service.summaries.compact(cid)
     assert version.status == "completed" and version.compaction_block is None
     assert not any(r.is_compaction for r in fake_anthropic.message_requests)

@@ -223,9 +223,9 @@ def test_the_jump_cycles_through_the_cited_messages_and_back_to_the_reply() -> N
 
 
 async def _folded(service: ChatService) -> str:
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "summarizer", "extractive")
-    await service.set_setting(conv.id, "context_window", "3000")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "summarizer", "extractive")
+    await service.conversations.set_setting(conv.id, "context_window", "3000")
     for i in range(24):
         for role in ("user", "assistant"):
             text = f"{role} note {i}: the crate number {1000 + i} went to dock {i % 7}. " * 4
@@ -255,7 +255,7 @@ async def test_a_reply_cites_recalled_messages_stored_shown_exported_and_importe
     content = outcome.reply.content
     cited = recalled_ids(content)
     assert cited, content
-    crate = [m for m in await service.messages(cid) if "crate number 1003" in m.text]
+    crate = [m for m in await service.messages.page(cid) if "crate number 1003" in m.text]
     assert crate[0].id in cited
     assert f"[#{cited[0]}]" in cited_text(content)
     md = await service.transfer.export(cid, "md")
@@ -266,7 +266,7 @@ async def test_a_reply_cites_recalled_messages_stored_shown_exported_and_importe
     path = tmp_path / "conv.json"
     path.write_text(await service.transfer.export(cid, "json"))
     imported = await service.transfer.import_file(path)
-    reply = (await service.messages(imported.id))[-1]
+    reply = (await service.messages.page(imported.id))[-1]
     assert reply.content == content
     assert (await service.send(cid, "thanks")).error is None
     sent_back = fake_anthropic.message_requests[-1].body["messages"]
@@ -277,7 +277,7 @@ async def test_without_a_fold_nothing_is_recalled_and_nothing_is_cited(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     outcome = await service.send(conv.id, "Do you remember the crate?")
     assert outcome.error is None
     body = fake_anthropic.message_requests[-1].body

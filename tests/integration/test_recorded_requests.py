@@ -2,7 +2,7 @@
 
 Each case replays a session message by message into a store under one configuration (every
 preset, the seed-000 single user message, a small window that makes turns give way), builds
-the request a send would make after each prompt (``ChatService.context`` with the prompt
+the request a send would make after each prompt (``service.requests.context`` with the prompt
 stored), folds what is due with the offline summarizer every few turns, pins a message early
 on, and previews a draft at a third, two thirds and the end. Each request's canonical JSON
 (the request and its breakdown) is hashed with SHA-256; the hashes, never the text, are kept in
@@ -113,10 +113,10 @@ async def replay(session: Session, settings: dict[str, str], work: Path) -> list
     service = await ChatService.open(Config(db_path=db, api_key=None), db)
     hashes: list[str] = []
     try:
-        conversation = await service.new_conversation("replay", system=session.system)
+        conversation = await service.conversations.new("replay", system=session.system)
         cid = conversation.id
         for key, value in {**settings, "summarizer": "extractive"}.items():
-            await service.set_setting(cid, key, value)
+            await service.conversations.set_setting(cid, key, value)
         prompts = sum(1 for role, _, _ in session.messages if role == "user")
         checks = {prompts // 3, 2 * prompts // 3, prompts}
         turn = 0
@@ -131,13 +131,13 @@ async def replay(session: Session, settings: dict[str, str], work: Path) -> list
                 created_at=created_at,
             )
             if index == PIN_AT:
-                await service.pin(message.id, "kept")
+                await service.messages.pin(message.id, "kept")
             if role == "user":
                 turn += 1
-                hashes.append(digest(await service.context(cid)))  # what the send sends
+                hashes.append(digest(await service.requests.context(cid)))  # what the send sends
                 continue
             if turn in checks:
-                hashes.append(digest(await service.context(cid, DRAFT)))
+                hashes.append(digest(await service.requests.context(cid, DRAFT)))
             if turn % FOLD_EVERY == 0:
                 with contextlib.suppress(CompactionError):  # nothing due yet
                     await service.summaries.compact(cid)

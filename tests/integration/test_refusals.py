@@ -117,7 +117,7 @@ async def test_a_refused_turn_is_kept_marked_and_left_out_of_later_requests(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     assert (await service.send(conv.id, "first question")).error is None
     fake_anthropic.push_refusal(text="Partial words before the stop")
     outcome = await service.send(conv.id, "the refused prompt")
@@ -128,7 +128,7 @@ async def test_a_refused_turn_is_kept_marked_and_left_out_of_later_requests(
     assert reply.error is not None and "category: cyber" in reply.error
     assert "could enable cyber harm" in reply.error
     # The context preview of a next message names it, and leaves the turn out.
-    built = await service.context(conv.id, "next")
+    built = await service.requests.context(conv.id, "next")
     assert any(f"#{reply.id - 1} refused: cyber" in w for w in built.breakdown.warnings)
     assert "the refused prompt" not in sent(built.request)
     # The next send leaves it out; the history keeps it.
@@ -137,12 +137,12 @@ async def test_a_refused_turn_is_kept_marked_and_left_out_of_later_requests(
     assert "first question" in sent(body) and "another question" in sent(body)
     assert "the refused prompt" not in sent(body)
     assert "Partial words" not in sent(body)
-    texts = [m.text for m in await service.messages(conv.id)]
+    texts = [m.text for m in await service.messages.page(conv.id)]
     assert "the refused prompt" in texts and "Partial words before the stop" in texts
     # The stop reason and its category survive a restart.
     await service.close()
     reopened = await make_service()
-    stored = {m.id: m for m in await reopened.messages(conv.id)}[reply.id]
+    stored = {m.id: m for m in await reopened.messages.page(conv.id)}[reply.id]
     assert refusal_category(stored) == "cyber"
 
 
@@ -150,7 +150,7 @@ async def test_a_refusal_without_text_or_category_is_marked_too(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     outcome = await service.send(conv.id, f"please {MAGIC_REFUSAL}")
     reply = outcome.reply
     assert reply.status == "error" and reply.stop_reason == "refusal"
@@ -185,9 +185,9 @@ async def test_a_summary_leaves_the_refused_turn_out_too(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "summarizer", "claude-haiku-4-5")
-    await service.set_setting(conv.id, "keep_recent", "2")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "summarizer", "claude-haiku-4-5")
+    await service.conversations.set_setting(conv.id, "keep_recent", "2")
     assert (await service.send(conv.id, "We chose PostgreSQL for the ledger.")).error is None
     fake_anthropic.push_refusal(text="Zebraquux partial words.")
     await service.send(conv.id, "Explain the zebraquux exploit chain.")
@@ -203,15 +203,15 @@ async def test_a_refusal_survives_export_and_import(
     make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     assert (await service.send(conv.id, "first question")).error is None
     fake_anthropic.push_refusal("bio", "Declined: biological harm.")
     await service.send(conv.id, "the refused prompt")
     path = tmp_path / "c.json"
     path.write_text(await service.transfer.export(conv.id, "json"), encoding="utf-8")
     imported = await service.transfer.import_file(path)
-    messages = await service.messages(imported.id)
+    messages = await service.messages.page(imported.id)
     assert [refusal_category(m) for m in messages] == [None, None, None, "bio"]
-    built = await service.context(imported.id, "next")
+    built = await service.requests.context(imported.id, "next")
     assert "the refused prompt" not in sent(built.request)
     assert any("refused: bio" in w for w in built.breakdown.warnings)

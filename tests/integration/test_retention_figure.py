@@ -24,8 +24,8 @@ async def _compacted(service: ChatService, folder: Path) -> str:
     source = coding.export_file(coding.generate(turns=40), folder / "coding.json")
     conversation = await service.transfer.import_file(source)
     cid = conversation.id
-    await service.set_setting(cid, "summarizer", "extractive")
-    await service.set_setting(cid, "context_window", WINDOW)
+    await service.conversations.set_setting(cid, "summarizer", "extractive")
+    await service.conversations.set_setting(cid, "context_window", WINDOW)
     await service.summaries.compact(cid)
     return cid
 
@@ -39,17 +39,17 @@ async def test_the_figure_is_what_the_request_sends_and_every_view_shows_it(
         cid = await _compacted(service, tmp_path)
         active = await service.store.summaries.active(cid)
         assert active is not None
-        await service.pin(active.covers_to_message_id - 3)  # pins rank the ledger
+        await service.messages.pin(active.covers_to_message_id - 3)  # pins rank the ledger
         figure = await service.summaries.retention(cid, active)
         kept, total = sum(figure.kept.values()), sum(figure.total.values())
         assert 0 < kept < total and figure.total.get("ticket") and figure.total.get("line")
 
         # What the next request really carries for the version holds exactly those.
-        built = await service.context(cid, "What should we do next?")
+        built = await service.requests.context(cid, "What should we do next?")
         memory = coding.memory_text(built.request)
-        conversation = await service.conversation(cid)
-        policy = service.policy_for(conversation)
-        usable = window_for(service.info_for(conversation.model), policy).usable
+        conversation = await service.conversations.get(cid)
+        policy = service.conversations.policy_for(conversation)
+        usable = window_for(service.catalog.info(conversation.model), policy).usable
         pinned = {m.id for _, m in await service.store.anchors.pinned(cid)}
         assert sent_memory(active, policy, usable, service.counter, pinned) in memory
         covered = await service.store.messages.texts(cid, up_to_id=active.covers_to_message_id)
@@ -108,7 +108,7 @@ async def test_a_retention_figure_leaves_the_request_builds_ledger_cache_alone(
     service = await ChatService.open(Config(db_path=db, api_key=None), db)
     try:
         cid = await _compacted(service, tmp_path)
-        await service.context(cid, "What next?")
+        await service.requests.context(cid, "What next?")
         before = ledger._render.cache_info()
         await service.summaries.versions(cid)
         after = ledger._render.cache_info()

@@ -40,9 +40,9 @@ async def talk(service: ChatService, cid: str, turns: range) -> None:
 
 async def open_chat(make_service: Make, **settings: str) -> tuple[ChatService, str]:
     service = await make_service(model=MODEL)
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     for key, value in settings.items():
-        await service.set_setting(conversation.id, key, value)
+        await service.conversations.set_setting(conversation.id, key, value)
     return service, conversation.id
 
 
@@ -97,7 +97,7 @@ async def test_server_block_is_sent_back_unchanged_and_gone_after_rollback(
     )
     await talk(service, cid, range(1, 5))
     text_version = await service.summaries.compact(cid)
-    await service.set_setting(cid, "summarizer", "server")
+    await service.conversations.set_setting(cid, "summarizer", "server")
     await talk(service, cid, range(5, 8))
     server_version = await service.summaries.compact(cid)
 
@@ -196,8 +196,8 @@ async def test_a_pin_inside_a_server_version_stays_verbatim(
         make_service, preset="window", summarizer="server", keep_recent="2"
     )
     await talk(service, cid, range(1, 6))
-    pinned = (await service.history(cid))[2]  # turn 2's question
-    await service.pin(pinned.id)
+    pinned = (await service.messages.history(cid))[2]  # turn 2's question
+    await service.messages.pin(pinned.id)
     version = await service.summaries.compact(cid)
     assert version.compaction_block is not None and version.covers_to_message_id > pinned.id
     await talk(service, cid, range(6, 7))

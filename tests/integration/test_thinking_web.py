@@ -92,8 +92,8 @@ async def test_thinking_streams_is_stored_signed_and_not_sent_back(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()  # claude-sonnet-4-6 by default
-    await service.set_setting(conv.id, "thinking", "on")
+    conv = await service.conversations.new()  # claude-sonnet-4-6 by default
+    await service.conversations.set_setting(conv.id, "thinking", "on")
     seen: list[tuple[str, str]] = []
     outcome = await service.send(
         conv.id,
@@ -122,9 +122,9 @@ async def test_budget_form_for_a_model_without_adaptive_thinking(
 ) -> None:
     service = await make_service()
     await service.catalog.refresh(force=True)  # the endpoint: haiku has no adaptive thinking
-    conv = await service.new_conversation(model="claude-haiku-4-5")
-    await service.set_setting(conv.id, "thinking", "on")
-    await service.set_setting(conv.id, "thinking_display", "omitted")
+    conv = await service.conversations.new(model="claude-haiku-4-5")
+    await service.conversations.set_setting(conv.id, "thinking", "on")
+    await service.conversations.set_setting(conv.id, "thinking_display", "omitted")
     outcome = await service.send(conv.id, "Plan a trip.")
     assert outcome.error is None, outcome.error
     sent = fake_anthropic.message_requests[-1].body["thinking"]
@@ -161,9 +161,11 @@ async def test_web_search_results_citations_usage_and_cost(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "web_search", "on")
-    await service.set_setting(conv.id, "web_allowed_domains", "docs.python.org en.wikipedia.org")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "web_search", "on")
+    await service.conversations.set_setting(
+        conv.id, "web_allowed_domains", "docs.python.org en.wikipedia.org"
+    )
     blocks: list[dict[str, Any]] = []
     outcome = await service.send(
         conv.id,
@@ -190,7 +192,7 @@ async def test_web_search_results_citations_usage_and_cost(
     assert "[1]" in cited_text(content) and "[2]" in cited_text(content)
     usage = outcome.reply.usage
     assert usage is not None and usage.web_search_requests == 1
-    cost = await service.cost_usd(conv.id)
+    cost = await service.costs.of(conv.id)
     assert cost == pytest.approx(cost_usd(model_info("claude-sonnet-4-6"), usage))
     assert cost > 0.01
     # The results and citations go back unchanged with the next request.
@@ -201,8 +203,8 @@ async def test_web_search_results_citations_usage_and_cost(
 
 async def test_web_fetch_reads_a_page(make_service: Make, fake_anthropic: FakeAnthropic) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "web_fetch", "on")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "web_fetch", "on")
     outcome = await service.send(conv.id, "Summarize https://example.com/post please")
     assert outcome.error is None
     kinds = [b["type"] for b in outcome.reply.content]
@@ -215,22 +217,22 @@ async def test_thinking_and_search_survive_export_and_import(
     make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     for key in ("thinking", "web_search"):
-        await service.set_setting(conv.id, key, "on")
+        await service.conversations.set_setting(conv.id, key, "on")
     assert (await service.send(conv.id, "Search for sqlite wal mode")).error is None
-    before = (await service.context(conv.id, "next")).request
+    before = (await service.requests.context(conv.id, "next")).request
     path = tmp_path / "conv.json"
     path.write_text(await service.transfer.export(conv.id, "json"))
     imported = await service.transfer.import_file(path)
-    after = (await service.context(imported.id, "next")).request
+    after = (await service.requests.context(imported.id, "next")).request
     assert json.dumps(after, sort_keys=True) == json.dumps(before, sort_keys=True)
     await service.close()  # a restart builds the same bytes
     reopened = await make_service()
-    again = (await reopened.context(conv.id, "next")).request
+    again = (await reopened.requests.context(conv.id, "next")).request
     assert json.dumps(again, sort_keys=True) == json.dumps(before, sort_keys=True)
     service = reopened
-    stored = (await service.messages(imported.id))[-1].content
+    stored = (await service.messages.page(imported.id))[-1].content
     assert stored[0]["type"] == "thinking" and stored[0]["signature"]
     text = await service.transfer.export(conv.id, "md")
     assert "searched the web: “sqlite wal mode”" in text
@@ -291,9 +293,9 @@ async def test_a_thinking_search_conversation_survives_compaction_and_roll_back(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     for key, value in (("thinking", "on"), ("web_search", "on"), ("keep_recent", "2")):
-        await service.set_setting(conv.id, key, value)
+        await service.conversations.set_setting(conv.id, key, value)
     for text in ("We use PostgreSQL 16.", "Search for postgres vacuum tuning", "Thanks.", "Ok."):
         assert (await service.send(conv.id, text)).error is None
     await service.finish_background()
@@ -302,7 +304,7 @@ async def test_a_thinking_search_conversation_survives_compaction_and_roll_back(
     assert "Considering" not in version.text  # thinking never reaches a summary's input
     summaries = [r.body for r in fake_anthropic.message_requests if r.is_summary]
     assert summaries and all("thinking" not in kinds for body in summaries for kinds in types(body))
-    after = await service.context(conv.id, "next")
+    after = await service.requests.context(conv.id, "next")
     assert after.request["thinking"]["type"] == "adaptive" and after.request["tools"]
     assert (await service.send(conv.id, "Search for pg_stat_statements")).error is None
     restored = await service.summaries.activate(
@@ -316,8 +318,8 @@ async def test_a_paused_search_turn_is_continued_and_stored_as_one_reply(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "web_search", "on")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "web_search", "on")
     fake_anthropic.push(kind="reply", stop_reason="pause_turn")
     fake_anthropic.push_reply(" And the rest of the answer.")
     outcome = await service.send(conv.id, "Search for asyncio task groups")
@@ -364,7 +366,7 @@ async def test_an_anthropic_messages_list_keeps_thinking_and_web_blocks(
     )
     service = await make_service()
     conversation = await service.transfer.import_file(path)
-    reply = (await service.messages(conversation.id))[-1]
+    reply = (await service.messages.page(conversation.id))[-1]
     assert reply.content == [thinking, redacted, use, result, answer]
     assert reply.text.endswith("[tool result] (https://example.com)\nIt is an example.")
     assert "Let me check" not in reply.text  # thinking is never in the searchable text
@@ -394,15 +396,15 @@ async def test_the_html_export_shows_thinking_searches_and_safe_source_links(
     from tui_chat.engine.export_web import reply_html
 
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     for key in ("thinking", "web_search"):
-        await service.set_setting(conv.id, key, "on")
+        await service.conversations.set_setting(conv.id, key, "on")
     assert (await service.send(conv.id, "Search for html details element")).error is None
     page = await service.transfer.export(conv.id, "html")
     assert "<summary>Thinking</summary>" in page and "Considering: Search for html" in page
     assert "searched the web: “html details element”" in page
     assert '<a href="https://docs.python.org/html-details-element">' in page
-    reply = (await service.messages(conv.id))[-1]
+    reply = (await service.messages.page(conv.id))[-1]
     evil = [
         {
             "type": "text",

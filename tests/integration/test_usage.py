@@ -54,34 +54,34 @@ async def test_summary_calls_count_and_days_are_local(
     make_service: Make, fake_anthropic: FakeAnthropic, isolated_env: Path
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     for n in range(4):
         await service.send(conv.id, f"question {n} about the deploy")
     summary = await service.summaries.compact(conv.id)
     calls = await service.store.usage.summary_calls()
     assert summary.summarizer != "extractive"
     assert [c.calls for c in calls] == [1] and calls[0].cost_usd > 0
-    report = await service.usage()
+    report = await service.costs.report()
     (row,) = report.rows
     assert row.summary_calls == 1 and row.summary_usd == pytest.approx(calls[0].cost_usd)
     assert row.total_usd == pytest.approx(row.chat_usd + row.summary_usd)
     # The gauge's "spent" and the list's cost: the replies and the summary call together.
-    assert row.total_usd == pytest.approx(await service.cost_usd(conv.id))
-    other = await service.new_conversation()
+    assert row.total_usd == pytest.approx(await service.costs.of(conv.id))
+    other = await service.conversations.new()
     await service.send(other.id, "a question elsewhere")
     listed = {
-        i.conversation.id: i.cost_usd for i in await service.list_conversations(with_cost=True)
+        i.conversation.id: i.cost_usd for i in await service.conversations.list(with_cost=True)
     }
     assert listed[conv.id] == pytest.approx(row.total_usd)
     assert (
-        listed[other.id] == pytest.approx(await service.cost_usd(other.id)) and listed[other.id] > 0
+        listed[other.id] == pytest.approx(await service.costs.of(other.id)) and listed[other.id] > 0
     )
-    assert {i.cost_usd for i in await service.list_conversations()} == {0.0}  # not asked: not read
+    assert {i.cost_usd for i in await service.conversations.list()} == {0.0}  # not asked: not read
     # Kept while nothing is written; a new reply (or summary) is counted at once.
     before = listed[other.id]
     await service.send(other.id, "one more question")
     again = {
-        i.conversation.id: i.cost_usd for i in await service.list_conversations(with_cost=True)
+        i.conversation.id: i.cost_usd for i in await service.conversations.list(with_cost=True)
     }
     assert again[other.id] > before and again[conv.id] == pytest.approx(listed[conv.id])
     # A reply made at 02:00 UTC belongs to the previous day in New York.
@@ -92,7 +92,7 @@ async def test_summary_calls_count_and_days_are_local(
     os.environ["TZ"] = "America/New_York"
     time.tzset()  # SQLite's 'localtime' asks the C library
     try:
-        days = {r.period for r in (await service.usage()).rows}
+        days = {r.period for r in (await service.costs.report()).rows}
     finally:
         if old is None:
             del os.environ["TZ"]
@@ -109,7 +109,7 @@ async def test_one_hour_cache_writes_are_priced_at_their_rate_everywhere(
     from tui_chat.llm.models import cost_usd
 
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     usage = Usage(
         input_tokens=10,
         output_tokens=100,
@@ -133,14 +133,14 @@ async def test_one_hour_cache_writes_are_priced_at_their_rate_everywhere(
         usage=usage,
         model=conv.model,
     )
-    expected = cost_usd(service.info_for(conv.model), usage)
+    expected = cost_usd(service.catalog.info(conv.model), usage)
     five_minute = cost_usd(
-        service.info_for(conv.model),
+        service.catalog.info(conv.model),
         Usage(**{**usage.to_dict(), "cache_creation_1h_input_tokens": 0}),
     )
     assert expected > five_minute  # 2x against 1.25x for the same writes
-    assert await service.cost_usd(conv.id) == pytest.approx(expected)  # the gauge's "spent"
-    assert (await service.usage()).total_usd == pytest.approx(expected)
+    assert await service.costs.of(conv.id) == pytest.approx(expected)  # the gauge's "spent"
+    assert (await service.costs.report()).total_usd == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(
@@ -163,9 +163,9 @@ async def test_usage_since_says_from_when_it_counts(
     make_service: Make, fake_anthropic: FakeAnthropic, capsys: pytest.CaptureFixture[str]
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     await service.send(conv.id, "a question")
-    today = (await service.usage()).rows[0].period
+    today = (await service.costs.report()).rows[0].period
     for since, first in (("2999-01", "no usage since 2999-01-01"), (today, f"usage since {today}")):
         args = build_parser().parse_args(["usage", "--since", since], namespace=Args())
         assert await usage(service, args) == 0

@@ -72,14 +72,14 @@ class TestNothingFoldedBelowTheBudget:
     ) -> None:
         fake_anthropic.cache_min_tokens = 0
         service = await make_service()
-        conv = await service.new_conversation()
-        await service.set_setting(conv.id, "budget", "3000")
+        conv = await service.conversations.new()
+        await service.conversations.set_setting(conv.id, "budget", "3000")
         texts = [f"Note {i}: {PARAGRAPH * 6}" for i in range(12)]
         for text in texts:
             outcome = await service.send(conv.id, text)
             assert outcome.error is None
             await service.finish_background()
-            built = await service.context(conv.id, "and now?")
+            built = await service.requests.context(conv.id, "and now?")
             if built.breakdown.used >= 2_200:
                 break
             # Under the budget: no version, every message verbatim, no recalled text.
@@ -96,15 +96,15 @@ class TestNothingFoldedBelowTheBudget:
     ) -> None:
         fake_anthropic.cache_min_tokens = 0
         service = await make_service()
-        conv = await service.new_conversation()
-        await service.set_setting(conv.id, "budget", "4000")
-        await service.set_setting(conv.id, "summarizer", "extractive")
+        conv = await service.conversations.new()
+        await service.conversations.set_setting(conv.id, "budget", "4000")
+        await service.conversations.set_setting(conv.id, "summarizer", "extractive")
         for i in range(16):
             assert (await service.send(conv.id, f"Entry {i}: {PARAGRAPH * 6}")).error is None
             await service.finish_background()
         done = [s for s in await service.summaries.versions(conv.id) if s.status == "completed"]
         assert done, "no fold past the budget"
-        built = await service.context(conv.id, "what about entry 1?")
+        built = await service.requests.context(conv.id, "what about entry 1?")
         assert built.breakdown.usable == 4_000 and built.breakdown.budget == 4_000
         assert built.breakdown.used <= 4_000
         assert built.breakdown.trigger_tokens == 4_000
@@ -157,11 +157,11 @@ class TestCacheLifetime:
     ) -> None:
         fake_anthropic.cache_min_tokens = 0
         service = await make_service()
-        conv = await service.new_conversation()
+        conv = await service.conversations.new()
         assert (await service.send(conv.id, f"Part 0: {PARAGRAPH}")).error is None
         assert all(m.get("ttl") is None for m in _marks(fake_anthropic.message_requests[-1].body))
         # A conversation read between meetings: 20-minute pauses before each prompt.
-        other = await service.new_conversation()
+        other = await service.conversations.new()
         start = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
         for index in range(5):
             moment = start + timedelta(minutes=20 * index)
@@ -179,7 +179,7 @@ class TestCacheLifetime:
         assert (await service.send(conv.id, "and after the meeting?")).error is None
         body = fake_anthropic.message_requests[-1].body
         assert _marks(body) and all(m.get("ttl") == "1h" for m in _marks(body))
-        built = await service.context(conv.id, "next")
+        built = await service.requests.context(conv.id, "next")
         assert built.breakdown.cache_ttl == "1h"
 
     async def test_one_hour_writes_are_reported_and_billed_at_twice_the_input_price(
@@ -187,8 +187,8 @@ class TestCacheLifetime:
     ) -> None:
         fake_anthropic.cache_min_tokens = 0
         service = await make_service()
-        conv = await service.new_conversation()
-        await service.set_setting(conv.id, "cache_ttl", "1h")
+        conv = await service.conversations.new()
+        await service.conversations.set_setting(conv.id, "cache_ttl", "1h")
         outcome = await service.send(conv.id, PARAGRAPH * 3)
         assert outcome.error is None and outcome.reply.usage is not None
         usage = outcome.reply.usage
@@ -204,9 +204,9 @@ class TestCacheLifetime:
 
 class TestRecallEarnsItsPlace:
     async def _folded(self, service: ChatService, **settings: str) -> str:
-        conv = await service.new_conversation()
+        conv = await service.conversations.new()
         for key, value in {"summarizer": "extractive", **settings}.items():
-            await service.set_setting(conv.id, key, value)
+            await service.conversations.set_setting(conv.id, key, value)
         for i in range(24):
             for role in ("user", "assistant"):
                 text = f"{role} note {i}: the crate number {1000 + i} went to dock {i % 7}. " * 4
@@ -226,7 +226,9 @@ class TestRecallEarnsItsPlace:
         service = await make_service()
         cid = await self._folded(service, budget="20000")
         active = next(s for s in await service.summaries.versions(cid) if s.status == "completed")
-        built = await service.context(cid, "where did crate number 1003 go, and crate 1011?")
+        built = await service.requests.context(
+            cid, "where did crate number 1003 go, and crate 1011?"
+        )
         assert built.recalled_ids, "nothing recalled"
         recalled = built.breakdown.sections["recall"]
         assert 0 < recalled <= 0.05 * active.source_tokens + 1
@@ -237,7 +239,9 @@ class TestRecallEarnsItsPlace:
         service = await make_service()
         cid = await self._folded(service, context_window="3000")
         active = next(s for s in await service.summaries.versions(cid) if s.status == "completed")
-        built = await service.context(cid, "where did crate number 1003 go, and crate 1011?")
+        built = await service.requests.context(
+            cid, "where did crate number 1003 go, and crate 1011?"
+        )
         assert built.breakdown.sections["recall"] > 0.1 * active.source_tokens
 
 

@@ -144,7 +144,7 @@ async def test_reply_fault_keeps_everything_and_retry_works(
     fault = FAULTS[name]
     options = _options(fault, fake_anthropic)
     service = await make_service(api_key=MARKER_KEY, **options)
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     fault.push(fake_anthropic, "chat")
 
     outcome = await service.send(conv.id, "are you there?")
@@ -187,7 +187,7 @@ async def test_sdk_honours_retry_after_then_succeeds(
 ) -> None:
     # With SDK retries on (the default config), a 429 carrying retry-after is waited out.
     service = await make_service(max_retries=2)
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     fake_anthropic.push_error(429, retry_after=0.2, target="chat")
     outcome = await service.send(conv.id, "patience")
     assert outcome.error is None and outcome.reply.status == "complete"
@@ -257,7 +257,7 @@ SUMMARY_POLICY = {"preset": "turns", "summarizer": "claude-haiku-4-5"}
 async def _history(service: ChatService, turns: int = 4) -> str:
     """A conversation with ``turns`` complete turns, written without any API call (its policy
     comes from the config: ``SUMMARY_POLICY``)."""
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     for i in range(1, turns + 1):
         for role, text in (("user", f"Question {i} about file_{i}.py?"), ("assistant", f"A{i}.")):
             await service.store.messages.add(
@@ -351,9 +351,9 @@ async def test_failing_summarizer_never_delays_or_breaks_the_chat(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
-    await service.set_setting(conv.id, "preset", "turns")
-    await service.set_setting(conv.id, "summarizer", "claude-haiku-4-5")
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "preset", "turns")
+    await service.conversations.set_setting(conv.id, "summarizer", "claude-haiku-4-5")
     fake_anthropic.push_error(529, target="summary", times=None)
     paused_events: list[bool] = []
     service.subscribe(

@@ -25,7 +25,7 @@ async def _server_version(make_service: Make) -> tuple[ChatService, str, int, in
     )
     await talk(service, cid, range(1, 5))
     text_version = await service.summaries.compact(cid)
-    await service.set_setting(cid, "summarizer", "server")
+    await service.conversations.set_setting(cid, "summarizer", "server")
     await talk(service, cid, range(5, 8))
     server_version = await service.summaries.compact(cid)
     assert server_version.compaction_block is not None

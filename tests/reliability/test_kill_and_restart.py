@@ -336,7 +336,7 @@ async def _four_turns_no_summary(
 ) -> tuple[ChatService, Conversation, list[Message]]:
     """Four answered turns and no summary in force (the setting of the lease tests)."""
     service = await make_service(compaction={"preset": "turns"})
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     for i in range(1, 5):
         outcome = await service.send(conv.id, f"turn {i} about file_{i}.py")
         assert outcome.error is None

@@ -178,7 +178,7 @@ async def test_migrated_rows_read_search_and_work(fixture: Path, tmp_path: Path)
         # And the conversations are usable: the next request builds, compaction works offline
         # (it first takes over the version a dead worker left in progress), a message is added.
         for info in infos:
-            built = await service.context(info.conversation.id, "and now?")
+            built = await service.requests.context(info.conversation.id, "and now?")
             assert built.request["messages"][-1]["role"] == "user"
         busy = next(i.conversation.id for i in infos if i.message_count > 5)
         summary = await service.summaries.compact(busy)

@@ -163,7 +163,7 @@ async def test_a_file_the_api_still_refuses_is_named_with_the_reason(
     make_service: Any, fake_anthropic: Any
 ) -> None:
     service = await make_service()
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     image = att.describe("wiring.png", sample_files.png(40, 30))
     fake_anthropic.push(
         kind="error",

@@ -15,7 +15,7 @@ from tests.reliability.helpers import run_main
 from tui_chat.cli import commands, render
 from tui_chat.core.attachments import refs
 from tui_chat.core.models import Message
-from tui_chat.engine.service import ChatService
+from tui_chat.engine.message_log import MessageLog
 from tui_chat.store.repository import Store
 
 
@@ -75,10 +75,10 @@ def test_show_json_is_written_a_page_at_a_time_and_is_the_same_json(
 ) -> None:
     assert run_main(capsys, "import", str(_conversation(tmp_path, count))).code == 0
 
-    async def no_whole_history(self: ChatService, conversation_id: str) -> None:
+    async def no_whole_history(self: MessageLog, conversation_id: str) -> None:
         raise AssertionError("show --json read the whole history at once")
 
-    monkeypatch.setattr(ChatService, "history", no_whole_history)
+    monkeypatch.setattr(MessageLog, "history", no_whole_history)
     monkeypatch.setattr(commands, "SHOW_PAGE", 3)  # 1, 7, 12: one page, a part page, full pages
     paged = run_main(capsys, "show", "last", "--json")
     assert paged.code == 0, paged.err
@@ -107,7 +107,7 @@ async def test_the_json_export_written_in_pieces_is_the_export(
     await talk(service, cid, range(1, 6))
     await service.summaries.compact(cid)
     messages = await service.store.messages.history(cid)
-    await service.pin(messages[2].id, "keep this")
+    await service.messages.pin(messages[2].id, "keep this")
     fork = await service.branches.fork(cid, messages[5].id)
     for conversation_id in (cid, fork.id):
         store = service.store

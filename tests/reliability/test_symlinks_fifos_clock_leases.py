@@ -43,7 +43,7 @@ async def test_a_lease_from_a_clock_far_ahead_is_taken_once_it_stops_changing(
     make_service: Any,
 ) -> None:
     service = await make_service()
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     db = Path(service.db_path)
     execute(
         db,

@@ -96,7 +96,7 @@ async def test_tui_says_what_happened_and_retry_works(
         await settle(pilot)
         conv_id = screen.conversation_id
         assert conv_id is not None
-        user, reply = (await service.messages(conv_id))[-2:]
+        user, reply = (await service.messages.page(conv_id))[-2:]
         assert user.text == "are you there?" and user.status == "complete"
         if fault.partial:
             assert reply.status == "incomplete" and reply.text.startswith(PARTIAL.strip())
@@ -111,7 +111,7 @@ async def test_tui_says_what_happened_and_retry_works(
 
         await pilot.press("ctrl+r")
         await settle(pilot)
-        stored = await service.messages(conv_id)
+        stored = await service.messages.page(conv_id)
         assert [m.status for m in stored][2:] == ["complete", reply.status, "complete"]
         assert stored[-1].text == "Reply to: are you there?"
         assert app.is_running and app._exception is None
@@ -122,7 +122,7 @@ async def test_tui_shows_the_pause_after_three_failed_summaries(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service(compaction=SUMMARY_POLICY)
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     for i in range(1, 5):
         for role, text in (("user", f"question {i}"), ("assistant", f"answer {i}")):
             await service.store.messages.add(
@@ -259,14 +259,14 @@ async def test_screenshots_never_show_the_key_and_exports_are_private(
             await _send(pilot, f"turn {i} about src/module_{i}.py")
             await settle(pilot)
         await service.finish_background()  # the inspector needs the automatic summary
-        conv_id = (await service.list_conversations())[0].conversation.id
+        conv_id = (await service.conversations.list())[0].conversation.id
         assert await service.store.summaries.active(conv_id) is not None
         # A gateway that echoes the key: shown scrubbed in the notification and the reply view.
         fake_anthropic.push_error(401, message=f"invalid x-api-key: {MARKER_KEY}", target="chat")
         await _send(pilot, "and now?")
         await settle(pilot)
         # The failure is on screen (scrubbed) when the screenshot is taken.
-        failed = (await service.messages(conv_id))[-1]
+        failed = (await service.messages.page(conv_id))[-1]
         assert failed.status == "error" and failed.stop_reason == "error:auth"
         await until(pilot, lambda: main.streaming_id is None and not app.replying)
         await settle(pilot)

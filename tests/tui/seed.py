@@ -152,11 +152,11 @@ async def seed_demo(service: ChatService, folder: Path, *, summaries: bool = Tru
     """
     conversation = await service.transfer.import_file(export_file(folder / "demo.json"))
     if summaries:
-        await service.set_setting(conversation.id, "keep_recent", "12")
+        await service.conversations.set_setting(conversation.id, "keep_recent", "12")
         await service.summaries.compact(conversation.id)
-        await service.set_setting(conversation.id, "keep_recent", "4")
+        await service.conversations.set_setting(conversation.id, "keep_recent", "4")
         await service.summaries.compact(conversation.id)
         await service.summaries.regenerate(
             conversation.id, 2, "keep every command, file path and number exactly"
         )
-    return await service.resolve(conversation.id)
+    return await service.conversations.resolve(conversation.id)

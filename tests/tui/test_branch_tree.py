@@ -18,7 +18,7 @@ from tui_chat.tui.widgets.sibling_switch import SiblingSwitch
 
 
 async def _trip(service: ChatService, texts: list[str]) -> Conversation:
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     for i, text in enumerate(texts):
         await service.store.messages.add(
             conversation.id,
@@ -27,7 +27,7 @@ async def _trip(service: ChatService, texts: list[str]) -> Conversation:
             text=text,
             token_count=4,
         )
-    return await service.rename(conversation.id, "Trip")
+    return await service.conversations.rename(conversation.id, "Trip")
 
 
 def _user_texts(body: dict[str, object]) -> list[str]:
@@ -47,7 +47,7 @@ async def test_an_edit_is_a_sibling_switched_in_place(
 ) -> None:
     service = keyed_service
     parent = await _trip(service, ["where to go?", "Lisbon.", "and when?", "In May."])
-    stored = await service.history(parent.id)
+    stored = await service.messages.history(parent.id)
     app = make_app(service, parent.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -63,7 +63,7 @@ async def test_an_edit_is_a_sibling_switched_in_place(
         await settle(pilot)
         fork_id = screen.conversation_id
         assert fork_id is not None
-        forked = await service.history(fork_id)
+        forked = await service.messages.history(fork_id)
         edited = forked[2]
         assert edited.text == "and in which season?"
 
@@ -106,7 +106,7 @@ async def test_an_edit_is_a_sibling_switched_in_place(
         await settle(pilot)
         body = fake_anthropic.bodies[-1]
         assert _user_texts(body) == ["where to go?", "and when?", "and how long?"]
-        built = await service.context(parent.id, None)
+        built = await service.requests.context(parent.id, None)
         sent_before = body["messages"][:-1]
         assert built.request["messages"][: len(sent_before)] == sent_before
 
@@ -129,7 +129,7 @@ async def test_an_edit_is_a_sibling_switched_in_place(
 async def test_the_palette_switches_and_a_lone_conversation_has_no_versions(
     service: ChatService,
 ) -> None:
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -165,12 +165,12 @@ def test_family_rows_one_entry_per_family() -> None:
 async def test_deleting_the_branch_on_screen_opens_another_branch(service: ChatService) -> None:
     other = await _trip(service, ["elsewhere", "ok"])  # the newest conversation, not a branch
     parent = await _trip(service, ["where to go?", "Lisbon.", "and when?", "In May."])
-    stored = await service.history(parent.id)
+    stored = await service.messages.history(parent.id)
     edit, _ = await service.branches.fork_for_edit(stored[2].id)
     await service.store.messages.add(
         edit.id, role="user", content=[{"type": "text", "text": "x"}], text="x", token_count=1
     )
-    await service.rename(other.id, "Other")  # the latest activity
+    await service.conversations.rename(other.id, "Other")  # the latest activity
     app = make_app(service, edit.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -185,7 +185,7 @@ async def test_deleting_the_branch_on_screen_opens_another_branch(service: ChatS
 
 async def test_a_search_hit_opens_the_branch_it_is_in(service: ChatService) -> None:
     parent = await _trip(service, ["where to go?", "Lisbon.", "and when?", "In May."])
-    stored = await service.history(parent.id)
+    stored = await service.messages.history(parent.id)
     edit, _ = await service.branches.fork_for_edit(stored[2].id)
     own = await service.store.messages.add(
         edit.id,
@@ -210,7 +210,7 @@ async def test_a_search_hit_opens_the_branch_it_is_in(service: ChatService) -> N
 
 async def test_starting_opens_the_branch_last_viewed(service: ChatService) -> None:
     parent = await _trip(service, ["where to go?", "Lisbon.", "and when?", "In May."])
-    stored = await service.history(parent.id)
+    stored = await service.messages.history(parent.id)
     edit, _ = await service.branches.fork_for_edit(stored[2].id)
     await service.store.messages.add(
         edit.id, role="user", content=[{"type": "text", "text": "x"}], text="x", token_count=1

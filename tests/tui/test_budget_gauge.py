@@ -46,8 +46,8 @@ class TestGauge:
     async def test_one_figure_against_the_budget_and_no_second_estimate(
         self, service: ChatService
     ) -> None:
-        conversation = await service.new_conversation("gauge")
-        await service.set_setting(conversation.id, "budget", "50000")
+        conversation = await service.conversations.new("gauge")
+        await service.conversations.set_setting(conversation.id, "budget", "50000")
         app = make_app(service, conversation.id)
         async with app.run_test(size=SIZE) as pilot:
             screen = await ready(pilot)
@@ -62,7 +62,7 @@ class TestGauge:
 async def test_the_cache_tab_shows_reads_writes_and_misses_per_turn(
     service: ChatService,
 ) -> None:
-    conversation = await service.new_conversation("cache")
+    conversation = await service.conversations.new("cache")
     usages = (Usage(900, 40, 2_000, 0), Usage(50, 40, 300, 2_000, 300))
     for number, usage in enumerate(usages):
         for role in ("user", "assistant"):

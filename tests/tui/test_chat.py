@@ -49,15 +49,15 @@ async def test_starts_with_a_new_conversation_on_an_empty_database(
     app = make_app(service)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        infos = await service.list_conversations()
+        infos = await service.conversations.list()
         assert [i.conversation.id for i in infos] == [screen.conversation_id]
         assert chat(app).views == []
         assert app.focused is screen.composer
 
 
 async def test_opens_the_last_conversation_or_the_one_named(service: ChatService) -> None:
-    first = await service.new_conversation("first")
-    second = await service.new_conversation("second")
+    first = await service.conversations.new("first")
+    second = await service.conversations.new("second")
     async with make_app(service).run_test(size=SIZE) as pilot:
         assert (await ready(pilot)).conversation_id == second.id
     async with make_app(service, first.id[:8]).run_test(size=SIZE) as pilot:
@@ -71,7 +71,7 @@ async def test_unknown_conversation_exits_with_a_reason(service: ChatService) ->
     async with app.run_test(size=SIZE):
         pass
     assert app.return_code == 1
-    assert await service.list_conversations() == []
+    assert await service.conversations.list() == []
 
 
 async def test_send_streams_the_reply_and_stores_both_messages(
@@ -85,7 +85,7 @@ async def test_send_streams_the_reply_and_stores_both_messages(
         await settle(pilot)
         conv_id = screen.conversation_id
         assert conv_id is not None
-        stored = await keyed_service.messages(conv_id)
+        stored = await keyed_service.messages.page(conv_id)
         assert [(m.role, m.status) for m in stored] == [
             ("user", "complete"),
             ("assistant", "complete"),
@@ -144,7 +144,7 @@ async def test_escape_cancels_a_streaming_reply_and_retry_completes_it(
         await settle(pilot)
         conv_id = screen.conversation_id
         assert conv_id is not None
-        reply = (await keyed_service.messages(conv_id))[-1]
+        reply = (await keyed_service.messages.page(conv_id))[-1]
         assert reply.status == "incomplete" and reply.text
         view = chat(app).view_for(reply.id)
         assert view is not None and view.has_class("-failed") and view.has_class("-last")
@@ -153,7 +153,7 @@ async def test_escape_cancels_a_streaming_reply_and_retry_completes_it(
         fake_anthropic.push_reply("The complete story.")
         await pilot.press("ctrl+r")
         await settle(pilot)
-        stored = await keyed_service.messages(conv_id)
+        stored = await keyed_service.messages.page(conv_id)
         assert stored[-1].status == "complete"
         assert stored[-1].text == "The complete story."
         assert chat(app).views[-1].query_one(Markdown).source == "The complete story."
@@ -170,7 +170,7 @@ async def test_an_api_error_is_shown_with_what_to_do_and_retry_works(
         await settle(pilot)
         conv_id = screen.conversation_id
         assert conv_id is not None
-        stored = await keyed_service.messages(conv_id)
+        stored = await keyed_service.messages.page(conv_id)
         assert stored[0].role == "user" and stored[0].text == "Are you there?"
         assert stored[-1].status == "error"
         view = chat(app).views[-1]
@@ -184,7 +184,7 @@ async def test_an_api_error_is_shown_with_what_to_do_and_retry_works(
         view = chat(app).views[-1]
         await pilot.click(view.query_one("#retry"))
         await settle(pilot)
-        assert (await keyed_service.messages(conv_id))[-1].status == "complete"
+        assert (await keyed_service.messages.page(conv_id))[-1].status == "complete"
 
 
 async def test_without_a_key_sending_explains_how_to_set_it(service: ChatService) -> None:
@@ -198,7 +198,7 @@ async def test_without_a_key_sending_explains_how_to_set_it(service: ChatService
         await settle(pilot)
         conv_id = screen.conversation_id
         assert conv_id is not None
-        assert await service.messages(conv_id) == []
+        assert await service.messages.page(conv_id) == []
         assert screen.composer.text == "hello?"
         assert any("ANTHROPIC_API_KEY" in n for n in notifications(app))
 
@@ -218,7 +218,7 @@ async def test_newline_key_inserts_a_line_break_without_sending(service: ChatSer
         assert screen.composer.text == "a\nb"
         conv_id = screen.conversation_id
         assert conv_id is not None
-        assert await service.messages(conv_id) == []
+        assert await service.messages.page(conv_id) == []
 
 
 async def test_prompt_history_walks_up_and_back_down_to_the_draft(
@@ -262,7 +262,7 @@ async def test_gauge_counts_the_draft_while_typing(service: ChatService) -> None
         await pilot.press(*draft)
         conv_id = screen.conversation_id
         assert conv_id is not None
-        expected = (await service.gauge(conv_id, draft)).sections["new_message"]
+        expected = (await service.requests.gauge(conv_id, draft)).sections["new_message"]
         assert expected > 0
 
         def counted() -> bool:
@@ -281,7 +281,7 @@ async def test_gauge_counts_excerpts_recalled_for_the_draft(
 
     demo = await seed_demo(service, tmp_path)
     # A window the folded history could not be carried in: recall is not capped by its cost.
-    await service.set_setting(demo.id, "context_window", "1100")
+    await service.conversations.set_setting(demo.id, "context_window", "1100")
     app = make_app(service, demo.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -289,7 +289,7 @@ async def test_gauge_counts_excerpts_recalled_for_the_draft(
         assert screen.gauge.breakdown.sections["recall"] == 0
         draft = "what was the rollback plan?"
         await pilot.press(*draft)
-        expected = (await service.context(demo.id, draft)).breakdown.sections["recall"]
+        expected = (await service.requests.context(demo.id, draft)).breakdown.sections["recall"]
         assert expected > 0
 
         def recalled() -> bool:
@@ -303,7 +303,7 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
     service: ChatService, tmp_path: Path
 ) -> None:
     conversation = await service.transfer.import_file(_import_file(tmp_path, 400))
-    stored = await service.messages(conversation.id, limit=1000)
+    stored = await service.messages.page(conversation.id, limit=1000)
     ids = [m.id for m in stored]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
@@ -352,7 +352,7 @@ async def test_scrolling_to_the_top_pages_older_messages_in(
     service: ChatService, tmp_path: Path
 ) -> None:
     conversation = await service.transfer.import_file(_import_file(tmp_path, 200))
-    ids = [m.id for m in await service.messages(conversation.id, limit=1000)]
+    ids = [m.id for m in await service.messages.page(conversation.id, limit=1000)]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -372,7 +372,7 @@ async def test_scrolling_to_the_top_pages_older_messages_in(
 
 async def test_copy_and_pin_the_selected_message(service: ChatService, tmp_path: Path) -> None:
     conversation = await service.transfer.import_file(_import_file(tmp_path, 4))
-    stored = await service.messages(conversation.id)
+    stored = await service.messages.page(conversation.id)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -383,12 +383,12 @@ async def test_copy_and_pin_the_selected_message(service: ChatService, tmp_path:
         assert app.clipboard == stored[-2].text
         await pilot.press("p")
         await pilot.pause()
-        assert await service.pinned_ids(conversation.id) == {stored[-2].id}
+        assert await service.messages.pinned_ids(conversation.id) == {stored[-2].id}
         view = pane.view_for(stored[-2].id)
         assert view is not None and "pinned" in str(view.query_one(".header", Static).visual)
         await pilot.press("p")
         await pilot.pause()
-        assert await service.pinned_ids(conversation.id) == set()
+        assert await service.messages.pinned_ids(conversation.id) == set()
         assert "pinned" not in str(view.query_one(".header", Static).visual)
         await pilot.press("escape")
         assert app.focused is app.main_screen.composer

@@ -31,7 +31,7 @@ async def test_copying_a_hostile_reply_copies_no_escape_sequence(
         )
     )
     conversation = await service.transfer.import_file(source)
-    stored = await service.messages(conversation.id)
+    stored = await service.messages.page(conversation.id)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)

@@ -52,7 +52,7 @@ async def test_ctrl_v_attaches_the_clipboard_image_to_the_draft(
     keyed_service: ChatService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     _clipboard(monkeypatch, tmp_path, image=sample_files.png(40, 30))
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -76,7 +76,7 @@ async def test_ctrl_v_pastes_text_when_the_clipboard_holds_no_image(
     keyed_service: ChatService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     _clipboard(monkeypatch, tmp_path, text="deploy on Fridays")
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -90,7 +90,7 @@ async def test_ctrl_v_refuses_clipboard_bytes_that_are_no_image(
     keyed_service: ChatService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     _clipboard(monkeypatch, tmp_path, image=b"\x00\x01 not an image at all \xff")
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -105,7 +105,7 @@ async def test_with_no_clipboard_tool_a_message_names_the_tool_to_install(
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.setenv("DISPLAY", ":0")
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)

@@ -75,7 +75,7 @@ async def test_compact_now_adds_an_active_version_and_notifies(
         await settle(pilot)
         summaries = await service.summaries.versions(conversation.id)
         assert [s.version for s in summaries] == [1]
-        current = await service.resolve(conversation.id)
+        current = await service.conversations.resolve(conversation.id)
         assert current.active_summary_id == summaries[0].id
         cards = _cards(timeline)
         assert [c.summary.version for c in cards] == [1]
@@ -98,9 +98,9 @@ async def test_compact_now_adds_an_active_version_and_notifies(
 async def test_background_compaction_after_a_reply_is_shown(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic
 ) -> None:
-    conversation = await keyed_service.new_conversation("auto")
+    conversation = await keyed_service.conversations.new("auto")
     for key, value in (("trigger", "tokens"), ("threshold_tokens", "100"), ("keep_recent", "2")):
-        await keyed_service.set_setting(conversation.id, key, value)
+        await keyed_service.conversations.set_setting(conversation.id, key, value)
     app = make_app(keyed_service, conversation.id)
     shown: list[str] = []  # every toast, also those that timed out on a slow machine
     notify = app.notify
@@ -164,7 +164,7 @@ async def test_a_failed_compaction_is_shown_with_its_reason(
         assert failed and failed[0].has_class("-failed")
         assert "failed" in str(failed[0].query_one(Static).visual)
         assert any("failed" in n.lower() for n in notifications(app))
-        current = await keyed_service.resolve(conversation.id)
+        current = await keyed_service.conversations.resolve(conversation.id)
         assert current.active_summary_id is None
 
 
@@ -205,7 +205,9 @@ async def test_activate_in_the_inspector_and_roll_back_from_the_palette(
         await pilot.pause()
         await pilot.press("a")
         await settle(pilot)
-        assert (await service.resolve(conversation.id)).active_summary_id == by_version[1].id
+        assert (
+            await service.conversations.resolve(conversation.id)
+        ).active_summary_id == by_version[1].id
         active = [c.summary.version for c in _cards(screen.timeline) if c.active]
         assert active == [1]
         # Roll back from v1: nothing older, so no summary at all is sent.
@@ -213,7 +215,7 @@ async def test_activate_in_the_inspector_and_roll_back_from_the_palette(
         await pilot.press(*"Roll back summary")
         await pilot.press("enter")
         await settle(pilot)
-        assert (await service.resolve(conversation.id)).active_summary_id is None
+        assert (await service.conversations.resolve(conversation.id)).active_summary_id is None
         assert screen.gauge.breakdown is not None
         assert screen.gauge.breakdown.sections["summary"] == 0
 
@@ -226,7 +228,9 @@ async def test_roll_back_goes_to_the_previous_version(service: ChatService, tmp_
         screen = await ready(pilot)
         await screen.run_action("roll_back_summary")
         await settle(pilot)
-        assert (await service.resolve(conversation.id)).active_summary_id == by_version[2].id
+        assert (
+            await service.conversations.resolve(conversation.id)
+        ).active_summary_id == by_version[2].id
 
 
 async def test_regenerate_with_instructions_from_the_inspector(
@@ -249,7 +253,7 @@ async def test_regenerate_with_instructions_from_the_inspector(
         newest = summaries[0]
         assert newest.version == 4
         assert newest.trigger == "regenerate" and newest.instructions == "keep the SQL"
-        assert (await service.resolve(conversation.id)).active_summary_id == newest.id
+        assert (await service.conversations.resolve(conversation.id)).active_summary_id == newest.id
         assert screen.timeline.summaries[0].version == 4
         assert any("Summary v4" in n for n in notifications(app))
 

@@ -32,8 +32,8 @@ class Demo:
 @pytest.fixture
 async def demo(service: ChatService, tmp_path: Path) -> Demo:
     conversation = await seed_demo(service, tmp_path, summaries=False)
-    messages = await service.messages(conversation.id, limit=1000)
-    pinned = dict.fromkeys(await service.pinned_ids(conversation.id), "")
+    messages = await service.messages.page(conversation.id, limit=1000)
+    pinned = dict.fromkeys(await service.messages.pinned_ids(conversation.id), "")
     text = export_markdown(conversation, messages, pinned)
     return Demo(conversation.id, ["## " + part.strip() for part in text.split("\n## ")[1:]])
 
@@ -61,7 +61,7 @@ async def test_m_copies_the_selected_message_as_the_markdown_export_writes_it(
         assert app.clipboard == sections[-1]
         assert any("Copied message #" in n and "as Markdown" in n for n in notifications(app))
         # The pinned prompt is marked as in the export.
-        pinned_id = (await service.messages(demo.conv, limit=1000))[2 * PINNED_TURN].id
+        pinned_id = (await service.messages.page(demo.conv, limit=1000))[2 * PINNED_TURN].id
         pane.selected = pinned_id
         await pilot.press("m")
         await until(pilot, lambda: "(pinned)" in app.clipboard)
@@ -99,7 +99,7 @@ async def test_v_marks_a_start_and_moves_extend_it_past_the_mounted_page(
         await pilot.press("g")  # the first message
         await until(pilot, lambda: pane.selected == pane.views[0].message_id)
         await pilot.press("v", *["j"] * (2 * len(TURNS) - 1))
-        last = (await service.messages(demo.conv, limit=1000))[-1].id
+        last = (await service.messages.page(demo.conv, limit=1000))[-1].id
         await until(pilot, lambda: pane.selected == last)
         await pilot.press("m")
         await until(pilot, lambda: bool(app.clipboard))

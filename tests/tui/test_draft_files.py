@@ -34,7 +34,7 @@ async def test_a_pdf_with_no_typed_text_is_sent(
 ) -> None:
     doc = tmp_path / "doc.pdf"
     doc.write_bytes(sample_files.pdf(2))  # 4,500 tokens: the size check builds the message
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -45,7 +45,7 @@ async def test_a_pdf_with_no_typed_text_is_sent(
         content = fake_anthropic.bodies[-1]["messages"][-1]["content"]
         assert [block["type"] for block in content] == ["document"]
         assert not any("failed" in n for n in notifications(app))
-        stored = await keyed_service.history(conversation.id)
+        stored = await keyed_service.messages.history(conversation.id)
         assert stored[0].role == "user" and "doc.pdf" in stored[0].text
         # Sent: the draft (and its files) are gone.
         assert await keyed_service.drafts.files(conversation.id) == []
@@ -56,8 +56,8 @@ async def test_a_refused_send_keeps_its_text_and_files(
 ) -> None:
     doc = tmp_path / "big.pdf"
     doc.write_bytes(sample_files.pdf(3))  # 6,750 tokens: more than this window can take
-    conversation = await keyed_service.new_conversation()
-    await keyed_service.set_setting(conversation.id, "context_window", "6000")
+    conversation = await keyed_service.conversations.new()
+    await keyed_service.conversations.set_setting(conversation.id, "context_window", "6000")
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -70,7 +70,7 @@ async def test_a_refused_send_keeps_its_text_and_files(
         assert [a.name for a in screen.tray.pending] == ["big.pdf"] and "big.pdf" in _chips(screen)
         assert screen.composer.text == "read this"
         assert [a.name for a in await keyed_service.drafts.files(conversation.id)] == ["big.pdf"]
-        assert await keyed_service.history(conversation.id) == []
+        assert await keyed_service.messages.history(conversation.id) == []
 
 
 async def test_files_stay_with_the_draft_and_backspace_removes_one(
@@ -80,8 +80,8 @@ async def test_files_stay_with_the_draft_and_backspace_removes_one(
     image.write_bytes(sample_files.png(40, 30))
     notes = tmp_path / "notes.txt"
     notes.write_text("deploy on Fridays\n")
-    first = await keyed_service.new_conversation("first")
-    second = await keyed_service.new_conversation("second")
+    first = await keyed_service.conversations.new("first")
+    second = await keyed_service.conversations.new("second")
     app = make_app(keyed_service, first.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -115,7 +115,7 @@ async def test_an_edit_cancelled_brings_the_draft_files_back(
 ) -> None:
     image = tmp_path / "kept.png"
     image.write_bytes(sample_files.png(40, 30))
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     await keyed_service.send(conversation.id, "first prompt")
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:

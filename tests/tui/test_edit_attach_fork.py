@@ -37,7 +37,7 @@ async def test_e_edits_a_prompt_and_sending_it_makes_a_fork(
     parent = await service.transfer.import_file(
         _import(tmp_path, ["where to go?", "Lisbon.", "and when?", "In May."])
     )
-    stored = await service.history(parent.id)
+    stored = await service.messages.history(parent.id)
     app = make_app(service, parent.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -60,7 +60,9 @@ async def test_e_edits_a_prompt_and_sending_it_makes_a_fork(
         assert fork_id is not None
         origin = await service.branches.parent(fork_id)
         assert origin is not None and origin.parent_id == parent.id
-        assert [m.text for m in await service.history(parent.id)] == [m.text for m in stored]
+        assert [m.text for m in await service.messages.history(parent.id)] == [
+            m.text for m in stored
+        ]
         # The list shows both as one entry (issue 20 item 2), opening the edited branch.
         listed = app.query_one(ConversationList).conversations
         assert [i.conversation.id for i in listed] == [fork_id]
@@ -71,7 +73,7 @@ async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
 ) -> None:
     image = tmp_path / "shot.png"
     image.write_bytes(sample_files.png(320, 200))
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -116,7 +118,7 @@ async def test_a_file_with_no_typed_text_is_sent_and_a_blank_draft_alone_is_not(
 ) -> None:
     image = tmp_path / "only.png"
     image.write_bytes(sample_files.png(64, 48))
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -135,7 +137,7 @@ async def test_a_file_with_no_typed_text_is_sent_and_a_blank_draft_alone_is_not(
         content = fake_anthropic.bodies[-1]["messages"][-1]["content"]
         assert [block["type"] for block in content] == ["image"]
         assert screen.tray.pending == [] and not screen.composer.has_files
-        stored = await keyed_service.history(conversation.id)
+        stored = await keyed_service.messages.history(conversation.id)
         assert stored[0].role == "user" and "only.png" in stored[0].text
 
 
@@ -144,7 +146,7 @@ async def test_ctrl_a_refuses_a_missing_or_oversized_file_and_keeps_the_draft(
 ) -> None:
     big = tmp_path / "big.png"
     big.write_bytes(sample_files.png(8, 8, filler=5 * 1024 * 1024 + 10))
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -166,8 +168,8 @@ async def test_s_compacts_up_to_the_selected_message(service: ChatService, tmp_p
     conversation = await service.transfer.import_file(
         _import(tmp_path, ["one", "first answer", "two", "second answer", "three", "third"])
     )
-    await service.set_setting(conversation.id, "summarizer", "extractive")
-    stored = await service.history(conversation.id)
+    await service.conversations.set_setting(conversation.id, "summarizer", "extractive")
+    stored = await service.messages.history(conversation.id)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -202,14 +204,14 @@ async def test_b_copies_the_code_blocks_of_a_message_in_turn(
 
 async def test_f_forks_at_the_selected_message(service: ChatService, tmp_path: Path) -> None:
     conversation = await service.transfer.import_file(_import(tmp_path, ["a", "b", "c", "d"]))
-    stored = await service.history(conversation.id)
+    stored = await service.messages.history(conversation.id)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await pilot.press("f5", "up", "up", "f")
         await until(pilot, lambda: screen.conversation_id != conversation.id)
         assert screen.conversation_id is not None
-        forked = await service.history(screen.conversation_id)
+        forked = await service.messages.history(screen.conversation_id)
         assert [m.text for m in forked] == [m.text for m in stored[:2]]
         assert isinstance(app.focused, ChatPane | Composer)
 
@@ -241,7 +243,7 @@ async def test_e_brings_back_the_files_of_a_prompt_and_escape_drops_the_edit(
 ) -> None:
     from tui_chat.engine.attachments import read_attachment
 
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     image = tmp_path / "scan.png"
     image.write_bytes(sample_files.png(30, 20))
     attachment = read_attachment(image)
@@ -283,7 +285,7 @@ async def test_ctrl_a_picks_a_file_from_the_folder_tree(
 
     (tmp_path / "notes.md").write_text("# deploy\nport 8443\n")
     monkeypatch.chdir(tmp_path)
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)

@@ -44,7 +44,7 @@ def _more_text(screen: MainScreen, reply_id: int) -> None:
 async def test_scrolled_up_the_chat_stays_and_a_marker_shows_new_text_below(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic
 ) -> None:
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -70,7 +70,7 @@ async def test_scrolled_up_the_chat_stays_and_a_marker_shows_new_text_below(
 async def test_end_in_the_composer_and_a_click_on_the_marker_follow_again(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic
 ) -> None:
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)

@@ -79,7 +79,7 @@ async def test_letters_typed_after_tab_to_the_messages_are_text_in_order(
         await _drained(pilot)
         last = fake_anthropic.bodies[-1]["messages"][-1]["content"][-1]["text"]
         assert last == "rTyped ahead title pie"
-        assert await keyed_service.pinned_ids(conversation.id) == set()
+        assert await keyed_service.messages.pinned_ids(conversation.id) == set()
         assert not any("Copied" in n for n in notifications(app))
 
 
@@ -98,7 +98,7 @@ async def test_f5_is_a_visible_navigation_mode_and_i_or_escape_leave_it_in_order
         assert pane.border_title is not None and "NAVIGATION" in str(pane.border_title)
         footer_keys = set(screen.active_bindings)
         assert {"p", "e", "c"} <= footer_keys
-        assert await service.pinned_ids(conversation.id) == {pane.selected}
+        assert await service.messages.pinned_ids(conversation.id) == {pane.selected}
         # i leaves: what follows is text, the first letters included.
         burst(app, "i", "please edit")
         await _drained(pilot)
@@ -110,7 +110,7 @@ async def test_f5_is_a_visible_navigation_mode_and_i_or_escape_leave_it_in_order
         burst(app, "f5", "escape", "pie")
         await _drained(pilot)
         assert screen.composer.text == "pie" and not pane.navigating
-        assert len(await service.pinned_ids(conversation.id)) == 1
+        assert len(await service.messages.pinned_ids(conversation.id)) == 1
 
 
 async def test_e_then_typing_at_once_adds_to_the_edited_prompt(
@@ -125,7 +125,7 @@ async def test_e_then_typing_at_once_adds_to_the_edited_prompt(
         assert isinstance(app.screen, MainScreen)
         assert screen.composer.text == "and when? in spring, please"
         assert screen.editing is not None and not screen.chat.navigating
-        assert await service.pinned_ids(conversation.id) == set()
+        assert await service.messages.pinned_ids(conversation.id) == set()
 
 
 async def test_enter_while_a_reply_finishes_queues_each_prompt_on_its_own(
@@ -136,7 +136,7 @@ async def test_enter_while_a_reply_finishes_queues_each_prompt_on_its_own(
 ) -> None:
     """The reply is shown complete while its worker still finishes (calibration held here):
     enter then queues the prompt, visibly, and the next one typed is not glued to it."""
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     release = asyncio.Event()
     store = keyed_service.store
     set_calibration = store.set_calibration
@@ -179,7 +179,7 @@ async def test_home_and_g_reach_the_conversations_first_message(
     service: ChatService, tmp_path: Path
 ) -> None:
     conversation = await _long(service, tmp_path, 400)
-    first, last = (await service.history(conversation.id))[::399]
+    first, last = (await service.messages.history(conversation.id))[::399]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -202,7 +202,7 @@ async def test_held_page_up_keeps_loading_older_pages_to_the_first_message(
     service: ChatService, tmp_path: Path
 ) -> None:
     conversation = await _long(service, tmp_path, 150)
-    first = (await service.history(conversation.id))[0]
+    first = (await service.messages.history(conversation.id))[0]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -222,8 +222,8 @@ async def test_a_search_jump_shows_the_hit_with_its_reply_and_no_false_left_out_
     texts = [f"question {i}" if i % 2 == 0 else f"answer {i}" for i in range(80)]
     texts[40] = "a shell one-liner to count files?"
     conversation = await _chat(service, tmp_path, texts)
-    other = await service.new_conversation("elsewhere")
-    stored = await service.history(conversation.id)
+    other = await service.conversations.new("elsewhere")
+    stored = await service.messages.history(conversation.id)
     hit, reply = stored[40], stored[41]
     app = make_app(service, other.id)
     async with app.run_test(size=SIZE) as pilot:
@@ -244,14 +244,14 @@ async def test_a_search_jump_shows_the_hit_with_its_reply_and_no_false_left_out_
 async def test_a_rename_typed_in_one_burst_keeps_every_character(
     service: ChatService, tmp_path: Path
 ) -> None:
-    conversation = await service.new_conversation("Old")
+    conversation = await service.conversations.new("Old")
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         burst(app, "f2", "backspace", "backspace", "backspace", "Trip to Lisbon", "enter")
         await until(pilot, lambda: screen.conversation is not None and screen.title != "Old")
         await _drained(pilot)
-        assert (await service.resolve(conversation.id)).title == "Trip to Lisbon"
+        assert (await service.conversations.resolve(conversation.id)).title == "Trip to Lisbon"
         assert screen.composer.text == ""
 
 
@@ -270,7 +270,7 @@ async def test_prompts_typed_while_an_edit_forks_go_to_the_fork_in_order(
         assert sent == ["and when? exactly", "second"]
         assert screen.conversation_id != conversation.id
         assert screen.composer.text == "third"
-        assert len(await keyed_service.history(conversation.id)) == len(TEXTS)
+        assert len(await keyed_service.messages.history(conversation.id)) == len(TEXTS)
 
 
 async def test_letters_typed_in_the_conversation_list_are_text_unless_navigating(
@@ -288,14 +288,14 @@ async def test_letters_typed_in_the_conversation_list_are_text_unless_navigating
         await _drained(pilot)
         assert screen.composer.text == "rename and delete a draft"
         assert app.screen is screen and not listing.navigating
-        assert [i.conversation.title for i in await service.list_conversations()] == ["Chat"]
+        assert [i.conversation.title for i in await service.conversations.list()] == ["Chat"]
         # f5 in the list: a visible navigation mode where the letters are commands.
         screen.composer.clear()
         await pilot.press("ctrl+b", "ctrl+b")
         await until(pilot, lambda: listing.has_focus_within)
         burst(app, "f5", "n")
         await until(pilot, lambda: screen.conversation_id != conversation.id)
-        assert len(await service.list_conversations()) == 2
+        assert len(await service.conversations.list()) == 2
         if screen.panels.is_shown("conversations"):  # the list stayed open: close it first
             await pilot.press("ctrl+b")
         await pilot.press("ctrl+b")

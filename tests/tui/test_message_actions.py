@@ -36,7 +36,7 @@ async def test_the_chat_pane_pins_its_selected_message(
     service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     conversation = await service.transfer.import_file(_conversation_file(tmp_path))
-    stored = await service.messages(conversation.id)
+    stored = await service.messages.page(conversation.id)
     app = make_app(service, conversation.id)
     heard: list[PinsChanged] = []
     async with app.run_test(size=SIZE, message_hook=_keep(heard)) as pilot:
@@ -54,17 +54,17 @@ async def test_the_chat_pane_pins_its_selected_message(
         pane.focus()
         pane.selected = stored[1].id
         await pane.action_toggle_pin()  # the pane's own action, no screen in between
-        assert await service.pinned_ids(conversation.id) == {stored[1].id}
+        assert await service.messages.pinned_ids(conversation.id) == {stored[1].id}
         view = pane.view_for(stored[1].id)
         assert view is not None and view.pinned
         await until(pilot, lambda: bool(heard) and bool(recounts))  # the screen recounted
         await pane.action_toggle_pin()
-        assert await service.pinned_ids(conversation.id) == set()
+        assert await service.messages.pinned_ids(conversation.id) == set()
         assert not view.pinned
         pane.selected = None
         await pane.action_toggle_pin()  # nothing selected: said, nothing pinned
         await until(pilot, lambda: any("Select a message first" in n for n in notifications(app)))
-        assert await service.pinned_ids(conversation.id) == set()
+        assert await service.messages.pinned_ids(conversation.id) == set()
 
 
 def _keep(heard: list[PinsChanged]) -> Callable[[Message], None]:
@@ -83,8 +83,8 @@ class TestRequestsToTheScreen:
         self, service: ChatService, tmp_path: Path
     ) -> None:
         conversation = await service.transfer.import_file(_conversation_file(tmp_path))
-        await service.set_setting(conversation.id, "summarizer", "extractive")
-        stored = await service.messages(conversation.id)
+        await service.conversations.set_setting(conversation.id, "summarizer", "extractive")
+        stored = await service.messages.page(conversation.id)
         app = make_app(service, conversation.id)
         heard: list[Message] = []
         kinds = (EditRequested, ForkRequested, CompactUptoRequested)

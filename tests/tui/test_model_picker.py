@@ -14,7 +14,7 @@ from tui_chat.tui.screens.settings import SettingsScreen
 async def test_settings_offer_the_models_and_warn_about_an_unknown_one(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic
 ) -> None:
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -30,14 +30,14 @@ async def test_settings_offer_the_models_and_warn_about_an_unknown_one(
         screen.query_one("#model", Input).value = "my-own-model"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: not isinstance(app.screen, SettingsScreen))
-        assert (await keyed_service.conversation(conversation.id)).model == "my-own-model"
+        assert (await keyed_service.conversations.get(conversation.id)).model == "my-own-model"
         assert any("my-own-model is in neither" in n for n in notifications(app))
 
 
 async def test_the_picker_shows_each_models_window_and_features(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic
 ) -> None:
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)

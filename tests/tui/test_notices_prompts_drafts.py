@@ -50,7 +50,7 @@ async def test_regenerating_the_active_version_says_it_is_active(
     app = make_app(service, conversation.id)
     async with app.run_test(size=(120, 36), notifications=True) as pilot:
         await ready(pilot)
-        before = (await service.resolve(conversation.id)).active_summary_id
+        before = (await service.conversations.resolve(conversation.id)).active_summary_id
         await from_palette(pilot, "Regenerate summary")
         await until(
             pilot,
@@ -58,7 +58,7 @@ async def test_regenerating_the_active_version_says_it_is_active(
         )
         await pilot.press("enter")
         await settle(pilot)
-        after = (await service.resolve(conversation.id)).active_summary_id
+        after = (await service.conversations.resolve(conversation.id)).active_summary_id
         assert after != before  # the regenerated version replaced the active one
         texts = notifications(app)
         assert not any("kept aside" in t for t in texts), texts
@@ -174,9 +174,9 @@ async def test_palette_screenshot_works_in_a_fresh_home(
 async def test_archived_conversations_can_be_shown_and_unarchived(
     service: ChatService,
 ) -> None:
-    kept = await service.new_conversation("kept")
-    shelved = await service.new_conversation("shelved")
-    await service.archive(shelved.id)
+    kept = await service.conversations.new("kept")
+    shelved = await service.conversations.new("shelved")
+    await service.conversations.archive(shelved.id)
     app = make_app(service, kept.id)
     async with app.run_test(size=(120, 36), notifications=True) as pilot:
         await ready(pilot)
@@ -194,15 +194,15 @@ async def test_archived_conversations_can_be_shown_and_unarchived(
         assert listing.highlighted_id == shelved.id
         await pilot.press("f5", "a")  # archive toggles: unarchive (a command in navigation)
         await settle(pilot)
-        assert (await service.resolve(shelved.id)).archived_at is None
+        assert (await service.conversations.resolve(shelved.id)).archived_at is None
         assert any("Unarchived" in n for n in notifications(app))
 
 
 async def test_drafts_are_kept_per_conversation_across_quit_and_reopen(
     service: ChatService,
 ) -> None:
-    first = await service.new_conversation("first")
-    second = await service.new_conversation("second")
+    first = await service.conversations.new("first")
+    second = await service.conversations.new("second")
     app = make_app(service, first.id)
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot)
@@ -237,8 +237,8 @@ async def test_sending_clears_the_stored_draft(
 async def test_typing_while_a_conversation_opens_is_not_replaced_by_its_draft(
     service: ChatService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = await service.new_conversation("first")
-    slow = await service.new_conversation("slow draft")
+    first = await service.conversations.new("first")
+    slow = await service.conversations.new("slow draft")
     await service.drafts.set(slow.id, "an old draft")
     entered, release = asyncio.Event(), asyncio.Event()
     read = service.drafts.get

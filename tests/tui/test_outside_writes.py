@@ -22,7 +22,7 @@ from tui_chat.tui.widgets.conversation_list import ConversationList
 async def test_the_list_and_the_open_conversation_show_another_process_writes(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic, isolated_env: Path
 ) -> None:
-    conversation = await keyed_service.new_conversation("open here")
+    conversation = await keyed_service.conversations.new("open here")
     app = make_app(keyed_service, conversation.id)
     db = str(keyed_service.db_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -54,14 +54,14 @@ async def test_the_list_and_the_open_conversation_show_another_process_writes(
 async def test_the_open_conversation_deleted_by_another_process_gives_way(
     keyed_service: ChatService, key_config: Config
 ) -> None:
-    kept = await keyed_service.new_conversation("kept")
-    doomed = await keyed_service.new_conversation("doomed")
+    kept = await keyed_service.conversations.new("kept")
+    doomed = await keyed_service.conversations.new("doomed")
     app = make_app(keyed_service, doomed.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         other = await ChatService.open(key_config)  # another process's connection
         try:
-            await other.delete(doomed.id)
+            await other.conversations.delete(doomed.id)
         finally:
             await other.close()
         await until(pilot, lambda: screen.conversation_id == kept.id)

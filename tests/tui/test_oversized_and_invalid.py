@@ -16,7 +16,7 @@ from tui_chat.tui.widgets.composer import Composer
 async def test_a_conversation_with_invalid_settings_opens_and_says_how_to_fix_it(
     service: ChatService,
 ) -> None:
-    conversation = await service.new_conversation("bad import")
+    conversation = await service.conversations.new("bad import")
     await service.store.messages.add(
         conversation.id,
         role="user",
@@ -44,8 +44,8 @@ async def test_a_conversation_with_invalid_settings_opens_and_says_how_to_fix_it
 async def test_a_message_bigger_than_the_window_stays_in_the_composer(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic
 ) -> None:
-    conversation = await keyed_service.new_conversation("small window")
-    await keyed_service.set_setting(conversation.id, "context_window", "2000")
+    conversation = await keyed_service.conversations.new("small window")
+    await keyed_service.conversations.set_setting(conversation.id, "context_window", "2000")
     huge = " ".join(f"word{n}" for n in range(6_000))
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -59,5 +59,5 @@ async def test_a_message_bigger_than_the_window_stays_in_the_composer(
         shown = " ".join(notifications(app))
         assert "tokens" in shown and "draft" in shown, shown
     assert fake_anthropic.requests == []
-    assert await keyed_service.history(conversation.id) == []
+    assert await keyed_service.messages.history(conversation.id) == []
     assert await keyed_service.drafts.get(conversation.id) == huge

@@ -133,7 +133,7 @@ async def test_held_keys_page_to_the_first_message_while_pages_are_laid_out_late
     """Keys held (queued faster than pages load) while every older page is laid out late:
     paging never stalls on a view left at the top of an unbuilt page."""
     conversation = await _conversation(service, tmp_path, 180)
-    first = (await service.history(conversation.id))[0]
+    first = (await service.messages.history(conversation.id))[0]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -165,7 +165,7 @@ async def test_one_burst_of_held_keys_pages_to_the_first_message(
     laid out, the keys past it page on (they stalled at the top of the fifth page: #9781 of
     10,000, until a slower key came)."""
     conversation = await _conversation(service, tmp_path, 400)
-    ids = [m.id for m in await service.history(conversation.id)]
+    ids = [m.id for m in await service.messages.history(conversation.id)]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)

@@ -20,7 +20,7 @@ from tui_chat.tui.screens.inspector import InspectorScreen
 async def test_escape_closes_a_panel_before_it_cancels_a_reply(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic
 ) -> None:
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -63,7 +63,7 @@ async def test_f4_opens_the_active_version_unless_the_timeline_has_the_focus(
 async def test_ctrl_l_clears_the_composer_and_up_brings_the_text_back(
     service: ChatService,
 ) -> None:
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -80,7 +80,7 @@ async def test_settings_open_on_the_first_field_without_selecting_it_and_presets
 
     from tui_chat.tui.screens.settings import SettingsScreen
 
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -120,8 +120,8 @@ async def test_search_results_mark_archived_conversations(service: ChatService) 
 
     from tui_chat.tui.screens.search import SearchScreen
 
-    kept = await service.new_conversation("kept")
-    old = await service.new_conversation("old")
+    kept = await service.conversations.new("kept")
+    old = await service.conversations.new("old")
     for conversation in (kept, old):
         await service.store.messages.add(
             conversation.id,
@@ -130,7 +130,7 @@ async def test_search_results_mark_archived_conversations(service: ChatService) 
             text="zebra",
             token_count=2,
         )
-    await service.archive(old.id)
+    await service.conversations.archive(old.id)
     app = make_app(service, kept.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -151,7 +151,7 @@ async def test_conversation_list_rows_do_not_wrap_at_80_columns(service: ChatSer
 
     from tui_chat.tui.widgets.conversation_list import ConversationList
 
-    long = await service.new_conversation("A very long conversation title that goes on and on")
+    long = await service.conversations.new("A very long conversation title that goes on and on")
     for _ in range(3):
         await service.store.messages.add(
             long.id,
@@ -160,8 +160,8 @@ async def test_conversation_list_rows_do_not_wrap_at_80_columns(service: ChatSer
             text="x" * 40,
             token_count=123_456,
         )
-    await service.archive(long.id)
-    short = await service.new_conversation("short")
+    await service.conversations.archive(long.id)
+    short = await service.conversations.new("short")
     app = make_app(service, short.id)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
@@ -210,7 +210,7 @@ async def test_context_preview_numbers_the_messages_by_their_id(
     path = tmp_path / "chat.json"
     path.write_text(json.dumps({"title": "Chat", "messages": messages}))
     conversation = await service.transfer.import_file(path)
-    stored = await service.history(conversation.id)
+    stored = await service.messages.history(conversation.id)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)

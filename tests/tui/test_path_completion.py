@@ -50,7 +50,7 @@ async def _type(pilot: ChatPilot, text: str) -> None:
 async def test_at_lists_paths_and_tab_attaches_the_file_keeping_the_text(
     keyed_service: ChatService, project: Path
 ) -> None:
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -71,7 +71,7 @@ async def test_at_lists_paths_and_tab_attaches_the_file_keeping_the_text(
 async def test_enter_on_a_folder_lists_inside_it_and_never_sends(
     keyed_service: ChatService, project: Path
 ) -> None:
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -84,13 +84,13 @@ async def test_enter_on_a_folder_lists_inside_it_and_never_sends(
         await until(pilot, lambda: len(screen.tray.pending) == 1)
         assert screen.tray.pending[0].name == "main.py"
         assert screen.composer.text == "@src/main.py "
-        assert await keyed_service.history(conversation.id) == []  # nothing was sent
+        assert await keyed_service.messages.history(conversation.id) == []  # nothing was sent
 
 
 async def test_hidden_entries_when_asked_and_escape_closes(
     keyed_service: ChatService, project: Path
 ) -> None:
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)

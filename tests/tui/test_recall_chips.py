@@ -26,7 +26,7 @@ def _citation(message_id: int, text: str) -> dict[str, Any]:
 
 
 async def _conversation(service: ChatService) -> tuple[str, list[int], int]:
-    conv = await service.new_conversation("recall")
+    conv = await service.conversations.new("recall")
     ids = []
     for i in range(60):
         role = "user" if i % 2 == 0 else "assistant"
@@ -94,7 +94,7 @@ async def test_r_goes_to_each_cited_message_and_back(keyed_service: ChatService)
 
 
 async def test_r_on_a_message_citing_nothing_says_so(keyed_service: ChatService) -> None:
-    conv = await keyed_service.new_conversation("plain")
+    conv = await keyed_service.conversations.new("plain")
     await keyed_service.store.messages.add(
         conv.id, role="user", content=[{"type": "text", "text": "hi"}], text="hi", token_count=1
     )

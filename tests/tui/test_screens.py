@@ -27,7 +27,7 @@ from tui_chat.tui.widgets.conversation_list import ConversationList
 
 
 async def test_conversation_list_new_rename_archive_delete(service: ChatService) -> None:
-    first = await service.new_conversation("alpha")
+    first = await service.conversations.new("alpha")
     app = make_app(service, first.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -37,7 +37,7 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         assert listing.display
         await pilot.press("f5", "n")  # letters are commands in navigation mode (issue 22)
         await settle(pilot)
-        infos = await service.list_conversations()
+        infos = await service.conversations.list()
         assert len(infos) == 2
         created = screen.conversation_id
         assert created != first.id
@@ -50,7 +50,7 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         app.screen.query_one(Input).value = "beta [b]bold?[/b]"
         await pilot.press("enter")
         await settle(pilot)
-        assert (await service.resolve(created or "")).title == "beta [b]bold?[/b]"
+        assert (await service.conversations.resolve(created or "")).title == "beta [b]bold?[/b]"
         assert str(screen.title) == "beta [b]bold?[/b]"
         # Delete asks first; "n" keeps it.
         await pilot.press("ctrl+b", "ctrl+b", "f5", "d")
@@ -58,28 +58,28 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         assert isinstance(app.screen, Confirm)
         await pilot.press("n")
         await settle(pilot)
-        assert len(await service.list_conversations()) == 2
+        assert len(await service.conversations.list()) == 2
         await pilot.press("delete")
         await pilot.pause()
         await pilot.press("y")
         await settle(pilot)
-        ids = [i.conversation.id for i in await service.list_conversations()]
+        ids = [i.conversation.id for i in await service.conversations.list()]
         assert ids == [first.id]
         assert screen.conversation_id == first.id
         # Archive hides it from the list and opens another conversation.
         await pilot.press("ctrl+b", "ctrl+b", "f5", "a")
         await settle(pilot)
-        assert await service.list_conversations() == [] or all(
-            i.conversation.id != first.id for i in await service.list_conversations()
+        assert await service.conversations.list() == [] or all(
+            i.conversation.id != first.id for i in await service.conversations.list()
         )
-        archived = await service.list_conversations(include_archived=True)
+        archived = await service.conversations.list(include_archived=True)
         assert any(i.conversation.id == first.id and i.conversation.archived_at for i in archived)
         assert screen.conversation_id != first.id
 
 
 async def test_enter_in_the_list_opens_a_conversation(service: ChatService) -> None:
-    first = await service.new_conversation("first")
-    await service.new_conversation("second")
+    first = await service.conversations.new("first")
+    await service.conversations.new("second")
     app = make_app(service)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -92,8 +92,8 @@ async def test_enter_in_the_list_opens_a_conversation(service: ChatService) -> N
 
 async def test_search_jumps_to_the_hit(service: ChatService, tmp_path: Path) -> None:
     demo = await seed_demo(service, tmp_path, summaries=False)
-    other = await service.new_conversation("elsewhere")
-    target = next(m for m in await service.messages(demo.id) if "setval" in m.text)
+    other = await service.conversations.new("elsewhere")
+    target = next(m for m in await service.messages.page(demo.id) if "setval" in m.text)
     app = make_app(service, other.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -130,7 +130,7 @@ async def test_context_preview_shows_the_exact_next_request(
 ) -> None:
     demo = await seed_demo(service, tmp_path)
     # A window the folded history could not be carried in: recall is not capped by its cost.
-    await service.set_setting(demo.id, "context_window", "1100")
+    await service.conversations.set_setting(demo.id, "context_window", "1100")
     app = make_app(service, demo.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -140,7 +140,7 @@ async def test_context_preview_shows_the_exact_next_request(
         await pilot.pause()
         preview = app.screen
         assert isinstance(preview, ContextPreviewScreen)
-        expected = await service.context(demo.id, draft)
+        expected = await service.requests.context(demo.id, draft)
         assert json.loads(preview.request_json) == expected.request
         assert expected.request["messages"][-1]["content"][-1]["text"] == draft
         assert expected.breakdown.sections["recall"] > 0
@@ -159,7 +159,7 @@ async def test_context_preview_shows_the_exact_next_request(
 async def test_settings_save_valid_values_and_refuse_invalid_ones(
     service: ChatService,
 ) -> None:
-    conversation = await service.new_conversation("configure me")
+    conversation = await service.conversations.new("configure me")
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -172,7 +172,7 @@ async def test_settings_save_valid_values_and_refuse_invalid_ones(
         await pilot.pause()
         assert isinstance(app.screen, SettingsScreen)
         assert "compression_rate" in str(settings.query_one("#settings-error", Static).visual)
-        assert (await service.resolve(conversation.id)).settings == {}
+        assert (await service.conversations.resolve(conversation.id)).settings == {}
 
         settings.query_one("#compression_rate", Input).value = "0.2"
         settings.query_one("#model", Input).value = "claude-haiku-4-5"
@@ -180,15 +180,15 @@ async def test_settings_save_valid_values_and_refuse_invalid_ones(
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
-        saved = await service.resolve(conversation.id)
+        saved = await service.conversations.resolve(conversation.id)
         assert saved.model == "claude-haiku-4-5"
-        policy = service.policy_for(saved)
+        policy = service.conversations.policy_for(saved)
         assert policy.compression_rate == 0.2 and policy.summarizer == "extractive"
         assert "claude-haiku-4-5" in str(screen.sub_title)
 
 
 async def test_settings_preset_change_applies_the_preset(service: ChatService) -> None:
-    conversation = await service.new_conversation("preset")
+    conversation = await service.conversations.new("preset")
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -203,7 +203,9 @@ async def test_settings_preset_change_applies_the_preset(service: ChatService) -
         assert settings.query_one("#every_turns", Input).value == "3"
         await pilot.press("ctrl+s")
         await settle(pilot)
-        policy = service.policy_for(await service.resolve(conversation.id))
+        policy = service.conversations.policy_for(
+            await service.conversations.resolve(conversation.id)
+        )
         assert policy.preset == "turns" and policy.strategy == "segments"
 
 

@@ -42,7 +42,7 @@ async def _context(config: Config, conversation_id: str, draft: str | None) -> d
     database, which has kept nothing from earlier builds."""
     engine = await ChatService.open(config)
     try:
-        return dict((await engine.context(conversation_id, draft)).request)
+        return dict((await engine.requests.context(conversation_id, draft)).request)
     finally:
         await engine.close()
 
@@ -73,9 +73,11 @@ async def test_the_request_sent_equals_context_after_a_jump_an_edit_a_fork_and_a
 ) -> None:
     service = keyed_service
     demo = await seed_demo(service, tmp_path)
-    other = await service.new_conversation("elsewhere")
+    other = await service.conversations.new("elsewhere")
     prompt = next(
-        m for m in await service.messages(demo.id, limit=500) if m.text.startswith("Counts match")
+        m
+        for m in await service.messages.page(demo.id, limit=500)
+        if m.text.startswith("Counts match")
     )
     app = make_app(service, other.id)
     async with app.run_test(size=SIZE) as pilot:
@@ -130,8 +132,10 @@ async def test_two_builds_at_once_read_a_new_conversation_once(
     messages = [{"role": ("user", "assistant")[i % 2], "content": t} for i, t in enumerate(texts)]
     path.write_text(json.dumps({"title": "C", "messages": messages}))
     conversation = await service.transfer.import_file(path)
-    prompt = (await service.history(conversation.id))[2]
+    prompt = (await service.messages.history(conversation.id))[2]
     fork, _ = await service.branches.fork_for_edit(prompt.id)
-    await asyncio.gather(service.context(fork.id, "x"), service.gauge(fork.id, "x"))
-    built = await service.context(fork.id, "x")
+    await asyncio.gather(
+        service.requests.context(fork.id, "x"), service.requests.gauge(fork.id, "x")
+    )
+    built = await service.requests.context(fork.id, "x")
     assert [m["role"] for m in built.request["messages"]] == ["user", "assistant", "user"]

@@ -314,7 +314,7 @@ async def test_failed_prompts_are_marked_and_left_out_of_the_next_request(
         assert "third try" in sent
         assert "first try" not in sent and "second try" not in sent
         conv_id = screen.conversation_id
-        stored = await keyed_service.messages(conv_id)
+        stored = await keyed_service.messages.page(conv_id)
         assert [m.text for m in stored if m.role == "user"] == [
             "first try",
             "second try",

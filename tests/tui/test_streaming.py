@@ -197,7 +197,7 @@ def test_gc_holds_are_counted() -> None:
 class _NoMessages:
     """A message source with nothing in it (the views are added directly)."""
 
-    async def messages(
+    async def page(
         self,
         conversation_id: str,
         *,

@@ -20,9 +20,9 @@ async def test_thinking_and_a_web_search_are_shown_and_open_with_keys(
     app = make_app(keyed_service)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await ready(pilot)
-        conversation = await keyed_service.new_conversation()
+        conversation = await keyed_service.conversations.new()
         for key in ("thinking", "web_search"):
-            await keyed_service.set_setting(conversation.id, key, "on")
+            await keyed_service.conversations.set_setting(conversation.id, key, "on")
         await screen.open_conversation(conversation.id)
         await settle(pilot)
         fake_anthropic.chunk_delay = 0.001  # thinking arrives in several deltas
@@ -64,9 +64,9 @@ async def test_thinking_and_a_web_search_are_shown_and_open_with_keys(
 async def test_a_stored_reply_shows_its_thinking_and_sources_when_opened(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic
 ) -> None:
-    conversation = await keyed_service.new_conversation()
+    conversation = await keyed_service.conversations.new()
     for key in ("thinking", "web_search"):
-        await keyed_service.set_setting(conversation.id, key, "on")
+        await keyed_service.conversations.set_setting(conversation.id, key, "on")
     assert (await keyed_service.send(conversation.id, "Search for rich tables")).error is None
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -84,7 +84,7 @@ async def test_the_settings_screen_turns_thinking_and_search_on(
 
     from tui_chat.tui.screens.settings import SettingsScreen
 
-    conversation = await keyed_service.new_conversation("web")
+    conversation = await keyed_service.conversations.new("web")
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot)
@@ -102,7 +102,9 @@ async def test_the_settings_screen_turns_thinking_and_search_on(
         settings.query_one("#web_allowed_domains", Input).value = "docs.python.org"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: not isinstance(app.screen, SettingsScreen))
-        policy = keyed_service.policy_for(await keyed_service.resolve(conversation.id))
+        policy = keyed_service.conversations.policy_for(
+            await keyed_service.conversations.resolve(conversation.id)
+        )
         assert policy.thinking == "on" and policy.web_search
         assert policy.web_allowed_domains == ("docs.python.org",)
 
@@ -110,8 +112,8 @@ async def test_the_settings_screen_turns_thinking_and_search_on(
 async def test_thinking_streams_before_the_text_and_a_cancel_keeps_it(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic
 ) -> None:
-    conversation = await keyed_service.new_conversation()
-    await keyed_service.set_setting(conversation.id, "thinking", "on")
+    conversation = await keyed_service.conversations.new()
+    await keyed_service.conversations.set_setting(conversation.id, "thinking", "on")
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await ready(pilot)
@@ -131,7 +133,7 @@ async def test_thinking_streams_before_the_text_and_a_cancel_keeps_it(
         stored: list[dict[str, object]] = []
 
         async def reply_content() -> None:
-            stored[:] = (await keyed_service.messages(conversation.id))[-1].content
+            stored[:] = (await keyed_service.messages.page(conversation.id))[-1].content
 
         await until(pilot, lambda: pane.views[-1].message.status == "incomplete")
         await reply_content()

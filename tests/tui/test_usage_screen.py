@@ -17,7 +17,7 @@ DAYS = ("2026-03-01T10:00:00+00:00", "2026-03-02T10:00:00+00:00", "2026-04-05T10
 
 async def _spend(service: ChatService) -> str:
     """A conversation with replies of two models on three days (two months)."""
-    conv = await service.new_conversation(title="costly")
+    conv = await service.conversations.new(title="costly")
     for n, (day, model) in enumerate(
         zip(DAYS, ("claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-5"), strict=True)
     ):
@@ -58,7 +58,7 @@ async def _shown(pilot: ChatPilot, by: str) -> UsageScreen:
 
 async def test_usage_screen_per_day_and_month_with_bars(service: ChatService) -> None:
     conv_id = await _spend(service)
-    total = await service.cost_usd(conv_id)
+    total = await service.costs.of(conv_id)
     app = make_app(service, conv_id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -100,8 +100,8 @@ async def test_usage_screen_with_nothing_spent_says_so(service: ChatService) -> 
 
 async def test_the_conversation_list_shows_each_conversations_cost(service: ChatService) -> None:
     conv_id = await _spend(service)
-    await service.new_conversation(title="free")  # nothing sent: no figure
-    cost = await service.cost_usd(conv_id)
+    await service.conversations.new(title="free")  # nothing sent: no figure
+    cost = await service.costs.of(conv_id)
     app = make_app(service, conv_id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)

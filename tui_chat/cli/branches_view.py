@@ -67,7 +67,7 @@ def _line(family: Family, branch: Branch, depth: int, first_own: int | None, n: 
 
 async def branches(service: ChatService, args: Args) -> int:
     """Print a conversation's family as a tree (``▶``: the branch opening it shows)."""
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
     family, first_own = await service.branches.tree(conversation.id)
     rows = family.tree()
     if args.as_json:
@@ -92,7 +92,7 @@ async def branches(service: ChatService, args: Args) -> int:
 
 async def switch(service: ChatService, args: Args) -> int:
     """Make a branch the one its conversation shows when opened."""
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
     branch = await service.branches.switch(conversation.id, args.branch)
     family = await service.branches.family(branch.id)
     number = [b.id for b in family.branches].index(branch.id) + 1

@@ -48,14 +48,16 @@ async def _send(service: ChatService, args: Args) -> int:
     if not text.strip() and not files:
         raise CliError("the message is empty; nothing was sent")
     if args.new:
-        conversation = await service.new_conversation(model=args.model, system=args.system)
+        conversation = await service.conversations.new(model=args.model, system=args.system)
     else:
         try:  # `-c ""` is an empty id (refused), not the last conversation
-            conversation = await service.resolve("last" if args.within is None else args.within)
+            conversation = await service.conversations.resolve(
+                "last" if args.within is None else args.within
+            )
         except Exception:
             if args.within is not None:
                 raise
-            conversation = await service.new_conversation(model=args.model, system=args.system)
+            conversation = await service.conversations.new(model=args.model, system=args.system)
 
     def start(on_event: EventCallback) -> Awaitable[SendOutcome]:
         return service.send(conversation.id, text, on_event, files)
@@ -64,10 +66,10 @@ async def _send(service: ChatService, args: Args) -> int:
 
 
 async def _fork(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
     fork = await service.branches.fork(conversation.id, args.at, args.title)
     if args.as_json:
-        count = await service.message_count(fork.id)
+        count = await service.messages.count(fork.id)
         origin = await service.branches.parent(fork.id)
         render.json_out(
             {**render.conversation_json(fork), "messages": count, **render.fork_json(origin)}
@@ -78,7 +80,7 @@ async def _fork(service: ChatService, args: Args) -> int:
 
 
 async def _retry(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
 
     def start(on_event: EventCallback) -> Awaitable[SendOutcome]:
         return service.retry(conversation.id, on_event)
@@ -153,7 +155,7 @@ async def _reply(
 
 
 async def _list(service: ChatService, args: Args) -> int:
-    infos = await service.list_conversations(include_archived=args.include_archived, with_cost=True)
+    infos = await service.conversations.list(include_archived=args.include_archived, with_cost=True)
     if args.as_json:
         forks = await service.branches.forks()
         render.json_out([render.info_json(i, forks.get(i.conversation.id)) for i in infos])
@@ -170,8 +172,8 @@ SHOW_PAGE = 1_000
 
 
 async def _show(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
-    pinned = await service.pinned_ids(conversation.id)
+    conversation = await service.conversations.resolve(args.conv)
+    pinned = await service.messages.pinned_ids(conversation.id)
     if args.as_json:
         origin = await service.branches.parent(conversation.id)
         shown: render.JsonObject = {
@@ -182,7 +184,7 @@ async def _show(service: ChatService, args: Args) -> int:
         head = render.json_text({"conversation": shown, "messages": []})
         sys.stdout.write(head[: head.rindex("[]")] + "[")
         after, first = 0, True
-        while page := await service.messages(conversation.id, after_id=after, limit=SHOW_PAGE):
+        while page := await service.messages.page(conversation.id, after_id=after, limit=SHOW_PAGE):
             for m in page:
                 item = render.json_text(render.message_json(m, pinned))
                 sys.stdout.write(("\n" if first else ",\n") + textwrap.indent(item, "    "))
@@ -190,14 +192,14 @@ async def _show(service: ChatService, args: Args) -> int:
             after = page[-1].id
         sys.stdout.write("]\n}\n" if first else "\n  ]\n}\n")
     else:
-        messages = await service.history(conversation.id)
+        messages = await service.messages.history(conversation.id)
         render.print_conversation(conversation, messages, pinned)
     return 0
 
 
 async def _search(service: ChatService, args: Args) -> int:
-    conversation_id = (await service.resolve(args.within)).id if args.within else None
-    hits = await service.search(args.query, conversation_id, limit=args.limit)
+    conversation_id = (await service.conversations.resolve(args.within)).id if args.within else None
+    hits = await service.messages.search(args.query, conversation_id, limit=args.limit)
     if args.as_json:
         render.json_out([render.hit_json(h) for h in hits])
         return 0
@@ -209,9 +211,9 @@ async def _search(service: ChatService, args: Args) -> int:
 
 
 async def _context(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
-    built = await service.context(conversation.id, args.draft)
-    preset = service.policy_for(conversation).preset
+    conversation = await service.conversations.resolve(args.conv)
+    built = await service.requests.context(conversation.id, args.draft)
+    preset = service.conversations.policy_for(conversation).preset
     path = await service.branches.path(conversation.id)
     if args.as_json:
         render.json_out(
@@ -228,37 +230,39 @@ async def _context(service: ChatService, args: Args) -> int:
 
 
 async def _set(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
-    updated = await service.set_setting(conversation.id, args.key, args.value)
-    policy = service.policy_for(updated)
+    conversation = await service.conversations.resolve(args.conv)
+    updated = await service.conversations.set_setting(conversation.id, args.key, args.value)
+    policy = service.conversations.policy_for(updated)
     render.out(f"{updated.id}: {args.key} = {args.value} (preset {policy.preset})")
     return 0
 
 
 async def _pin(service: ChatService, args: Args) -> int:
-    await service.pin(args.message_id, args.note)
+    await service.messages.pin(args.message_id, args.note)
     render.out(f"pinned message #{args.message_id}")
     return 0
 
 
 async def _unpin(service: ChatService, args: Args) -> int:
-    if not await service.unpin(args.message_id):
+    if not await service.messages.unpin(args.message_id):
         raise CliError(f"message #{args.message_id} was not pinned")
     render.out(f"unpinned message #{args.message_id}")
     return 0
 
 
 async def _archive(service: ChatService, args: Args) -> int:
-    conversation = await service.archive((await service.resolve(args.conv)).id)
+    conversation = await service.conversations.archive(
+        (await service.conversations.resolve(args.conv)).id
+    )
     render.out(f"archived {conversation.id[:8]} (tui-chat list --all shows it)")
     return 0
 
 
 async def _unarchive(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
     if conversation.archived_at is None:
         raise CliError(f"conversation {conversation.id[:8]} is not archived")
-    await service.archive(conversation.id, archived=False)
+    await service.conversations.archive(conversation.id, archived=False)
     render.out(f"unarchived {conversation.id[:8]}")
     return 0
 
@@ -272,7 +276,7 @@ async def _summary_view(
     """Print one version, fresh from the engine (its parent, whether it is in force, and its
     one retention figure)."""
     summary = await service.summaries.version(conversation_id, summary.version)
-    conversation = await service.conversation(conversation_id)
+    conversation = await service.conversations.get(conversation_id)
     active = summary.id == conversation.active_summary_id
     if as_json:
         versions = {s.id: s.version for s in await service.summaries.versions(conversation_id)}
@@ -286,7 +290,7 @@ async def _summary_view(
 
 
 async def _compact(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
     if args.upto is not None:
         summary = await service.branches.compact_upto(conversation.id, args.upto, args.instructions)
     else:
@@ -297,19 +301,19 @@ async def _compact(service: ChatService, args: Args) -> int:
 
 
 async def _summary(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
     summary = await service.summaries.version(conversation.id, args.version)
     return await _summary_view(service, conversation.id, summary, args.as_json)
 
 
 async def _regenerate(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
     summary = await service.summaries.regenerate(conversation.id, args.version, args.instructions)
     return await _summary_view(service, conversation.id, summary, args.as_json)
 
 
 async def _summaries(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
     summaries = await service.summaries.versions(conversation.id)
     versions = {s.id: s.version for s in summaries}
     active_id = conversation.active_summary_id
@@ -325,7 +329,7 @@ async def _summaries(service: ChatService, args: Args) -> int:
 
 
 async def _rollback(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
     summary = await service.summaries.activate(conversation.id, args.version)
     if summary is None:
         render.out(f"{conversation.id}: no summary in force; the whole history is sent raw")
@@ -338,7 +342,7 @@ async def _rollback(service: ChatService, args: Args) -> int:
 
 
 async def _export(service: ChatService, args: Args) -> int:
-    conversation = await service.resolve(args.conv)
+    conversation = await service.conversations.resolve(args.conv)
     if args.output:
         await service.transfer.export_to(conversation.id, args.output, args.fmt, force=args.force)
         print(f"exported {conversation.id} to {args.output}", file=sys.stderr)
@@ -367,7 +371,7 @@ async def _import(service: ChatService, args: Args) -> int:
     finally:
         if shown:
             print(file=sys.stderr, flush=True)
-    count = await service.message_count(conversation.id)
+    count = await service.messages.count(conversation.id)
     if args.as_json:
         render.json_out({**render.conversation_json(conversation), "messages": count})
     else:

@@ -16,10 +16,10 @@ async def models(service: ChatService, args: Args) -> int:
     model table's, each with the figures tui-chat uses for it and where they come from."""
     from tui_chat.engine.catalog import model_choices
 
-    choices = await model_choices(service.catalog, service.info_for, force=args.refresh)
+    choices = await model_choices(service.catalog, service.catalog.info, force=args.refresh)
     rows: list[render.JsonObject] = []
     for model in choices.all:
-        info = service.info_for(model)
+        info = service.catalog.info(model)
         rows.append(
             {
                 "id": model,

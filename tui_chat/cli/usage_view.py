@@ -40,7 +40,7 @@ def report_json(report: UsageReport) -> render.JsonObject:
 
 async def usage(service: ChatService, args: Args) -> int:
     """Print what replies and summaries cost, per day (or ``--month``) and model."""
-    report = await service.usage("month" if args.month else "day", args.since)
+    report = await service.costs.report("month" if args.month else "day", args.since)
     if args.as_json:
         render.json_out(report_json(report))
         return 0

@@ -73,7 +73,7 @@ class EngineContext:
         """The policy in force for a conversation, its shares of the window made budgets.
 
         Invalid stored settings (an older import, a hand edit) are left out, so the
-        conversation still opens and sends (``ChatService.settings_problem`` says which).
+        conversation still opens and sends (``service.conversations.settings_problem`` says which).
         """
         settings = usable_settings(conversation.settings)
         policy = resolve_policy(settings, self.config.compaction)

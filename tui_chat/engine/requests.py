@@ -4,20 +4,25 @@ The exact next request (a send's, a preview's with a draft), the request without
 gauge shows (kept while the conversation's revision in the store is the same, see
 :meth:`TailCache.base <tui_chat.engine.tail.TailCache.base>`) and the projected size the
 compaction triggers read. The chat session and the compaction worker are handed this object;
-neither calls back into the service.
+neither calls back into the service. The front ends reach it as ``service.requests``:
+:meth:`Requests.context` (the exact next request, as the preview shows it) and
+:meth:`Requests.gauge` (the token breakdown per keystroke).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from tui_chat.core.attachments import Attachment
 from tui_chat.core.models import Conversation, Summary
 from tui_chat.core.policy import Policy
-from tui_chat.core.request import BuiltRequest
+from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
 from tui_chat.engine.assemble import assemble
+from tui_chat.engine.attachments import expand_request
 from tui_chat.engine.context import EngineContext
 from tui_chat.engine.tail import TailCache
+from tui_chat.store.rows import clean_text
 
 
 class Requests:
@@ -25,7 +30,7 @@ class Requests:
     prepared (one :class:`TailCache` entry per conversation)."""
 
     def __init__(self, context: EngineContext) -> None:
-        self.context = context
+        self._engine = context
         self.tails = TailCache()  # what request builds reuse (engine/tail.py)
 
     async def build(
@@ -36,8 +41,8 @@ class Requests:
     ) -> BuiltRequest:
         """The exact request the next send would make (with ``draft`` and the files attached
         to it as the new message)."""
-        policy = self.context.policy_for(conversation)
-        summary = await self.context.store.summaries.active(conversation.id)
+        policy = self._engine.policy_for(conversation)
+        summary = await self._engine.store.summaries.active(conversation.id)
         return await self.build_with(conversation, policy, summary, draft, attachments)
 
     async def build_with(
@@ -49,7 +54,7 @@ class Requests:
         attachments: Sequence[Attachment] = (),
     ) -> BuiltRequest:
         """:meth:`build` with the policy and the active summary already read."""
-        context = self.context
+        context = self._engine
         return await assemble(
             context.store,
             conversation,
@@ -67,7 +72,7 @@ class Requests:
         """The next request without a draft, kept while the conversation's revision in the
         store (every write that can change a request counts it up, in any process), the
         conversation as given, the model's calibration and figures stay the same."""
-        context = self.context
+        context = self._engine
         stamp = (
             await context.store.conversations.revision(conversation.id),
             conversation,
@@ -82,7 +87,7 @@ class Requests:
         built = await self.base(conversation)
         b = built.breakdown
         # The whole unsummarised history, not only the part the request had room for.
-        store = self.context.store
+        store = self._engine.store
         active = await store.summaries.active(conversation.id)
         _, unsummarized = await store.messages.stats(
             conversation.id, after_id=active.covers_to_message_id if active else 0
@@ -91,3 +96,32 @@ class Requests:
         ratio = b.calibrated_tokens / b.input_tokens if b.input_tokens else 1.0
         # The same figure as the gauge and the fit check (Breakdown.used): never below local.
         return max(local, round(local * ratio)), b.usable
+
+    async def context(
+        self, conversation_id: str, draft: str | None = None, attachments: Sequence[Attachment] = ()
+    ) -> BuiltRequest:
+        """The exact next request (``draft`` and its attached files as the new message)."""
+        store = self._engine.store
+        conversation = await store.conversations.get(conversation_id)
+        # Cleaned as a sent message is stored (no NUL, no lone surrogate); files alone are sent.
+        text = None if draft is None and not attachments else clean_text(draft or "")
+        built = await self.build(conversation, text, attachments)
+        if not built.attachments:
+            return built  # nothing to expand (the scan of every block is skipped)
+        # Attached files as they are sent, not as the references stored: by ``file_id`` those
+        # the endpoint already has (the Files API; nothing is uploaded for a preview), the
+        # others as base64.
+        ids = await self._engine.files.file_ids(built.request, upload=False)
+        request = await expand_request(store, built.request, attachments, file_ids=ids)
+        return replace(built, request=request)
+
+    async def gauge(
+        self, conversation_id: str, draft: str = "", attachments: Sequence[Attachment] = ()
+    ) -> Breakdown:
+        """The token breakdown with ``draft`` and the files attached to it counted; cheap
+        enough to call per keystroke."""
+        conversation = await self._engine.store.conversations.get(conversation_id)
+        base = await self.base(conversation)  # kept while the revision is the same
+        counter = self._engine.counter
+        files = counter.count_content([a.ref() for a in attachments])
+        return draft_breakdown(base, (counter.count(draft) if draft else 0) + files)

@@ -125,3 +125,11 @@ class CostCache:
             for i in stale:
                 self._kept[i] = (revisions.get(i, -1), fresh[i])
         return {i: self._kept[i][1] for i in ids}
+
+    async def of(self, conversation_id: str) -> float:
+        """What one conversation has cost so far in USD: its replies and its summary calls."""
+        return (await self.costs([conversation_id]))[conversation_id]
+
+    async def report(self, by: Period = "day", since: str | None = None) -> UsageReport:
+        """Cost of every conversation's replies and summaries per ``by`` and model."""
+        return await usage_report(self._store, self._info_for, by, since)

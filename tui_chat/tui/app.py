@@ -81,7 +81,7 @@ class ChatApp(ChatHost):
             if self._service is None:
                 self._service = await ChatService.open(self.config, self.db_path)
             if self.conversation_ref is not None:
-                conversation = await self._service.resolve(self.conversation_ref)
+                conversation = await self._service.conversations.resolve(self.conversation_ref)
             else:
                 conversation = await self._last_or_new()
         except NotFound as exc:
@@ -98,11 +98,11 @@ class ChatApp(ChatHost):
         from tui_chat.engine.service import NotFound
 
         try:
-            last = await self.service.resolve("last")
+            last = await self.service.conversations.resolve("last")
         except NotFound:
-            return await self.service.new_conversation()
+            return await self.service.conversations.new()
         shown = (await self.service.branches.family(last.id)).shown
-        return last if shown == last.id else await self.service.resolve(shown)
+        return last if shown == last.id else await self.service.conversations.resolve(shown)
 
     def get_default_screen(self) -> Screen[None]:
         """The main screen (a blank one when start-up failed and the app is leaving)."""
@@ -212,7 +212,7 @@ class ChatApp(ChatHost):
         from tui_chat.tui.screens.usage import UsageScreen
 
         if not isinstance(self.screen, UsageScreen):
-            await self.push_screen(UsageScreen(self.service))
+            await self.push_screen(UsageScreen(self.service.costs))
 
     async def action_jump_cited(self) -> None:
         """Go to the message the selected reply cites from recall (the palette's entry)."""

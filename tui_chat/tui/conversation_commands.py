@@ -34,7 +34,7 @@ class ConversationCommands:
     async def new(self) -> None:
         """Start a new conversation and open it."""
         screen = self._screen
-        conversation = await screen.app.service.new_conversation()
+        conversation = await screen.app.service.conversations.new()
         await screen.open_conversation(conversation.id)
         screen.composer.focus()
 
@@ -56,7 +56,9 @@ class ConversationCommands:
             self._screen.run_worker(self._rename_other(conv_id), exit_on_error=False)
 
     async def _rename_other(self, conv_id: str) -> None:
-        self._ask_title(conv_id, (await self._screen.app.service.resolve(conv_id)).title)
+        self._ask_title(
+            conv_id, (await self._screen.app.service.conversations.resolve(conv_id)).title
+        )
 
     def _ask_title(self, conv_id: str, title: str) -> None:
         from tui_chat.tui.screens.prompt import TextPrompt
@@ -68,7 +70,7 @@ class ConversationCommands:
         if title is None or not title.strip():
             return
         screen = self._screen
-        await screen.app.service.rename(conv_id, title)
+        await screen.app.service.conversations.rename(conv_id, title)
         if conv_id == screen.conversation_id:
             await screen.reload()
         else:
@@ -83,7 +85,7 @@ class ConversationCommands:
         from tui_chat.tui.screens.prompt import Confirm
 
         screen = self._screen
-        conversation = await screen.app.service.resolve(conv_id)
+        conversation = await screen.app.service.conversations.resolve(conv_id)
         family = await screen.app.service.branches.family(conv_id)
         question = (
             f"Delete “{one_line(conversation.title, 50)}” and all its messages and summaries? "
@@ -91,7 +93,7 @@ class ConversationCommands:
         )
         if not await screen.app.push_screen_wait(Confirm(question, "Delete")):
             return
-        await screen.app.service.delete(conv_id)
+        await screen.app.service.conversations.delete(conv_id)
         screen.notify(f"Deleted “{one_line(conversation.title, 50)}”.", markup=False)
         await self._after_removal(conv_id, family)
 
@@ -100,13 +102,13 @@ class ConversationCommands:
         if (conv_id := self._target(conversation_id)) is None:
             return
         screen = self._screen
-        if (await screen.app.service.resolve(conv_id)).archived_at is not None:
-            restored = await screen.app.service.archive(conv_id, archived=False)
+        if (await screen.app.service.conversations.resolve(conv_id)).archived_at is not None:
+            restored = await screen.app.service.conversations.archive(conv_id, archived=False)
             screen.notify(f"Unarchived “{one_line(restored.title, 50)}”.", markup=False)
             await screen.refresh_conversations()
             return
         family = await screen.app.service.branches.family(conv_id)
-        conversation = await screen.app.service.archive(conv_id)
+        conversation = await screen.app.service.conversations.archive(conv_id)
         screen.notify(f"Archived “{one_line(conversation.title, 50)}”.", markup=False)
         await self._after_removal(conv_id, family)
 
@@ -123,11 +125,11 @@ class ConversationCommands:
             if shown is not None and not shown.archived:
                 await screen.open_conversation(shown.id)
                 return
-        infos = await screen.app.service.list_conversations()
+        infos = await screen.app.service.conversations.list()
         if infos:
             await screen.open_conversation(infos[0].conversation.id)
         else:
-            conversation = await screen.app.service.new_conversation()
+            conversation = await screen.app.service.conversations.new()
             await screen.open_conversation(conversation.id)
 
     def export(self) -> None:

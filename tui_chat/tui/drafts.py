@@ -11,13 +11,13 @@ from typing import Protocol
 
 
 class DraftStore(Protocol):
-    """Where drafts live (a ``ChatService`` is one)."""
+    """Where drafts live (``service.drafts`` is one)."""
 
-    async def draft(self, conversation_id: str) -> str:
+    async def get(self, conversation_id: str) -> str:
         """The conversation's draft (``""`` for none)."""
         ...
 
-    async def set_draft(self, conversation_id: str, text: str) -> None:
+    async def set(self, conversation_id: str, text: str) -> None:
         """Keep ``text`` as the draft (blank removes it)."""
         ...
 
@@ -40,7 +40,7 @@ class DraftKeeper:
     async def flush(self) -> None:
         """Write every noted draft (a note is dropped only once it is written)."""
         for conversation_id, text in list(self._pending.items()):
-            await self._store.set_draft(conversation_id, text)
+            await self._store.set(conversation_id, text)
             if self._pending.get(conversation_id) == text:
                 del self._pending[conversation_id]
 
@@ -48,4 +48,4 @@ class DraftKeeper:
         """A conversation's draft, noted changes included."""
         if conversation_id in self._pending:
             return self._pending[conversation_id]
-        return await self._store.draft(conversation_id)
+        return await self._store.get(conversation_id)

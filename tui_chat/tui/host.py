@@ -85,7 +85,7 @@ class ChatHost(App[None]):
     def drafts(self) -> DraftKeeper:
         """The composer's drafts, kept per conversation in the database."""
         if self._drafts is None:
-            self._drafts = DraftKeeper(self.service)
+            self._drafts = DraftKeeper(self.service.drafts)
         return self._drafts
 
     def copy_to_clipboard(self, text: str) -> None:

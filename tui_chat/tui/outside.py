@@ -53,11 +53,11 @@ class OutsideWatch:
         conversation_id = screen.conversation_id
         if conversation_id is not None:
             try:
-                await service.conversation(conversation_id)
+                await service.conversations.get(conversation_id)
             except NotFound:
                 screen.notify("Another tui-chat deleted this conversation.", severity="warning")
-                infos = await service.list_conversations()
-                other = infos[0].conversation if infos else await service.new_conversation()
+                infos = await service.conversations.list()
+                other = infos[0].conversation if infos else await service.conversations.new()
                 await screen.open_conversation(other.id)
                 return
         screen.refresh_panels_later()  # the list, its counts, the gauge, the timeline
@@ -66,7 +66,7 @@ class OutsideWatch:
         chat = screen.chat
         if chat.has_newer:
             return  # reading older pages: the newer ones load when paged to
-        newest = await service.messages(conversation_id, limit=1)
+        newest = await service.messages.page(conversation_id, limit=1)
         views = chat.views
         shown = views[-1].message if views else None
         latest = newest[-1] if newest else None

@@ -33,8 +33,8 @@ async def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ChatServic
 
 
 async def _backlog(service: ChatService) -> str:
-    conversation = await service.new_conversation("backlog")
-    await service.set_setting(conversation.id, "preset", "window")
+    conversation = await service.conversations.new("backlog")
+    await service.conversations.set_setting(conversation.id, "preset", "window")
     rows = [
         {
             "role": "user" if n % 2 == 0 else "assistant",

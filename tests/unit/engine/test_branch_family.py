@@ -31,7 +31,7 @@ async def _add(service: ChatService, cid: str, text: str, role: str = "user") ->
 
 
 async def _chat(service: ChatService, turns: int) -> tuple[str, list[int]]:
-    conversation = await service.new_conversation()
+    conversation = await service.conversations.new()
     ids = []
     for i in range(turns):
         for role in ("user", "assistant"):
@@ -80,7 +80,7 @@ async def test_an_edit_is_a_branch_of_the_same_family(make_service: MakeService)
     path = await service.branches.path(edit.id)
     assert path.family.id == root and [b.id for b in path.family.branches] == [root, edit.id]
     assert [(p.divergence.label, p.message_id) for p in path.points] == [
-        ("‹ 2/2 ›", (await service.history(edit.id))[2].id)
+        ("‹ 2/2 ›", (await service.messages.history(edit.id))[2].id)
     ]
     assert "branch 2 of 2" in path.describe()
     back = await service.branches.path(root)
@@ -106,7 +106,7 @@ async def test_deleting_a_branch_or_the_root_keeps_the_others_reachable(
     root, ids = await _chat(service, 4)
     a, _ = await service.branches.fork_for_edit(ids[4])  # shares 4
     await _add(service, a.id, "a's prompt")
-    a_ids = [m.id for m in await service.history(a.id)]
+    a_ids = [m.id for m in await service.messages.history(a.id)]
     b = await service.branches.fork(a.id, a_ids[4])  # shares 5: a's 5th is a's own
     c = await service.branches.fork(a.id, a_ids[1])  # shares 2
     for branch in (b.id, c.id):
@@ -119,7 +119,7 @@ async def test_deleting_a_branch_or_the_root_keeps_the_others_reachable(
     assert heir.parent_message_id == ids[3]
     other = family.get(c.id)
     assert other is not None and (other.parent_id, other.shared) == (b.id, 2)
-    b_ids = [m.id for m in await service.history(b.id)]
+    b_ids = [m.id for m in await service.messages.history(b.id)]
     assert other.parent_message_id == b_ids[1]
     # The root goes: the family stays one, under its first id.
     await service.store.conversations.delete(root)
@@ -234,11 +234,11 @@ async def test_a_message_shared_by_branches_is_one_search_hit(make_service: Make
     b = await service.branches.fork(root, last.id)
     await _add(service, b.id, "another quokka question")
     await service.branches.viewed(a.id)
-    hits = await service.search("quokka")
+    hits = await service.messages.search("quokka")
     assert sorted((h.conversation_id, h.snippet.count("question")) for h in hits) == sorted(
         [(a.id, 1), (b.id, 1)]
     )
-    assert len(await service.search("quokka", conversation_id=root)) == 1
+    assert len(await service.messages.search("quokka", conversation_id=root)) == 1
     assert len(await service.store.search.find("quokka")) == 4
 
 

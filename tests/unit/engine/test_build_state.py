@@ -62,7 +62,7 @@ async def test_every_write_that_changes_a_request_counts_the_revision_up(tmp_pat
 
 
 async def _gauge_tokens(service: ChatService, cid: str) -> int:
-    return (await service.gauge(cid)).input_tokens
+    return (await service.requests.gauge(cid)).input_tokens
 
 
 async def test_a_write_of_another_process_shows_in_the_gauge(
@@ -72,7 +72,7 @@ async def test_a_write_of_another_process_shows_in_the_gauge(
     message, sets a system prompt, adds a turn): before the revision, a pin made by
     ``tui-chat pin`` in a shell left the open TUI's gauge without it until the next send."""
     service = await make_service(api_key=None)
-    cid = (await service.new_conversation("t")).id
+    cid = (await service.conversations.new("t")).id
     await _say(service.store, cid, "user", "first question " * 20)
     await _say(service.store, cid, "assistant", "first answer " * 20)
     before = await _gauge_tokens(service, cid)
@@ -95,23 +95,23 @@ async def test_the_kept_request_is_the_one_built_anew(
 ) -> None:
     """What the gauge keeps is what a fresh build gives after each kind of change."""
     service = await make_service(api_key=None)
-    cid = (await service.new_conversation("t")).id
+    cid = (await service.conversations.new("t")).id
     ids = [await _say(service.store, cid, role, f"{role} words {n} " * 15)
            for n in range(6) for role in ("user", "assistant")]  # fmt: skip
 
     async def same() -> None:
-        conversation = await service.conversation(cid)
+        conversation = await service.conversations.get(cid)
         kept = await service.requests.base(conversation)
         fresh = await service.requests.build(conversation)
         assert kept.request == fresh.request
         assert kept.breakdown == fresh.breakdown
 
     await same()
-    await service.pin(ids[2])
+    await service.messages.pin(ids[2])
     await same()
-    await service.set_setting(cid, "preset", "threshold")
+    await service.conversations.set_setting(cid, "preset", "threshold")
     await same()
-    await service.unpin(ids[2])
+    await service.messages.unpin(ids[2])
     await same()
     await service.summaries.compact(cid)
     await same()

@@ -13,8 +13,8 @@ async def test_a_draft_is_kept_per_conversation_and_across_a_restart(
     make_service: MakeService,
 ) -> None:
     service = await make_service()
-    first = await service.new_conversation("first")
-    second = await service.new_conversation("second")
+    first = await service.conversations.new("first")
+    second = await service.conversations.new("second")
     assert await service.drafts.get(first.id) == ""
     await service.drafts.set(first.id, "half a\nthought")
     await service.drafts.set(second.id, "other")
@@ -29,13 +29,13 @@ async def test_a_blank_draft_and_a_deleted_conversation_leave_no_row(
     make_service: MakeService,
 ) -> None:
     service = await make_service()
-    conversation = await service.new_conversation("c")
+    conversation = await service.conversations.new("c")
     await service.drafts.set(conversation.id, "text\x00with a NUL")
     assert await service.drafts.get(conversation.id) == "textwith a NUL"
     await service.drafts.set(conversation.id, "   \n")
     assert await service.drafts.get(conversation.id) == ""
     await service.drafts.set(conversation.id, "again")
-    await service.delete(conversation.id)
+    await service.conversations.delete(conversation.id)
     async with service.store.connection.execute("SELECT count(*) FROM drafts") as cursor:
         row = await cursor.fetchone()
     assert row is not None and row[0] == 0

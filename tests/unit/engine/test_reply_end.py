@@ -20,7 +20,7 @@ async def test_the_finished_event_says_whether_the_reply_was_cancelled(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     finished: list[ReplyFinished] = []
     arrived, ended = asyncio.Event(), asyncio.Event()
 
@@ -55,7 +55,7 @@ async def test_a_cancel_once_the_reply_is_stored_leaves_its_bookkeeping_whole(
     busy database) is too late to cut it: the calibration is written and nothing is marked
     cancelled."""
     service = await make_service()
-    conv = await service.new_conversation()
+    conv = await service.conversations.new()
     store = service.store
     set_calibration = store.set_calibration
     release, calibrating, over = asyncio.Event(), asyncio.Event(), asyncio.Event()
@@ -85,5 +85,5 @@ async def test_a_cancel_once_the_reply_is_stored_leaves_its_bookkeeping_whole(
     await asyncio.wait_for(over.wait(), 60)  # the shielded bookkeeping goes on alone
     assert written == [True]
     assert not finished[-1].cancelled
-    reply = (await service.messages(conv.id))[-1]
+    reply = (await service.messages.page(conv.id))[-1]
     assert reply.status == "complete"

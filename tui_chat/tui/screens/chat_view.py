@@ -85,12 +85,12 @@ class ChatView(Screen[None]):
         with PanelRow(PANEL_WIDTHS, fallback="composer", id="body"):
             yield ConversationList(id="conversations")
             with Vertical(id="center"):
-                chat = ChatPane(self.app.service, id="chat")
+                chat = ChatPane(self.app.service.messages, id="chat")
                 yield SiblingSwitch(chat, id="branches")
                 yield chat
                 yield FollowMarker(chat, id="new-below")
                 yield Static(NO_KEY_HELP, id="no-key", markup=False)
-                yield DraftTray(self.app.service, id="pending-files")
+                yield DraftTray(self.app.service.drafts, id="pending-files")
                 yield PathCompletions(id="path-completions")
                 yield Composer(id="composer", cursor_blink=self.app.cursor_blink)
                 yield TokenGauge(id="gauge").data_bind(
@@ -211,10 +211,10 @@ class ChatView(Screen[None]):
             draft_stays: Keep the composer's text (another branch of the same conversation).
         """
         await self.keep_draft()
-        conversation = await self.app.service.resolve(conversation_id)
+        conversation = await self.app.service.conversations.resolve(conversation_id)
         self.conversation = conversation
         self._show_title(conversation)
-        if (problem := self.app.service.settings_problem(conversation)) is not None:
+        if (problem := self.app.service.conversations.settings_problem(conversation)) is not None:
             self.notify(problem, title="Invalid settings", severity="warning", markup=False)
         await self.chat.show(conversation.id, around)
         page = [v.message for v in self.chat.views]
@@ -245,7 +245,7 @@ class ChatView(Screen[None]):
             self.composer.move_cursor(self.composer.document.end)
 
     def _show_title(self, conversation: Conversation) -> None:
-        policy = self.app.service.policy_for(conversation)
+        policy = self.app.service.conversations.policy_for(conversation)
         self.title = one_line(conversation.title, 60)
         self.sub_title = inert(f"{conversation.model} · preset {policy.preset}")
 
@@ -256,7 +256,7 @@ class ChatView(Screen[None]):
         so a caller's message loop (the app's, after a reply) is not held by their work.
         """
         if self.conversation is not None:
-            conversation = await self.app.service.resolve(self.conversation.id)
+            conversation = await self.app.service.conversations.resolve(self.conversation.id)
             self.conversation = conversation
             self._show_title(conversation)
             self.refresh_panels_later()
@@ -300,13 +300,15 @@ class ChatView(Screen[None]):
         service = self.app.service
         draft = self.composer.text
         if full and draft.strip():
-            breakdown = (await service.context(conv_id, draft, self.attached_files())).breakdown
+            breakdown = (
+                await service.requests.context(conv_id, draft, self.attached_files())
+            ).breakdown
         else:
-            breakdown = await service.gauge(conv_id, draft, self.attached_files())
+            breakdown = await service.requests.gauge(conv_id, draft, self.attached_files())
         if draft != self.composer.text or conv_id != self.conversation_id:
             return  # typing went on (or the conversation changed): a newer count follows
         self.breakdown = breakdown
-        self.cost = await service.cost_usd(conv_id)
+        self.cost = await service.costs.of(conv_id)
         self.paused = await service.summaries.paused(conv_id)
 
     async def refresh_timeline(self) -> None:
@@ -314,9 +316,9 @@ class ChatView(Screen[None]):
         if self.conversation is None:
             return
         service = self.app.service
-        conversation = await service.resolve(self.conversation.id)
+        conversation = await service.conversations.resolve(self.conversation.id)
         self.conversation = conversation
-        policy = service.policy_for(conversation)
+        policy = service.conversations.policy_for(conversation)
         rate = policy.compression_rate if policy.strategy == "segments" else None
         summaries = await service.summaries.versions(conversation.id)
         self.versions = Versions(tuple(summaries), conversation.active_summary_id, rate)
@@ -330,7 +332,7 @@ class ChatView(Screen[None]):
         """Reload the conversation list."""
         include = self.conversations.show_archived
         service = self.app.service
-        infos = await service.list_conversations(include_archived=include, with_cost=True)
+        infos = await service.conversations.list(include_archived=include, with_cost=True)
         families = await self.app.service.branches.families()
         self.conversations.set_conversations(
             infos, self.conversation_id, self.app.clock(), families

@@ -107,7 +107,7 @@ async def sent_labels(
     if not ids:
         return message_labels(built.request, [], new_message=new_message)
     first, last = min(ids), max(ids)
-    stretch = await source.messages(conversation_id, after_id=first - 1, limit=last - first + 1)
+    stretch = await source.page(conversation_id, after_id=first - 1, limit=last - first + 1)
     by_id = {m.id: m for m in stretch}
     if not ids <= by_id.keys():
         return []  # changed meanwhile: numbered by place

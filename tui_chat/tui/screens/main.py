@@ -282,7 +282,9 @@ class MainScreen(BranchView):
         from tui_chat.tui.screens.search import SearchScreen, archived_ids
 
         # Pushed at once (not from a worker): keys typed right after ctrl+f reach the search.
-        screen = SearchScreen(self.app.service.search, partial(archived_ids, self.app.service))
+        screen = SearchScreen(
+            self.app.service.messages.search, partial(archived_ids, self.app.service)
+        )
         self.app.push_screen(screen, self._search_closed)
 
     def _search_closed(self, hit: SearchHit | None) -> None:
@@ -296,9 +298,11 @@ class MainScreen(BranchView):
         if (conv_id := self.conversation_id) is None:
             return
         service, new = self.app.service, bool(self.composer.text or self.attached_files())
-        built = await service.context(conv_id, self.composer.text or None, self.attached_files())
-        recent = await service.messages(conv_id, limit=40)
-        labels = await sent_labels(service, conv_id, built, new_message=new)
+        built = await service.requests.context(
+            conv_id, self.composer.text or None, self.attached_files()
+        )
+        recent = await service.messages.page(conv_id, limit=40)
+        labels = await sent_labels(service.messages, conv_id, built, new_message=new)
         path = (await service.branches.path(conv_id)).describe()
         await self.app.push_screen(ContextPreviewScreen(built, recent, labels, path))
 

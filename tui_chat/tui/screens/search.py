@@ -36,7 +36,7 @@ _MATCH = re.compile(f"{HIT_START}([^{HIT_START}{HIT_END}]*){HIT_END}")
 
 async def archived_ids(service: ChatService) -> set[str]:
     """Ids of the archived conversations (their hits are marked)."""
-    infos = await service.list_conversations(include_archived=True)
+    infos = await service.conversations.list(include_archived=True)
     return {i.conversation.id for i in infos if i.conversation.archived_at is not None}
 
 

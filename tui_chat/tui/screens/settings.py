@@ -21,7 +21,6 @@ from tui_chat.core.presets import PRESETS
 from tui_chat.engine.catalog import (
     ModelCatalog,
     ModelChoices,
-    ModelInfo,
     known_models,
     model_choices,
 )
@@ -45,6 +44,18 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+class ConversationSettings(Protocol):
+    """Where a conversation's settings are read and written (``service.conversations``)."""
+
+    def policy_for(self, conversation: Conversation) -> Policy:
+        """The policy in force for a conversation with these settings."""
+        ...
+
+    async def set_setting(self, conversation_id: str, key: str, value: str) -> Conversation:
+        """Validate and write one setting (raises ``SettingError``, nothing changed)."""
+        ...
+
+
 class SettingsSource(Protocol):
     """What the settings screen asks of the engine (a ``ChatService`` is one)."""
 
@@ -53,16 +64,9 @@ class SettingsSource(Protocol):
         """The endpoint's model list (read again here when a day old)."""
         ...
 
-    def info_for(self, model: str) -> ModelInfo:
-        """A model's window, output limit and features."""
-        ...
-
-    def policy_for(self, conversation: Conversation) -> Policy:
-        """The policy in force for a conversation with these settings."""
-        ...
-
-    async def set_setting(self, conversation_id: str, key: str, value: str) -> Conversation:
-        """Validate and write one setting (raises ``SettingError``, nothing changed)."""
+    @property
+    def conversations(self) -> ConversationSettings:
+        """The conversations' settings."""
         ...
 
 
@@ -106,11 +110,13 @@ class SettingsScreen(ModalScreen[list[str]]):
     @property
     def policy(self) -> Policy:
         """The policy in force before editing."""
-        return self._source.policy_for(self.conversation)
+        return self._source.conversations.policy_for(self.conversation)
 
     def preset_policy(self, preset: str) -> Policy:
         """The policy a preset brings on its own (choosing a preset drops other settings)."""
-        return self._source.policy_for(replace(self.conversation, settings={"preset": preset}))
+        return self._source.conversations.policy_for(
+            replace(self.conversation, settings={"preset": preset})
+        )
 
     def compose(self) -> ComposeResult:
         """One row per setting, then Save / Cancel."""
@@ -201,7 +207,7 @@ class SettingsScreen(ModalScreen[list[str]]):
         self.run_worker(self._load_models(), exit_on_error=False)
 
     async def _load_models(self) -> None:
-        self.choices = await model_choices(self._source.catalog, self._source.info_for)
+        self.choices = await model_choices(self._source.catalog, self._source.catalog.info)
         pick = self.query_one("#model-pick", Select)
         # Each row: the id, its window, output limit and features (the endpoint's or the table's).
         pick.set_options([(self.choices.label(m), m) for m in self.choices.all])
@@ -277,7 +283,9 @@ class SettingsScreen(ModalScreen[list[str]]):
         changes = self.changes()
         try:
             for key, value in changes:
-                self.conversation = await self._source.set_setting(self.conversation.id, key, value)
+                self.conversation = await self._source.conversations.set_setting(
+                    self.conversation.id, key, value
+                )
         except SettingError as exc:
             error.update(f"{exc}")
             return

@@ -29,9 +29,9 @@ NOTE = (
 
 
 class UsageSource(Protocol):
-    """Where the usage report is read (a ``ChatService`` is one)."""
+    """Where the usage report is read (``service.costs`` is one)."""
 
-    async def usage(self, by: Period = "day", since: str | None = None) -> UsageReport:
+    async def report(self, by: Period = "day", since: str | None = None) -> UsageReport:
         """The API's cost per ``by`` and model."""
         ...
 
@@ -77,7 +77,7 @@ class UsageScreen(ModalScreen[None]):
         self.run_worker(self._read(self.by), group="usage", exclusive=True)
 
     async def _read(self, by: Period) -> None:
-        report = await self._source.usage(by)
+        report = await self._source.report(by)
         if by == self.by:  # the user switched while it was read: the other read shows
             self.report = report
 

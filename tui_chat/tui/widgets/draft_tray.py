@@ -21,13 +21,13 @@ from tui_chat.engine.attachments import read_attachment
 
 
 class DraftFiles(Protocol):
-    """Where the draft's files are kept (a ``ChatService`` is one)."""
+    """Where the draft's files are kept (``service.drafts`` is one)."""
 
-    async def draft_files(self, conversation_id: str) -> list[Attachment]:
+    async def files(self, conversation_id: str) -> list[Attachment]:
         """The files attached to the conversation's draft."""
         ...
 
-    async def set_draft_files(self, conversation_id: str, files: Sequence[Attachment]) -> None:
+    async def set_files(self, conversation_id: str, files: Sequence[Attachment]) -> None:
         """Keep ``files`` (in this order) as the files of the conversation's draft."""
         ...
 
@@ -104,7 +104,7 @@ class DraftTray(Static):
             self.pending, self.editing = [], None
             self.conversation_id = conversation_id
             if conversation_id is not None:
-                self.pending = await self._source.draft_files(conversation_id)
+                self.pending = await self._source.files(conversation_id)
         self.show()
 
     def drop_edit(self) -> None:
@@ -116,13 +116,13 @@ class DraftTray(Static):
     async def reload(self) -> None:
         """The draft's own files, shown again (an edit's files stood in for them)."""
         if self.conversation_id is not None and self.editing is None:
-            self.pending = await self._source.draft_files(self.conversation_id)
+            self.pending = await self._source.files(self.conversation_id)
             self.show()
 
     async def keep(self) -> None:
         """Write the attached files as the draft's (an edit's files are not a draft)."""
         if self.conversation_id is not None and self.editing is None:
-            await self._source.set_draft_files(self.conversation_id, self.pending)
+            await self._source.set_files(self.conversation_id, self.pending)
 
     async def attach(self, path: str) -> Attachment:
         """Read a file and attach it (raises ``AttachmentError`` with what is wrong); the

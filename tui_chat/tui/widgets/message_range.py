@@ -128,7 +128,7 @@ class MessageRange:
         """The range's messages as stored, a page at a time (its ends may be paged out)."""
         out: list[Message] = []
         after = first - 1
-        while page := await self._source.messages(conversation_id, after_id=after, limit=200):
+        while page := await self._source.page(conversation_id, after_id=after, limit=200):
             out += [m for m in page if m.id <= last]
             if page[-1].id >= last:
                 break

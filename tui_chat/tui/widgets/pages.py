@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 
 
 class MessageSource(Protocol):
-    """Where the chat pane reads a conversation's messages (a ``ChatService`` is one)."""
+    """Where the chat pane reads a conversation's messages (``service.messages`` is one)."""
 
-    async def messages(
+    async def page(
         self,
         conversation_id: str,
         *,
@@ -68,7 +68,7 @@ class Pages:
         """One page ending before ``before_id`` (``None``: the newest), and whether more
         exist before it."""
         size = size or self.PAGE
-        page = await self._source.messages(conversation_id, before_id=before_id, limit=size + 1)
+        page = await self._source.page(conversation_id, before_id=before_id, limit=size + 1)
         more = len(page) > size
         return (page[1:] if more else page), more
 
@@ -77,7 +77,7 @@ class Pages:
     ) -> tuple[list[Message], bool]:
         """One page starting after ``after_id``, and whether more exist after it."""
         size = size or self.PAGE
-        page = await self._source.messages(conversation_id, after_id=after_id, limit=size + 1)
+        page = await self._source.page(conversation_id, after_id=after_id, limit=size + 1)
         return page[:size], len(page) > size
 
 
