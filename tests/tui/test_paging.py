@@ -181,3 +181,26 @@ async def test_one_burst_of_held_keys_pages_to_the_first_message(
         assert pane.views[0].message_id == ids[0]
         if key == "up":  # one message a press, none lost
             assert pane.selected == ids[0]
+
+
+async def test_one_burst_of_page_downs_pages_newer_messages_to_the_last(
+    service: ChatService, tmp_path: Path
+) -> None:
+    """From the first message (g), pagedowns queued at once load the newer pages of the pruned
+    window one after another (they were dropped while a page loaded: one page a burst)."""
+    conversation = await _conversation(service, tmp_path, 400)
+    ids = [m.id for m in await service.history(conversation.id)]
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        pane = chat(app)
+        await pilot.press("f5", "g")
+        await until(pilot, lambda: pane.selected == ids[0] and pane.has_newer)
+        await settle(pilot)
+        for _ in range(600):
+            _key(app, "pagedown")
+        await until(pilot, lambda: not pane.has_newer)
+        await settle(pilot)
+        await settle(pilot)
+        assert pane.views[-1].message_id == ids[-1]
+        assert pane.scroll_y == pane.max_scroll_y

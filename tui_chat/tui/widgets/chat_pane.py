@@ -241,8 +241,10 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         if not self.allow_vertical_scroll:
             raise SkipAction()
         target = self.scroll_y + lines
-        if target < 0 and self.has_older:
-            self._place.owe(target)  # scrolled past the top: taken up once the page is in
+        if target < 0 and self.has_older:  # past an edge: taken up once the page is in
+            self._place.owe(target)
+        elif target > self.max_scroll_y and self.has_newer:
+            self._place.owe(target - self.max_scroll_y)
         self.scroll_to(y=target, animate=False, immediate=True)
         self.page_at_edge()
 
@@ -275,14 +277,15 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
                 self._mark_last()
                 return False
             place = self._place.top()
-            await self.mount_all(self._views(page))
+            views = self._views(page)
+            await self.mount_all(views)
             overflow = len(self.views) - self.MAX_MOUNTED
             if overflow > 0:
                 await self.remove_children(self.views[:overflow])
                 self.has_older = True
             self._mark_last()
             self.release_anchor()  # the end of a pruned window is not the chat's end
-            self._place.hold(place)  # the messages pruned above move nothing on screen
+            self._place.hold(place, page=views[0])  # nothing moves; held keys scroll into it
             return True
         finally:
             self._loading = False

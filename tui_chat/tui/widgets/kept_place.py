@@ -34,7 +34,7 @@ class KeptPlace:
         self._pane = pane
         self._place: Place | None = None
         self._owed = 0.0
-        """Lines scrolled up past the top (keys held while the page above loaded): taken up
+        """Lines scrolled past the top or bottom (keys held while a page loaded): taken up
         once that page is laid out."""
         self._page: MessageView | None = None
         """The first message of the page the owed lines scroll into, once it is mounted."""
@@ -51,15 +51,16 @@ class KeptPlace:
         return None
 
     def owe(self, lines: float) -> None:
-        """Lines scrolled up past the top, to scroll into the older page once it is in."""
-        self._owed += lines
+        """Lines scrolled past the top (negative) or the bottom of the window, to scroll into
+        the page loading there once it is laid out (a key the other way starts again)."""
+        self._owed = lines if self._owed * lines < 0 else self._owed + lines
 
     def hold(self, place: Place | None, page: MessageView | None = None) -> None:
         """Keep ``place`` (taken before a page was mounted) and scroll to it.
 
         Args:
             place: The message at the top of the view and its row, before the mount.
-            page: The first message of a page mounted above: the lines owed scroll into it.
+            page: The first message of a page just mounted: the lines owed scroll into it.
         """
         self._place = place
         if page is not None:
@@ -85,14 +86,23 @@ class KeptPlace:
             return  # not laid out yet: the layout to come changes the virtual size
         y = region.y - row
         page, past = self._page, False
-        if page is not None and page.virtual_region.height:
+        if page is not None and self._laid_out(page):
             y += self._owed  # the page is laid out: the held keys scroll into it
-            past = y < 0 and pane.has_older  # and past it, into the next page
-            self._owed, self._page = (y if past else 0.0), None
-            self._place = view, region.y - max(y, 0)
+            end = pane.max_scroll_y
+            past = (y < 0 and pane.has_older) or (y > end and pane.has_newer)
+            self._owed = (y if y < 0 else y - end) if past else 0.0  # into the next page
+            self._page = None
+            self._place = view, region.y - min(max(y, 0), end)
         self._scroll(y)
         if past:  # once the load that may be applying this is over
             pane.call_later(pane.page_at_edge)
+
+    def _laid_out(self, page: MessageView) -> bool:
+        """Whether ``page`` is in the layout (and the pane's height, for lines owed below)."""
+        if not page.virtual_region.height:
+            return False
+        last = self._pane.query_children(MessageView).last()
+        return self._owed <= 0 or self._pane.virtual_size.height >= last.virtual_region.bottom
 
     def scrolled(self) -> None:
         """The pane scrolled: by the user unless :meth:`apply` did it, so keep the place the
