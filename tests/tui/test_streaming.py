@@ -4,16 +4,13 @@ and full garbage collections held off while it streams."""
 from __future__ import annotations
 
 import gc
-import math
 import re
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
-from textual.screen import Screen
 from textual.widgets import Markdown
 
 from tests.tui.helpers import until
@@ -22,10 +19,8 @@ from tui_chat.tui import gc_pause
 from tui_chat.tui.text import inert
 from tui_chat.tui.widgets import reply_stream
 from tui_chat.tui.widgets.chat_pane import ChatPane
-from tui_chat.tui.widgets.fold import HeadFold
 from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.reply_stream import ReplyStream
-from tui_chat.tui.widgets.stream_markdown import StreamMarkdown
 
 REPLY = """## Plan
 
@@ -197,7 +192,7 @@ def test_gc_holds_are_counted() -> None:
 class _NoMessages:
     """A message source with nothing in it (the views are added directly)."""
 
-    async def page(
+    async def messages(
         self,
         conversation_id: str,
         *,
@@ -286,58 +281,3 @@ async def test_blocks_far_above_a_followed_stream_fold_without_moving_anything()
         await pilot.pause()
         assert all(block.display for block in markdown.children)  # scrolling up unfolds
         assert _screen_lines(app) == stored_top
-
-
-async def test_while_typing_the_head_is_folded_in_the_frame_that_shows_held_blocks(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Neither the typing nor the deltas end within the test: only keys move the stream on.
-    monkeypatch.setattr(reply_stream, "TYPING", 3600.0)
-    monkeypatch.setattr(reply_stream, "HOLD", 0.0)  # every key shows what is held
-    monkeypatch.setattr(reply_stream, "SETTLE", 3600.0)
-    monkeypatch.setattr(reply_stream, "_last_key", -math.inf)
-    steps: list[str] = []  # folds, showings and layouts, in order
-    fold_above, reveal = HeadFold.fold_above, StreamMarkdown.reveal
-    refresh_layout = Screen._refresh_layout
-
-    def fold(fold: HeadFold, *args: Any, **kwargs: Any) -> int:
-        count = fold_above(fold, *args, **kwargs)
-        if count:
-            steps.append("fold")
-        return count
-
-    def show(markdown: StreamMarkdown, *args: Any, **kwargs: Any) -> int:
-        steps.append("show")
-        return reveal(markdown, *args, **kwargs)
-
-    def layout(screen: Screen[object], *args: Any, **kwargs: Any) -> None:
-        steps.append("layout")
-        refresh_layout(screen, *args, **kwargs)
-
-    monkeypatch.setattr(HeadFold, "fold_above", fold)
-    monkeypatch.setattr(StreamMarkdown, "reveal", show)
-    monkeypatch.setattr(Screen, "_refresh_layout", layout)
-    app = _Chat()
-    async with app.run_test(size=(60, 20)) as pilot:
-        pane = app.query_one(ChatPane)
-        view = await pane.add_message(_message("", "streaming"))
-        pane.anchor()
-        markdown = view.query_one(StreamMarkdown)
-        chunks = _chunks(LONG)
-        for start in range(0, len(chunks), 8):
-            for chunk in chunks[start : start + 8]:
-                await view.write(chunk)
-            reply_stream.note_key()  # typed while it streams
-            await pilot.pause()
-        for _ in range(5_000):
-            if markdown.source == inert(LONG) or "fold" in steps:
-                break
-            reply_stream.note_key()
-            await pilot.pause()
-        await until(pilot, lambda: steps.count("fold") >= 2)
-        # Each fold is followed by the showing, with no layout between: one frame for both.
-        after = [
-            steps[i + 1] if i + 1 < len(steps) else "" for i, s in enumerate(steps) if s == "fold"
-        ]
-        assert set(after) == {"show"}, steps
-        await view.finish(_message(LONG))

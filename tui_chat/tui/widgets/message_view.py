@@ -244,8 +244,6 @@ class MessageView(Vertical):
     def _appended(self) -> None:
         if self._fold is None or self._fold_due or self._fold.blocks < self._fold_seen + FOLD_EVERY:
             return
-        if isinstance(body := self.query_one(Markdown), StreamMarkdown) and body.held:
-            return  # blocks held hidden while the user types: folded when they are shown
         self._fold_seen = self._fold.blocks
         self._fold_due = True
         self.call_after_refresh(self._fold_head)
@@ -265,7 +263,7 @@ class MessageView(Vertical):
         if self._stream is None:
             markdown = self.query_one(Markdown)
             self._fold = self._fold or HeadFold(markdown)
-            self._stream = ReplyStream(markdown, on_append=self._appended, on_show=self._fold_head)
+            self._stream = ReplyStream(markdown, on_append=self._appended)
             if not self._holds_gc:
                 self._holds_gc = True
                 gc_pause.hold()

@@ -83,8 +83,6 @@ class ReplyStream:
         markdown: The document to append to.
         interval: Least seconds between two appends.
         on_append: Called after each append.
-        on_show: Called right before held blocks are shown while the user types, so that
-            what it changes is laid out in the same frame (the reply's head folded away).
     """
 
     def __init__(
@@ -92,12 +90,10 @@ class ReplyStream:
         markdown: Markdown,
         interval: float = INTERVAL,
         on_append: Callable[[], object] | None = None,
-        on_show: Callable[[], object] | None = None,
     ) -> None:
         self._markdown = markdown
         self._interval = interval
         self._on_append = on_append
-        self._on_show = on_show
         self._pending: list[str] = []
         self._written = -math.inf
         """When text was last written (monotonic)."""
@@ -174,8 +170,6 @@ class ReplyStream:
         assert isinstance(markdown, StreamMarkdown)
         if time.monotonic() - self._shown >= HOLD:
             await self._append(hold=True)
-            if self._on_show is not None:
-                self._on_show()
             if not markdown.reveal(keep_last=True):
                 markdown.reveal()
             await self._frame()
