@@ -183,13 +183,14 @@ async def test_one_burst_of_held_keys_pages_to_the_first_message(
             assert pane.selected == ids[0]
 
 
+@pytest.mark.slow  # a soak: 600 keys queued through 400 messages
 async def test_one_burst_of_page_downs_pages_newer_messages_to_the_last(
     service: ChatService, tmp_path: Path
 ) -> None:
     """From the first message (g), pagedowns queued at once load the newer pages of the pruned
     window one after another (they were dropped while a page loaded: one page a burst)."""
     conversation = await _conversation(service, tmp_path, 400)
-    ids = [m.id for m in await service.history(conversation.id)]
+    ids = [m.id for m in await service.messages.history(conversation.id)]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
