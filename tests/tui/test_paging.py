@@ -7,6 +7,7 @@ top of the view must stay there whenever the layout comes, and held keys keep pa
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -205,3 +206,28 @@ async def test_one_burst_of_page_downs_pages_newer_messages_to_the_last(
         await settle(pilot)
         assert pane.views[-1].message_id == ids[-1]
         assert pane.scroll_y == pane.max_scroll_y
+
+
+async def test_a_message_added_while_the_window_is_shown_is_kept_once(
+    service: ChatService, tmp_path: Path
+) -> None:
+    """A message saved while the pane reads its page (a prompt typed ahead at start-up, a reply
+    starting) is neither removed by the page replacing the window nor shown twice (a reply's
+    view removed so lost its stream: test_a_stream_stopped_before_it_ran… under load)."""
+    conversation = await _conversation(service, tmp_path, 6)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        pane = chat(app)
+        await settle(pilot)
+        showing = asyncio.create_task(pane.show(conversation.id))
+        await asyncio.sleep(0)  # the show has begun reading its page
+        message = await service.store.messages.add(
+            conversation.id, role="user", content=[], text="typed ahead", token_count=2
+        )
+        view = await pane.add_message(message)
+        await showing
+        await settle(pilot)
+        assert view.is_attached and view in pane.views
+        ids = [v.message_id for v in pane.views]
+        assert ids.count(message.id) == 1 and ids[-1] == message.id

@@ -159,16 +159,21 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
             conversation_id: The conversation.
             around: A message to show and select (e.g. a search hit).
         """
-        self.conversation_id = conversation_id
-        self._pinned = await self._source.pinned_ids(conversation_id)
-        before = None if around is None else around + 1
-        page, self.has_older = await self.pages.before(conversation_id, before, Pages.FIRST_PAGE)
-        self.has_newer = False
-        if around is not None:
-            # The hit comes with what follows it (its reply, at least), not as the last line.
-            after, self.has_newer = await self.pages.after(conversation_id, around, Pages.AFTER_HIT)
-            page += after
-        await self._replace(page)
+        async with self._page_lock:  # a message added meanwhile comes after the new window
+            self.conversation_id = conversation_id
+            self._pinned = await self._source.pinned_ids(conversation_id)
+            before = None if around is None else around + 1
+            page, self.has_older = await self.pages.before(
+                conversation_id, before, Pages.FIRST_PAGE
+            )
+            self.has_newer = False
+            if around is not None:
+                # The hit comes with what follows it (its reply, at least), not as the last line.
+                after, self.has_newer = await self.pages.after(
+                    conversation_id, around, Pages.AFTER_HIT
+                )
+                page += after
+            await self._replace(page)
         if around is not None and self.view_for(around) is not None:
             self.selected = around
         else:
@@ -294,17 +299,17 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         """Append a new message at the bottom (jumping back to the latest page if needed)."""
         if self.has_newer and self.conversation_id is not None:
             await self.show(self.conversation_id)
-            existing = self.view_for(message.id)
-            if existing is not None:
-                return existing
-        view = MessageView(message, pinned=message.id in self._pinned)
-        await self.mount(view)
-        views = self.views
-        overflow = len(views) - self.MAX_MOUNTED
-        if overflow > 0:
-            await self.remove_children(views[:overflow])
-            self.has_older = True
-        self._mark_last()
+        async with self._page_lock:  # not while a page replaces or extends the window
+            if (existing := self.view_for(message.id)) is not None:
+                return existing  # the page read after it was saved holds it already
+            view = MessageView(message, pinned=message.id in self._pinned)
+            await self.mount(view)
+            views = self.views
+            overflow = len(views) - self.MAX_MOUNTED
+            if overflow > 0:
+                await self.remove_children(views[:overflow])
+                self.has_older = True
+            self._mark_last()
         return view
 
     def follow(self) -> None:
