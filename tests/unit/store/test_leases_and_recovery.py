@@ -216,62 +216,71 @@ def test_settings_problems_and_the_usable_part() -> None:
     assert settings_problems([1]) == ["settings must be an object, not list"]
 
 
-async def test_a_transaction_cancelled_while_waiting_to_begin_leaves_none_open(
-    tmp_path: Path,
-) -> None:
+class HeldWriteLock:
+    """A store whose database another connection holds the write lock of (another process),
+    and a write into it that waits for that lock on the connection's thread."""
+
+    def __init__(self, store: Store, other: sqlite3.Connection) -> None:
+        self.store = store
+        self.other = other
+
+    async def write(self) -> None:
+        async with self.store.transaction() as db:
+            await db.execute("INSERT INTO calibration VALUES ('m', 1.0, 1)")
+
+    def release(self) -> None:
+        """The other process commits: a BEGIN queued meanwhile now succeeds."""
+        self.other.execute("COMMIT")
+
+
+@pytest.fixture
+async def held(tmp_path: Path) -> AsyncIterator[HeldWriteLock]:
     store = await Store.open(tmp_path / "t.db")
     other = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
     try:
-        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-
-        async def write() -> None:
-            async with store.transaction() as db:
-                await db.execute("INSERT INTO calibration VALUES ('m', 1.0, 1)")
-
-        task = asyncio.create_task(write())
-        await asyncio.sleep(0.2)  # its BEGIN waits on the connection's thread
-        task.cancel()
-        await asyncio.sleep(0.1)
-        other.execute("COMMIT")  # the queued BEGIN now succeeds, after the cancellation
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        # The connection is not left inside that transaction: the next one works.
-        await store.set_calibration("m", 1.5, 2)
-        assert await store.calibration("m") == (1.5, 2)
+        yield HeldWriteLock(store, other)
     finally:
         other.close()
         await store.close()
+
+
+async def _steps(count: int = 3) -> None:
+    """Let the tasks run up to their next wait (a call queued on the connection's thread)."""
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
+async def test_a_transaction_cancelled_while_waiting_to_begin_leaves_none_open(
+    held: HeldWriteLock,
+) -> None:
+    task = asyncio.create_task(held.write())
+    await _steps()  # its BEGIN waits on the connection's thread
+    task.cancel()
+    await _steps()
+    held.release()  # the queued BEGIN now succeeds, after the cancellation
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    # The connection is not left inside that transaction: the next one works.
+    await held.store.set_calibration("m", 1.5, 2)
+    assert await held.store.calibration("m") == (1.5, 2)
 
 
 async def test_a_transaction_cancelled_twice_while_waiting_to_begin_leaves_none_open(
-    tmp_path: Path,
+    held: HeldWriteLock,
 ) -> None:
     # At shutdown a task can be cancelled again while its BEGIN is being undone: the lock must
     # stay held until the ROLLBACK is queued, or the next BEGIN runs inside that transaction.
-    store = await Store.open(tmp_path / "t.db")
-    other = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
-    try:
-        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-
-        async def write() -> None:
-            async with store.transaction() as db:
-                await db.execute("INSERT INTO calibration VALUES ('m', 1.0, 1)")
-
-        task = asyncio.create_task(write())
-        for _ in range(3):
-            await asyncio.sleep(0)  # the task queues its BEGIN on the connection's thread
-        task.cancel()
-        await asyncio.sleep(0)  # it starts undoing the BEGIN
-        task.cancel()
-        await asyncio.sleep(0)
-        second = asyncio.create_task(store.set_calibration("m", 1.5, 2))
-        for _ in range(3):
-            await asyncio.sleep(0)  # its BEGIN is queued too
-        other.execute("COMMIT")  # the first BEGIN now succeeds, after both cancellations
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        await second
-        assert await store.calibration("m") == (1.5, 2)
-    finally:
-        other.close()
-        await store.close()
+    task = asyncio.create_task(held.write())
+    await _steps()  # the task queues its BEGIN on the connection's thread
+    task.cancel()
+    await _steps(1)  # it starts undoing the BEGIN
+    task.cancel()
+    await _steps(1)
+    second = asyncio.create_task(held.store.set_calibration("m", 1.5, 2))
+    await _steps()  # its BEGIN is queued too
+    held.release()  # the first BEGIN now succeeds, after both cancellations
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    await second
+    assert await held.store.calibration("m") == (1.5, 2)
