@@ -18,6 +18,7 @@ from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import make_app
 from tests.tui.helpers import from_palette, notifications, ready, settle, until
 from tests.tui.seed import seed_demo
+from tui_chat.core.models import Summary
 from tui_chat.engine.service import ChatService
 
 
@@ -261,3 +262,39 @@ async def test_typing_while_a_conversation_opens_is_not_replaced_by_its_draft(
         await opening
         await settle(pilot)
         assert _composer_text(app) == "typed first"
+
+
+async def test_a_timeline_refresh_that_read_earlier_does_not_show_over_a_later_one(
+    service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two refreshes overlap (a compaction's event and the regenerate worker's end): the one
+    that read the database first must not set the versions last (it showed the old version
+    in force, and said "kept aside" for a regenerated version that was active)."""
+    conversation = await seed_demo(service, tmp_path)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await ready(pilot)
+        await settle(pilot)
+        summaries = await service.summaries.versions(conversation.id)
+        active = (await service.conversations.resolve(conversation.id)).active_summary_id
+        other = next(s for s in summaries if s.id != active)
+        read = asyncio.Event()
+        go_on = asyncio.Event()
+        versions = service.summaries.versions
+
+        async def first_read_waits(conversation_id: str) -> list[Summary]:
+            found = await versions(conversation_id)
+            if not read.is_set():
+                read.set()
+                await go_on.wait()
+            return found
+
+        monkeypatch.setattr(service.summaries, "versions", first_read_waits)
+        earlier = asyncio.create_task(screen.refresh_timeline())
+        await read.wait()  # it read the old version in force
+        await service.summaries.activate(conversation.id, other.version)
+        await screen.refresh_timeline()
+        assert screen.timeline.active_id == other.id
+        go_on.set()
+        await earlier
+        assert screen.timeline.active_id == other.id

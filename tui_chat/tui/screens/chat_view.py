@@ -79,6 +79,10 @@ class ChatView(Screen[None]):
     streaming_id: reactive[int | None] = reactive(None, init=False)
     """Id of the reply being streamed, if any."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._timeline_reads = 0  # refresh_timeline calls begun: only the latest one shows
+
     def compose(self) -> ComposeResult:
         """Header, list | chat + composer + gauge | timeline, footer."""
         yield Header(icon="◆")
@@ -315,12 +319,16 @@ class ChatView(Screen[None]):
         """Reload the summary versions."""
         if self.conversation is None:
             return
+        self._timeline_reads += 1
+        read = self._timeline_reads
         service = self.app.service
         conversation = await service.conversations.resolve(self.conversation.id)
-        self.conversation = conversation
         policy = service.conversations.policy_for(conversation)
         rate = policy.compression_rate if policy.strategy == "segments" else None
         summaries = await service.summaries.versions(conversation.id)
+        if read != self._timeline_reads or self.conversation_id != conversation.id:
+            return  # a refresh begun since read later (or another conversation opened)
+        self.conversation = conversation
         self.versions = Versions(tuple(summaries), conversation.active_summary_id, rate)
 
     async def refresh_summaries(self) -> None:
