@@ -223,6 +223,8 @@ class Behaviour:
     after_chunks: int = 2
     abrupt: bool = False
     hang_seconds: float = 30.0
+    gate: threading.Event | None = None
+    """A ``hang`` mid-stream also ends when this is set (the test lets the reply go on)."""
     tool_name: str = "get_weather"
     tool_input: dict[str, Any] = field(default_factory=lambda: {"city": "Paris"})
     tool_id: str | None = None
@@ -1009,12 +1011,13 @@ class _Handler(BaseHTTPRequestHandler):
         }
         self._send_json(status, body, headers)
 
-    def _wait(self, seconds: float) -> None:
-        """Sleep, but give up as soon as the client hangs up or the server stops."""
+    def _wait(self, seconds: float, gate: threading.Event | None = None) -> None:
+        """Sleep (or until ``gate`` is set), but give up as soon as the client hangs up or
+        the server stops."""
         deadline = time.monotonic() + seconds
         while True:
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or (gate is not None and gate.is_set()):
                 return
             if self.fake._stop.is_set():
                 raise _ClientGone
@@ -1340,8 +1343,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._chunk(b"")
             self.close_connection = True
             return True
-        # hang mid-stream, then carry on as if nothing happened
-        self._wait(behaviour.hang_seconds)
+        # hang mid-stream (until the gate opens), then carry on as if nothing happened
+        self._wait(behaviour.hang_seconds, behaviour.gate)
         return False
 
 

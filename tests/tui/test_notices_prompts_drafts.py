@@ -5,6 +5,7 @@ reply, compacting with nothing to compact, the palette's Screenshot, unarchiving
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import pytest
@@ -105,10 +106,14 @@ async def test_cancel_reply_leaves_the_footer_when_the_reply_ends(
     app = make_app(keyed_service)
     async with app.run_test(size=(200, 50)) as pilot:
         await ready(pilot)
-        fake_anthropic.push_reply("one two three four five six", chunk_delay=0.3)
+        # The reply stops after its first words until the test has seen it streaming (a
+        # 2-second reply could end, on a loaded machine, before the first look).
+        gate = threading.Event()
+        fake_anthropic.push_hang(600, after_chunks=1, text="one two three four five six", gate=gate)
         await _send(pilot, "count")
         await until(pilot, lambda: app.main_screen.streaming_id is not None)
         await until(pilot, lambda: "Cancel reply" in _footer_actions(app))
+        gate.set()
         views = _by_id(app, "chat").query("MessageView")
         await until(pilot, lambda: "complete" in str(views.last().message.status))
         await settle(pilot)
