@@ -130,7 +130,7 @@ async def test_model_output_markup_and_escapes_are_shown_not_interpreted(
 async def test_escape_cancels_a_streaming_reply_and_retry_completes_it(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic
 ) -> None:
-    fake_anthropic.push_hang(30, after_chunks=2)
+    fake_anthropic.push_hang(600, after_chunks=2)  # ends when the client goes (the cancel)
     app = make_app(keyed_service)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)

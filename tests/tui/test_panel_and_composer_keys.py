@@ -24,7 +24,7 @@ async def test_escape_closes_a_panel_before_it_cancels_a_reply(
     app = make_app(keyed_service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        fake_anthropic.push_hang(30, after_chunks=1)
+        fake_anthropic.push_hang(600, after_chunks=1)  # ends when the app goes
         screen.composer.load_text("tell me a long story")
         await pilot.press("enter")
         await until(pilot, lambda: screen.streaming_id is not None)
