@@ -7,6 +7,10 @@ afterwards is posted as the same ``ReplyDelta`` message the engine's bridge post
 
 from __future__ import annotations
 
+import re
+
+from textual.widgets import Markdown
+
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, ready, until
@@ -17,6 +21,8 @@ from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.widgets.follow_marker import FollowMarker
 
 LONG = "\n\n".join(f"Paragraph {n}: " + "word " * 25 for n in range(60))
+SENT = "".join(re.findall(r"\s*\S+\s*", LONG)[: 100 * 12]).strip()
+"""What the server sends before it hangs: 100 deltas of 12 words."""
 
 
 async def _streaming_and_scrolled_up(
@@ -28,6 +34,8 @@ async def _streaming_and_scrolled_up(
     await pilot.press("enter")
     chat = screen.chat
     await until(pilot, lambda: screen.streaming_id is not None)
+    # Every delta before the hang is shown: none arrives after the scroll up below.
+    await until(pilot, lambda: any(md.source.strip() == SENT for md in chat.query(Markdown)))
     await until(pilot, lambda: chat.max_scroll_y > chat.size.height)
     await until(pilot, lambda: chat.scroll_y == chat.max_scroll_y)  # following
     assert screen.streaming_id is not None
