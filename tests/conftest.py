@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import textual._wait
 from hypothesis import HealthCheck, settings
 from textual.pilot import Pilot
 
@@ -31,6 +32,15 @@ settings.register_profile(
     print_blob=True,
 )
 _PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
+
+# Pilot waits for the app to go idle after every key it presses (twice) and in every
+# ``pause()``: it sleeps in slices and calls the process idle when a slice used under a
+# twentieth of its length in CPU. Textual's 20 ms slices made every key cost 40 ms of sleep
+# (a third of a TUI test's wall time, with the core left unused); 4 ms slices, idle under a
+# fifth, give the app the same turns. Only how long the test sleeps changes: every wait is
+# still on a state (``tests/tui/helpers.py``'s ``until``).
+textual._wait.SLEEP_GRANULARITY = 0.004
+textual._wait.SLEEP_IDLE = 0.0008
 settings.load_profile(_PROFILE)
 
 EXAMPLE_SCALE = {"dev": 0.2, "ci": 1.0}
