@@ -338,10 +338,26 @@ def _render(
     if rich and counter.count(text) > budget:
         rich.clear()
         text = _section(chosen, rich)
-    while chosen and counter.count(text) > budget:
-        chosen.pop()
+    if chosen and counter.count(text) > budget:  # the best that fit: a binary search
+        chosen = chosen[: _longest_fitting(chosen, rich, counter, budget)]
         text = _section(chosen, rich)
     return (text if chosen else ""), tuple(chosen)
+
+
+def _longest_fitting(
+    chosen: Sequence[Entry], rich: set[Entry], counter: TokenCounter, budget: int
+) -> int:
+    """The length of the longest prefix of ``chosen`` whose section fits ``budget`` (the whole
+    does not; the empty one does): O(log n) sections counted, not one per entry dropped (the
+    retention of a 3,000-message backlog's version took 12 s dropping ~600 entries one by one)."""
+    fits, too_long = 0, len(chosen)
+    while too_long - fits > 1:
+        middle = (fits + too_long) // 2
+        if counter.count(_section(chosen[:middle], rich)) <= budget:
+            fits = middle
+        else:
+            too_long = middle
+    return fits
 
 
 _FILE_LINE = re.compile(r"(.+?)(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)")
