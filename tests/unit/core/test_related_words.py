@@ -142,3 +142,38 @@ async def test_a_word_that_drops_its_e_before_ing_finds_that_form(tmp_path: Path
         assert passages and passages[0].text.startswith("I went hiking")
     finally:
         await store.close()
+
+
+def test_top_is_the_full_sort_s_head_ties_included() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    for size, count in ((9000, 13), (20, 13), (13, 13), (5, 13)):
+        scores = rng.random(size, dtype=np.float32)
+        assert related.top(scores, count) == [int(i) for i in np.argsort(-scores)[:count]]
+    tied = np.array([0.5, 0.9, 0.5, 0.7, 0.5, 0.1], dtype=np.float32)
+    for count in (1, 2, 3, 4):  # ties inside the head and at its edge: the full sort's order
+        assert related.top(tied, count) == [int(i) for i in np.argsort(-tied)[:count]]
+
+
+def test_a_word_asked_again_is_not_worked_out_again_and_gives_the_same_words() -> None:
+    vectors = related.vectors()
+    assert vectors is not None
+    first = vectors.related(["husband", "violin", "sea"])
+    fresh = related.Vectors(related.package_root())  # type: ignore[arg-type]
+    worked: list[str] = []
+    original = fresh.vector
+
+    def counted(word: str):  # type: ignore[no-untyped-def]
+        worked.append(word)
+        return original(word)
+
+    fresh.vector = counted  # type: ignore[method-assign]
+    assert fresh.related(["husband", "violin", "sea"]) == first
+    assert sorted(worked) == ["husband", "sea", "violin"]
+    # Kept words come from the list, new ones alone (even one) from a product: same figures.
+    assert fresh.related(["sea", "husband", "guitar"]) == vectors.related(
+        ["sea", "husband", "guitar"]
+    )
+    assert sorted(worked) == ["guitar", "husband", "sea", "violin"]
+    assert fresh.related(["guitar"]) == vectors.related(["guitar"])
