@@ -24,12 +24,19 @@ from textual.await_complete import AwaitComplete
 from textual.geometry import Region
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownBlock
+
+from tui_chat.tui.widgets import flat_blocks
 
 __all__ = ["StreamMarkdown"]
 
 
 class StreamMarkdown(Markdown):
     """A ``Markdown`` document that can hold its new blocks hidden (see the module)."""
+
+    # Not a ClassVar: Textual's Markdown declares it as an instance attribute.
+    BLOCKS: dict[str, type[MarkdownBlock]] = {**Markdown.BLOCKS, **flat_blocks.BLOCKS}  # noqa: RUF012
+    """Lists and quotes drawn by one widget each (:mod:`~tui_chat.tui.widgets.flat_blocks`)."""
 
     holding = False
     """Whether blocks mounted now are hidden until :meth:`reveal` (set per document)."""
