@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.conftest import make_app
-from tests.tui.helpers import ready
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import ready, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
+from tui_chat.tui.app import ChatApp
 
 LATER_SCREENS = {
     "tui_chat.tui.screens.context_preview",
@@ -151,3 +152,18 @@ async def test_the_app_turns_the_garbage_collector_back_on_once_drawn(service: C
             assert gc.isenabled()
     finally:
         gc.enable()
+
+
+async def test_the_app_opens_the_engine_itself_and_shows_the_chat(
+    service: ChatService, tmp_path: Path
+) -> None:
+    """As ``tui-chat`` starts from a shell: the app opens the engine and finds the conversation
+    before its screen is composed, then shows it. The show once ran before the screen had
+    composed its chat pane (NoMatches '#chat': the app did not start) when the engine's reads
+    took fewer turns of the event loop."""
+    await seed_demo(service, tmp_path)
+    app = ChatApp(service.config, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.main_screen.conversation is not None)
+        await until(pilot, lambda: bool(app.main_screen.chat.views))
+        assert app.main_screen.focused is app.main_screen.composer

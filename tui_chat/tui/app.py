@@ -16,7 +16,7 @@ from textual import events
 from textual.app import SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.worker import Worker, WorkerState
 
 from tui_chat.core.models import Conversation, Summary
@@ -116,6 +116,9 @@ class ChatApp(ChatHost):
             return
         termination.install(self)  # SIGTERM/SIGHUP keep the streaming reply's text
         main = self.main_screen
+        # The screen composes in its own task: with the engine's reads quick, this handler
+        # could run before the chat pane was there (NoMatches '#chat' at start-up).
+        await AwaitMount(main, [main])
         self.bridge = EngineBridge(main)
         self._unsubscribe = self.service.subscribe(self.bridge)
         # The chat pane is drawn first; the panels not needed for it (gauge, timeline, the
