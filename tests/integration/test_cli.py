@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.integration.cli_runner import ZYGOTE
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -24,13 +25,18 @@ def run(
     fake: FakeAnthropic | None = None,
     key: str | None = KEY,
     stdin: str | None = None,
+    fresh: bool = False,
 ) -> subprocess.CompletedProcess[str]:
+    """``tui-chat ARGS`` in its own process: a fork of a process that imported the CLI once
+    (:mod:`tests.integration.cli_runner`), or with ``fresh`` a new ``python -m tui_chat``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env["TUI_CHAT_HOME"] = str(home)
     if key:
         env["ANTHROPIC_API_KEY"] = key
     if fake is not None:
         env["ANTHROPIC_BASE_URL"] = fake.base_url
+    if not fresh:
+        return ZYGOTE.run(list(args), env, stdin, timeout=120)
     return subprocess.run(
         [sys.executable, "-m", "tui_chat", *args],
         env=env,
@@ -49,7 +55,8 @@ def js(result: subprocess.CompletedProcess[str]) -> Any:
 def test_send_new_streams_and_show_last_json(
     isolated_env: Path, fake_anthropic: FakeAnthropic
 ) -> None:
-    result = run(isolated_env, "send", "--new", "hello", fake=fake_anthropic)
+    # A new ``python -m tui_chat``: start-up as a person's command has it.
+    result = run(isolated_env, "send", "--new", "hello", fake=fake_anthropic, fresh=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Reply to: hello"
     shown = js(run(isolated_env, "show", "last", "--json"))
