@@ -27,9 +27,11 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # numpy loads with the vectors: a command that never recalls never pays it
+    import numpy as np
+    import numpy.typing as npt
 
 PACKAGE = "wordllama"
 TOKENIZER_FILE = "tokenizers/l2_supercat_tokenizer_config.json"
@@ -68,6 +70,7 @@ class Vectors:
 
     def __init__(self, root: Path) -> None:
         """Read the tokenizer and the weights from the installed package's directory."""
+        import numpy as np
         from safetensors import safe_open
         from tokenizers import Tokenizer
 
@@ -101,6 +104,8 @@ class Vectors:
         what a product of the whole query gives; one word alone is a matrix-vector product
         (its last bits differ), so it is worked out as before and not kept.
         """
+        import numpy as np
+
         if len(words) == 1:
             scores = np.stack([self.vector(words[0])]) @ self._matrix.T
             return [_nearest(scores[0], count)]
@@ -126,6 +131,8 @@ class Vectors:
     def vector(self, word: str) -> npt.NDArray[np.float32]:
         """A word's unit vector: its own token's row when it is one token, else its tokens'
         mean (a capitalised token when only that form is one: names)."""
+        import numpy as np
+
         index = self._ids.get(word.lower())
         if index is None:
             index = self._tokenizer.token_to_id(_SPACE + word.capitalize())
@@ -179,6 +186,8 @@ def top(scores: npt.NDArray[np.float32], count: int) -> list[int]:
     ``np.argsort(-scores)[:count]`` gives, found by a partial sort (a tenth of the work on the
     vocabulary's 9,000 words). When a score among them is tied (with another of them or with
     the first one left out) the order of ties is the full sort's, so that sort decides."""
+    import numpy as np
+
     negated = -scores
     if count >= len(scores):
         return [int(i) for i in np.argsort(negated)[:count]]

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from tui_chat.core.models import Conversation
 from tui_chat.core.tokens import TokenCounter
-from tui_chat.engine.export_html import write_html_export
 from tui_chat.engine.export_stream import write_json_export
 from tui_chat.engine.transfer import export_format, export_markdown, import_conversation
 from tui_chat.files import check_target, replacing, write_file
@@ -38,6 +37,9 @@ async def export_stream(
     store: Store, conversation_id: str, write: Callable[[str], object], fmt: str
 ) -> None:
     """Write the ``json`` or ``html`` export to ``write`` a page at a time."""
+    # Markdown and Pygments load with the first HTML export, not with every command.
+    from tui_chat.engine.export_html import write_html_export
+
     export = write_html_export if fmt == "html" else write_json_export
     await export(store, conversation_id, write)
 
