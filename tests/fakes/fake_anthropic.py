@@ -15,6 +15,8 @@ Endpoints
                                        :class:`Behaviour`, minus ``when``/callables).
     ``GET  /_fake/requests``           The recorded request bodies as JSON.
     ``POST /_fake/reset``              Clear queue, records and prompt cache.
+    ``POST /_fake/open``               Open the gate of behaviours pushed with ``"gate": true``
+                                       (a ``hang`` mid-stream then carries on).
 
 In a test (function-scoped fixture ``fake_anthropic``, registered by ``tests/conftest.py``
 importing ``fake_anthropic_server``)::
@@ -374,6 +376,8 @@ class FakeAnthropic:
         self._queue: list[Behaviour] = []
         self._requests: list[RecordedRequest] = []
         self._cache: dict[str, float] = {}
+        self.http_gate = threading.Event()
+        """The gate of behaviours pushed over HTTP with ``"gate": true`` (``/_fake/open``)."""
         self._ids = itertools.count(1)
         self._stop = threading.Event()
         self._server: _Server | None = None
@@ -492,6 +496,7 @@ class FakeAnthropic:
             self._queue.clear()
             self._requests.clear()
             self._cache.clear()
+            self.http_gate = threading.Event()
 
     def clear_cache(self) -> None:
         """Empty the prompt cache (as if every entry had expired)."""
@@ -1118,8 +1123,12 @@ class _Handler(BaseHTTPRequestHandler):
             if unknown:
                 self._send_error(None, 400, "invalid_request_error", f"unknown fields {unknown}")
                 return
+            body["gate"] = self.fake.http_gate if body.get("gate") is True else None
             self.fake.push(**body)
             self._send_json(200, {"pending": self.fake.pending})
+        elif path == "/_fake/open":
+            self.fake.http_gate.set()
+            self._send_json(200, {"ok": True})
         elif path == "/_fake/reset":
             self.fake.reset()
             self._send_json(200, {"ok": True})

@@ -23,11 +23,18 @@ def cli_home(
     return isolated_env
 
 
-@pytest.fixture
-def standalone_fake() -> Iterator[StandaloneFake]:
-    """The fake Anthropic server in its own process (it outlives killed clients)."""
+@pytest.fixture(scope="module")
+def _module_fake() -> Iterator[StandaloneFake]:
     server = StandaloneFake()
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def standalone_fake(_module_fake: StandaloneFake) -> StandaloneFake:
+    """The fake Anthropic server in its own process (it outlives killed clients): one per
+    module, its queued behaviours and recorded requests forgotten before each test."""
+    _module_fake.reset()
+    return _module_fake

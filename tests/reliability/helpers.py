@@ -3,6 +3,7 @@ standalone fake Anthropic server in its own process, and database inspection."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sqlite3
@@ -42,6 +43,9 @@ def cli_env(
 ) -> dict[str, str]:
     """The environment of a tui-chat process: its own home, the fake server, the key."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    # Compiled modules are kept (as a user's installed package has them): with
+    # PYTHONDONTWRITEBYTECODE set every process compiled tui_chat again (0.2 s CPU each).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["TUI_CHAT_HOME"] = str(home)
     env["PYTHONUNBUFFERED"] = "1"
     if key:
@@ -87,6 +91,46 @@ def cli_json(home: Path, *args: str, base_url: str | None = None) -> Any:
     done = run_cli(home, *args, "--json", base_url=base_url)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+def run_here(
+    home: Path,
+    *args: str,
+    base_url: str | None = None,
+    key: str | None = MARKER_KEY,
+    stdin: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``tui-chat ARGS`` in this process, in the environment :func:`run_cli` gives a process
+    (its home, the fake server, the key): the same command without a process's start-up, for
+    the steps of a test that are not about the process (making its conversation)."""
+    saved_env = dict(os.environ)
+    saved = sys.stdin, sys.stdout, sys.stderr
+    out, err = io.StringIO(), io.StringIO()
+    os.environ.clear()
+    os.environ.update(cli_env(home, base_url, key))
+    sys.stdin, sys.stdout, sys.stderr = io.StringIO(stdin or ""), out, err
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse usage errors
+        code = int(exc.code or 0)
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(["tui-chat", *args], code, out.getvalue(), err.getvalue())
+
+
+def import_conversation(
+    home: Path, folder: Path, messages: list[dict[str, str]], title: str, **extra: object
+) -> str:
+    """Make a conversation with ``tui-chat import`` (in this process, :func:`run_here`) from
+    ``messages``; returns its id."""
+    source = folder / f"{title}-{len(messages)}.json"
+    source.write_text(json.dumps({"title": title, "messages": messages, **extra}))
+    done = run_here(home, "import", str(source), "--json")
+    assert done.returncode == 0, done.stderr
+    conversation_id: str = json.loads(done.stdout)["id"]
+    return conversation_id
 
 
 @dataclass
@@ -151,6 +195,10 @@ class StandaloneFake:
     def reset(self) -> None:
         """Forget queued behaviours and recorded requests."""
         self._call("/_fake/reset", {})
+
+    def open_gate(self) -> None:
+        """Let the replies held by a behaviour pushed with ``gate=True`` carry on."""
+        self._call("/_fake/open", {})
 
     def requests(self) -> list[dict[str, Any]]:
         """The recorded requests (path, body, behaviour, status)."""

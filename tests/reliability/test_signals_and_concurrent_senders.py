@@ -27,6 +27,7 @@ from tests.reliability.helpers import (
     StandaloneFake,
     cli_argv,
     cli_env,
+    import_conversation,
     rows,
     run_cli,
     write_config,
@@ -45,22 +46,11 @@ def _db(home: Path) -> Path:
 
 
 def _new_conversation(home: Path, tmp_path: Path, title: str = "hardening") -> str:
-    source = tmp_path / f"{title}.json"
-    source.write_text(
-        json.dumps(
-            {
-                "title": title,
-                "messages": [
-                    {"role": "user", "content": "first question"},
-                    {"role": "assistant", "content": "first answer"},
-                ],
-            }
-        )
-    )
-    done = run_cli(home, "import", str(source), "--json")
-    assert done.returncode == 0, done.stderr
-    conversation_id: str = json.loads(done.stdout)["id"]
-    return conversation_id
+    messages = [
+        {"role": "user", "content": "first question"},
+        {"role": "assistant", "content": "first answer"},
+    ]
+    return import_conversation(home, tmp_path, messages, title)
 
 
 def _slow_replies(server: StandaloneFake) -> None:
@@ -178,11 +168,31 @@ def test_a_reply_another_live_process_is_streaming_is_left_alone(
     isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
     home = isolated_env
-    cid, process = _sending(home, standalone_fake, tmp_path)
-    _read_some(process, 20)
-    shown = run_cli(home, "show", cid, "--json")  # a second process starts meanwhile
-    assert shown.returncode == 0, shown.stderr
-    assert json.loads(shown.stdout)["messages"][-1]["status"] == "streaming"
+    write_config(home)
+    # The reply holds after five words until the second process has looked, then runs on.
+    standalone_fake.push(
+        kind="hang",
+        target="chat",
+        text=REPLY,
+        after_chunks=5,
+        hang_seconds=600,
+        gate=True,
+        words_per_chunk=1,
+    )
+    cid = _new_conversation(home, tmp_path)
+    process = subprocess.Popen(
+        cli_argv("send", "-c", cid, "x"),
+        env=cli_env(home, standalone_fake.base_url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _read_some(process, 20)
+        shown = run_cli(home, "show", cid, "--json")  # a second process starts meanwhile
+        assert shown.returncode == 0, shown.stderr
+        assert json.loads(shown.stdout)["messages"][-1]["status"] == "streaming"
+    finally:
+        standalone_fake.open_gate()
     _out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
     reply = _last_reply(home, cid)
