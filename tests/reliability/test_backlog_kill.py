@@ -1,14 +1,14 @@
 """``kill -9`` of a real ``tui-chat compact`` folding a backlog, then a rerun (issue 14 item 5).
 
-A conversation of a few thousand messages is made with the real ``tui-chat import``; its
-backlog is folded by ``tui-chat compact`` in committed versions of :data:`STEP` messages each
+A conversation of a few thousand messages is made with ``tui-chat import`` (in the test's process);
+its backlog is folded by ``tui-chat compact`` in committed versions of :data:`STEP` messages each
 (the offline summarizer: no API key). The process is a real one, started with the command line's
 own ``main``; the only thing it does besides is set the step size (5,000 messages in the app, so
 the test would otherwise need 15,000 messages for three versions). Once the database shows the
-first committed version the process is killed with SIGKILL; ``compact`` is run again to the
-end, and the database must then be intact, its chain of versions continuous (each one covers
-exactly the messages after its parent's coverage up to its own), and its final state the one an
-uninterrupted run on a copy of the same database reaches.
+first committed version the process is killed with SIGKILL; ``compact`` is run again to the end,
+and the database must then be intact, its chain of versions continuous (each one covers exactly the
+messages after its parent's coverage up to its own), and its final state the one an uninterrupted
+run on a copy of the same database reaches.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.helpers import ROOT, cli_env, integrity, rows, run_cli
+from tests.reliability.helpers import ROOT, cli_env, integrity, rows, run_here
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -67,7 +67,7 @@ def _import_backlog(home: Path, tmp_path: Path) -> tuple[Path, str]:
     source = tmp_path / "backlog.json"
     source.write_text(json.dumps({"title": "backlog", "messages": items}), encoding="utf-8")
     db = tmp_path / "backlog.db"
-    done = run_cli(home, "--db", str(db), "import", str(source), key=None)
+    done = run_here(home, "--db", str(db), "import", str(source), key=None)
     assert done.returncode == 0, done.stderr
     (cid,) = rows(db, "SELECT id FROM conversations")[0]
     return db, str(cid)

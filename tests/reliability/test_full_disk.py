@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.helpers import ROOT, cli_argv, cli_env, run_cli, write_config
+from tests.reliability.helpers import ROOT, cli_argv, cli_env, run_cli, run_here, write_config
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -96,7 +96,7 @@ def test_a_full_disk_reads_exports_and_backs_up(
     db = small_disk / "tui-chat.db"
     source = tmp_path / "conversation.json"
     source.write_text(json.dumps(CONVERSATION))
-    assert run_cli(home, "--db", str(db), "import", str(source)).returncode == 0
+    assert run_here(home, "--db", str(db), "import", str(source)).returncode == 0
     if left == "streaming":
         _leave_streaming_reply(db)
         assert Path(f"{db}-wal").exists()
@@ -104,8 +104,10 @@ def test_a_full_disk_reads_exports_and_backs_up(
         assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists()
     _fill(small_disk)
 
+    run = run_cli if left == "streaming" else run_here  # one case in real processes
+
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return run_cli(home, "--db", str(db), *args)
+        return run(home, "--db", str(db), *args)
 
     listed = cli("list", "--json")
     assert listed.returncode == 0, listed.stderr
@@ -151,7 +153,7 @@ def test_a_read_only_folder_with_a_wal_and_no_shared_memory_reads_the_wal(
     db = folder / "tui-chat.db"
     source = tmp_path / "conversation.json"
     source.write_text(json.dumps(CONVERSATION))
-    assert run_cli(home, "--db", str(db), "import", str(source)).returncode == 0
+    assert run_here(home, "--db", str(db), "import", str(source)).returncode == 0
     _leave_streaming_reply(db)
     Path(f"{db}-shm").unlink()
     folder.chmod(0o555)

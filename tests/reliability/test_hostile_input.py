@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fakes.fake_anthropic import FakeAnthropic
-from tests.reliability.helpers import CONTROL_CHARS, Ran, cli_json, run_cli, run_main
+from tests.reliability.helpers import CONTROL_CHARS, Ran, cli_json, run_cli, run_here, run_main
 from tui_chat.core.tokens import get_counter
 from tui_chat.engine.transfer import MAX_IMPORT_MESSAGES, ImportError_, import_conversation
 from tui_chat.store.repository import Store
@@ -100,17 +100,23 @@ def test_one_megabyte_paste_through_a_real_process(
     sent = fake_anthropic.message_requests[-1].body["messages"][-1]["content"]
     assert paste in json.dumps(sent, ensure_ascii=False)
     cid = data["conversation_id"]
-    shown = cli_json(isolated_env, "show", cid)
+    shown = cli_json(isolated_env, "show", cid)  # a real process reads it back
     assert shown["messages"][0]["text"] == paste
-    hits = cli_json(isolated_env, "search", "needle_zq9")
+
+    def here(*args: str) -> Any:  # the rest in this process: the same commands, no start-up
+        done = run_here(isolated_env, *args, "--json")
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    hits = here("search", "needle_zq9")
     assert [h["message_id"] for h in hits] == [data["user"]["id"]]
     exported = tmp_path / "big.json"
     assert (
-        run_cli(isolated_env, "export", cid, "--format", "json", "-o", str(exported)).returncode
+        run_here(isolated_env, "export", cid, "--format", "json", "-o", str(exported)).returncode
         == 0
     )
-    imported = cli_json(isolated_env, "import", str(exported))
-    assert cli_json(isolated_env, "show", imported["id"])["messages"][0]["text"] == paste
+    imported = here("import", str(exported))
+    assert here("show", imported["id"])["messages"][0]["text"] == paste
 
 
 def test_ten_thousand_line_paste(

@@ -10,7 +10,6 @@ real processes in a real pseudo-terminal (issue 23, items 1 and 2).
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import pty
 import signal
@@ -26,8 +25,8 @@ from tests.reliability.helpers import (
     StandaloneFake,
     cli_argv,
     cli_env,
+    import_conversation,
     rows,
-    run_cli,
     write_config,
 )
 from tests.reliability.test_signals_and_concurrent_senders import (
@@ -83,17 +82,19 @@ def _type_and_keep_as_draft(home: Path, terminal: _Terminal, cid: str, text: str
     """Type ``text`` until the TUI has written it as the conversation's draft."""
     deadline = time.monotonic() + 120
     terminal.type(text)
+    typed = time.monotonic()
     while _draft(home, cid) != text:
         # The composer takes focus once the first frame is drawn: keys typed before may be
-        # lost; start again (ctrl+u clears the line) until the draft is the whole text.
+        # lost; start again (ctrl+u clears the line) until the draft is the whole text. The
+        # draft is looked for every 20 ms; the text is typed again after a quiet second.
         assert time.monotonic() < deadline, (
             f"the typed prompt was never kept as the draft ({_draft(home, cid)!r}); "
             f"the screen ends with {terminal.screen_text()[-600:]!r}"
         )
-        time.sleep(1.0)
-        if _draft(home, cid) != text:
+        time.sleep(0.02)
+        if time.monotonic() - typed > 2.0 and _draft(home, cid) != text:
             terminal.type("\x15" + text)
-            time.sleep(1.0)
+            typed = time.monotonic()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
@@ -202,12 +203,7 @@ def _conversation_to_compact(home: Path, tmp_path: Path) -> str:
     for turn in range(1, 7):
         messages.append({"role": "user", "content": f"question {turn} about the harbour"})
         messages.append({"role": "assistant", "content": f"answer {turn}: the tide tables"})
-    source = tmp_path / "compacting.json"
-    source.write_text(json.dumps({"title": "hardening", "messages": messages}))
-    done = run_cli(home, "import", str(source), "--json")
-    assert done.returncode == 0, done.stderr
-    conversation_id: str = json.loads(done.stdout)["id"]
-    return conversation_id
+    return import_conversation(home, tmp_path, messages, "hardening")
 
 
 @pytest.mark.parametrize("ctty", [True, False], ids=["controlling", "streams-only"])

@@ -1,12 +1,12 @@
 """The API key never lands anywhere, and tui-chat's files are private (issue 6, item 5).
 
-A whole session runs in real processes with a marker key — replies, a gateway that echoes the
-key back in an error, an SSE error event and a failing summarizer that quote it, compaction,
-search, context, exports, import, backup and doctor — then every file under the tui-chat home
-(database, WAL, shared memory), every export and backup, and every byte printed on stdout and
-stderr are scanned for the key (and for a distinctive slice of it). tui-chat writes no log
-file; its only log output goes to stderr, which is scanned. Files are checked for 0600 and
-directories for 0700 with a permissive umask (022).
+A whole session runs in real processes with a marker key (the paths that echo a second key run in
+the test's process) — replies, a gateway that echoes the key back in an error, an SSE error event
+and a failing summarizer that quote it, compaction, search, context, exports, import, backup and
+doctor — then every file under the tui-chat home (database, WAL, shared memory), every export and
+backup, and every byte printed on stdout and stderr are scanned for the key (and for a distinctive
+slice of it). tui-chat writes no log file; its only log output goes to stderr, which is scanned.
+Files are checked for 0600 and directories for 0700 with a permissive umask (022).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
-from tests.reliability.helpers import all_text_files, cli_argv, cli_env, write_config
+from tests.reliability.helpers import all_text_files, cli_argv, cli_env, run_here, write_config
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -36,23 +36,32 @@ def _private_umask() -> None:
 
 
 class Session:
-    """Runs tui-chat commands in real processes and keeps everything they printed."""
+    """Runs tui-chat commands in real processes (or, ``here``, in this one with the same umask)
+    and keeps everything they printed."""
 
-    def __init__(self, home: Path, base_url: str, key: str) -> None:
+    def __init__(self, home: Path, base_url: str, key: str, here: bool = False) -> None:
         self.home = home
         self.base_url = base_url
         self.key = key
+        self.here = here
         self.printed: list[str] = []
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            cli_argv(*args),
-            env=cli_env(self.home, self.base_url, self.key),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            preexec_fn=_private_umask,
-        )
+        if self.here:
+            previous = os.umask(0o022)
+            try:
+                done = run_here(self.home, *args, base_url=self.base_url, key=self.key)
+            finally:
+                os.umask(previous)
+        else:
+            done = subprocess.run(
+                cli_argv(*args),
+                env=cli_env(self.home, self.base_url, self.key),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                preexec_fn=_private_umask,
+            )
         self.printed.append(f"$ {' '.join(args)}\n{done.stdout}\n{done.stderr}")
         return done
 
@@ -62,14 +71,16 @@ def test_key_is_never_written_or_printed(
     isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path, kind: str
 ) -> None:
     key = KEYS[kind]
-    full = kind == "anthropic-shaped"  # the other key runs the paths that echo it only
+    # The other key runs the paths that echo it only, in this process (what real processes
+    # print is scanned with the first key).
+    full = kind == "anthropic-shaped"
     fake_anthropic.api_key = key  # the server insists on exactly this key
     write_config(
         isolated_env,
         '[api]\nmax_retries = 0\ntimeout = 20\n[compaction]\npreset = "turns"\n'
         'summarizer = "claude-haiku-4-5"\n',
     )
-    session = Session(isolated_env, fake_anthropic.base_url, key)
+    session = Session(isolated_env, fake_anthropic.base_url, key, here=not full)
     first = session.run("send", "--new", "--json", "first question about src/app.py")
     assert first.returncode == 0, first.stderr
     cid = json.loads(first.stdout)["conversation_id"]
