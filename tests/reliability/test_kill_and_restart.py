@@ -42,6 +42,7 @@ from tests.reliability.helpers import (
     cli_argv,
     cli_env,
     execute,
+    import_conversation,
     integrity,
     report,
     rows,
@@ -83,11 +84,7 @@ def _import_conversation(home: Path, tmp_path: Path, turns: int) -> tuple[str, l
         ):
             texts.append(text)
             messages.append({"role": role, "content": text})
-    source = tmp_path / "history.json"
-    source.write_text(json.dumps({"title": "crash test", "messages": messages}))
-    done = run_cli(home, "import", str(source), "--json")
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)["id"], texts
+    return import_conversation(home, tmp_path, messages, "crash test"), texts
 
 
 def _kill_at_random(
