@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Mapping
-from functools import lru_cache
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tui_chat.core.attachments import is_ref, ref_tokens
@@ -42,8 +42,12 @@ IMAGE_TOKENS = 1_600
 about 1,600 for the largest image sent unscaled. The size is not known locally; calibration
 absorbs the difference."""
 
-CACHE_SIZE = 4_096
-"""Strings whose counts the LRU cache keeps."""
+CACHE_SIZE = 32_768
+"""Strings whose counts the LRU cache keeps (a request's build counts the paragraphs of up to
+128 recalled messages: 4,096 strings were too few for a long conversation's, each build
+counted most of them again)."""
+CACHE_CHARS = 8_000_000
+"""Characters the cached strings hold at most together (the oldest are let go first)."""
 
 _CACHE_MAX_CHARS = 65_536
 """Longer strings are counted without caching so the cache never pins huge texts."""
@@ -121,6 +125,33 @@ def _compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+class _Counts:
+    """An LRU cache of counts bounded by strings (:data:`CACHE_SIZE`) and by their characters
+    (:data:`CACHE_CHARS`); safe across threads (the summarizers count in worker threads)."""
+
+    def __init__(self, count: Callable[[str], int]) -> None:
+        self._count = count
+        self._kept: OrderedDict[str, int] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> int:
+        with self._lock:
+            found = self._kept.get(text)
+            if found is not None:
+                self._kept.move_to_end(text)
+                return found
+        counted = self._count(text)
+        with self._lock:
+            if text not in self._kept:
+                self._kept[text] = counted
+                self._chars += len(text)
+            while len(self._kept) > CACHE_SIZE or self._chars > CACHE_CHARS:
+                old, _ = self._kept.popitem(last=False)
+                self._chars -= len(old)
+        return counted
+
+
 class TokenCounter:
     """Counts tokens of text, content blocks and messages with the offline encoding.
 
@@ -136,7 +167,7 @@ class TokenCounter:
 
     def __init__(self, encoding: Encoding | None = None, *, lazy: bool = False) -> None:
         self._encoding = encoding if encoding is not None or lazy else _load_encoding()
-        self._cached = lru_cache(maxsize=CACHE_SIZE)(self._encode_len)
+        self._cache = _Counts(self._encode_len)
 
     def _encode_len(self, text: str) -> int:
         if self._encoding is None:
@@ -157,7 +188,7 @@ class TokenCounter:
             return 0
         if len(text) > _CACHE_MAX_CHARS:
             return self._encode_len(text)
-        return self._cached(text)
+        return self._cache.get(text)
 
     def count_block(self, block: Mapping[str, Any]) -> int:
         """Count one content block.

@@ -233,3 +233,27 @@ def test_len4_estimate() -> None:
     assert len4_estimate("") == 0
     assert len4_estimate("abcd" * 10) == 10
     assert len4_estimate("안녕하세요") == 1
+
+
+def test_the_count_cache_keeps_a_long_conversation_s_paragraphs_within_its_characters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counter = TokenCounter(lazy=True)
+    encoded: list[str] = []
+    real = counter._encode_len
+
+    def counted(text: str) -> int:
+        encoded.append(text)
+        return real(text)
+
+    monkeypatch.setattr(counter, "_encode_len", counted)
+    counter._cache = tokens._Counts(counted)
+    paragraphs = [f"Paragraph {i} of a long talk." for i in range(10_000)]
+    first = [counter.count(p) for p in paragraphs]
+    assert [counter.count(p) for p in paragraphs] == first  # 10,000 strings: all kept
+    assert len(encoded) == len(paragraphs)
+    monkeypatch.setattr(tokens, "CACHE_CHARS", 1_000)
+    counter.count("one more")  # past the characters: the oldest go
+    assert sum(len(t) for t in counter._cache._kept) <= 1_000
+    counter.count(paragraphs[-1])
+    assert len(encoded) == len(paragraphs) + 1
