@@ -176,3 +176,16 @@ def test_recalled_passages_are_sized_exactly_and_labelled_briefly() -> None:
     ).recall(set(), COUNTER.count(whole))
     assert len(chosen) >= 39  # a line break may merge with its neighbour in the count
     assert COUNTER.count(RECALL_HEADER) < 40
+
+
+def test_a_build_s_stem_patterns_stay_compiled_across_a_long_replay() -> None:
+    from tui_chat.core.request import recall as recall_module
+
+    pattern = recall_module._stems_pattern
+    queries = [(f"alpha{i}", f"beta{i}", "gamma") for i in range(600)]  # 300 builds' worth
+    for stems in queries:
+        pattern(stems)
+    hits = pattern.cache_info().hits
+    for stems in queries:
+        pattern(stems)
+    assert pattern.cache_info().hits == hits + len(queries)

@@ -143,9 +143,10 @@ def matches(text: str, stems: Sequence[str]) -> int:
     return len({m.group(1).lower() for m in pattern.finditer(text)})
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def _stems_pattern(stems: tuple[str, ...]) -> re.Pattern[str]:
-    """One regex finding which stem starts a word (longest stems first)."""
+    """One regex finding which stem starts a word (longest stems first); the last 1,024 are
+    kept (two a build, a few KB each: a build again for a draft or the gauge compiles none)."""
     ordered = sorted(set(stems), key=len, reverse=True)
     return re.compile(
         r"\b(" + "|".join(re.escape(s) for s in ordered) + r")\w*", re.IGNORECASE | re.UNICODE
