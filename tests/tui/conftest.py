@@ -37,6 +37,28 @@ def utc_timezone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     time.tzset()
 
 
+SMALL_PAGES = 2 / 5
+"""The scale of :func:`small_pages`: pages of 20 messages instead of 50."""
+
+
+@pytest.fixture
+def small_pages(monkeypatch: pytest.MonkeyPatch) -> float:
+    """The chat pane's window at two fifths of its size: a first page of 8 messages, pages of
+    20, at most 60 mounted (the product's 20, 50 and 150, each still taller than the view).
+
+    For the paging soaks: a conversation of two fifths the messages crosses as many page
+    boundaries and prunes as often, each page laid out in two fifths of the time (a page's
+    Markdown layout is what a soak costs). Returns the scale to apply to message counts.
+    """
+    from tui_chat.tui.widgets.chat_pane import ChatPane  # not at collection: see test_startup
+    from tui_chat.tui.widgets.pages import Pages
+
+    monkeypatch.setattr(Pages, "FIRST_PAGE", round(Pages.FIRST_PAGE * SMALL_PAGES))
+    monkeypatch.setattr(Pages, "PAGE", round(Pages.PAGE * SMALL_PAGES))
+    monkeypatch.setattr(ChatPane, "MAX_MOUNTED", round(ChatPane.MAX_MOUNTED * SMALL_PAGES))
+    return SMALL_PAGES
+
+
 @pytest.fixture
 def no_key_config(isolated_env: Path) -> Config:
     """A config without an API key."""

@@ -176,10 +176,11 @@ async def _long(service: ChatService, folder: Path, turns: int) -> Conversation:
 
 
 async def test_home_and_g_reach_the_conversations_first_message(
-    service: ChatService, tmp_path: Path
+    service: ChatService, tmp_path: Path, small_pages: float
 ) -> None:
-    conversation = await _long(service, tmp_path, 400)
-    first, last = (await service.messages.history(conversation.id))[::399]
+    conversation = await _long(service, tmp_path, round(400 * small_pages))
+    history = await service.messages.history(conversation.id)
+    first, last = history[0], history[-1]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -197,11 +198,11 @@ async def test_home_and_g_reach_the_conversations_first_message(
         assert pane.navigating
 
 
-@pytest.mark.slow  # a soak: 200 page-ups through 300 messages (fast: test_paging.py)
+@pytest.mark.slow  # a soak: 200 page-ups through 60 messages in pages of 20 (fast: test_paging.py)
 async def test_held_page_up_keeps_loading_older_pages_to_the_first_message(
-    service: ChatService, tmp_path: Path
+    service: ChatService, tmp_path: Path, small_pages: float
 ) -> None:
-    conversation = await _long(service, tmp_path, 150)
+    conversation = await _long(service, tmp_path, round(150 * small_pages))
     first = (await service.messages.history(conversation.id))[0]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
