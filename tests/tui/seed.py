@@ -139,22 +139,30 @@ def export_file(path: Path, turns: list[tuple[str, str]] = TURNS) -> Path:
     return path
 
 
-async def seed_demo(service: ChatService, folder: Path, *, summaries: bool = True) -> Conversation:
+async def seed_demo(
+    service: ChatService, folder: Path, *, summaries: bool = True, turns: int = len(TURNS)
+) -> Conversation:
     """Import the demo conversation and (optionally) compact it into three versions.
 
-    v1 covers the older half, v2 continues from v1 over more turns, v3 regenerates v2 with
-    instructions and is the one in force.
+    v1 covers the older half, v2 continues from v1 over more turns (all but the last sixth of
+    the messages), v3 regenerates v2 with instructions and is the one in force.
 
     Args:
         service: An open engine (no API key needed: the offline summarizer is used).
         folder: Where to write the import file.
         summaries: Create the summary versions.
+        turns: How many of the demo's turns to import (at least 6, so the pinned one is in):
+            a test that only needs the conversation's shape (versions, a pin, more than a
+            screenful) takes fewer, and every screen it opens lays out fewer messages.
     """
-    conversation = await service.transfer.import_file(export_file(folder / "demo.json"))
+    assert PINNED_TURN < turns <= len(TURNS)
+    path = export_file(folder / "demo.json", TURNS[:turns])
+    conversation = await service.transfer.import_file(path)
     if summaries:
-        await service.conversations.set_setting(conversation.id, "keep_recent", "12")
+        messages = 2 * turns
+        await service.conversations.set_setting(conversation.id, "keep_recent", str(messages // 2))
         await service.summaries.compact(conversation.id)
-        await service.conversations.set_setting(conversation.id, "keep_recent", "4")
+        await service.conversations.set_setting(conversation.id, "keep_recent", str(messages // 6))
         await service.summaries.compact(conversation.id)
         await service.summaries.regenerate(
             conversation.id, 2, "keep every command, file path and number exactly"
