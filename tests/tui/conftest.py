@@ -42,21 +42,20 @@ SMALL_PAGES = 2 / 5
 
 
 @pytest.fixture
-def small_pages(monkeypatch: pytest.MonkeyPatch) -> float:
-    """The chat pane's window at two fifths of its size: a first page of 8 messages, pages of
-    20, at most 60 mounted (the product's 20, 50 and 150, each still taller than the view).
+def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chat pane's pages at two fifths of their size: pages of 20 messages, at most 60
+    mounted (the product's 50 and 150). The first page keeps its 20: it must fill the view
+    (8 did not at 120x36, and the pane paged at start-up, which no product window does).
 
-    For the paging soaks: a conversation of two fifths the messages crosses as many page
+    For the paging soaks: a conversation of about two fifths the messages crosses as many page
     boundaries and prunes as often, each page laid out in two fifths of the time (a page's
-    Markdown layout is what a soak costs). Returns the scale to apply to message counts.
+    Markdown layout is what a soak costs). Each test says how many pages its count crosses.
     """
     from tui_chat.tui.widgets.chat_pane import ChatPane  # not at collection: see test_startup
     from tui_chat.tui.widgets.pages import Pages
 
-    monkeypatch.setattr(Pages, "FIRST_PAGE", round(Pages.FIRST_PAGE * SMALL_PAGES))
     monkeypatch.setattr(Pages, "PAGE", round(Pages.PAGE * SMALL_PAGES))
     monkeypatch.setattr(ChatPane, "MAX_MOUNTED", round(ChatPane.MAX_MOUNTED * SMALL_PAGES))
-    return SMALL_PAGES
 
 
 @pytest.fixture

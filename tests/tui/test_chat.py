@@ -300,11 +300,10 @@ async def test_gauge_counts_excerpts_recalled_for_the_draft(
 
 
 async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
-    service: ChatService, tmp_path: Path, small_pages: float
+    service: ChatService, tmp_path: Path, small_pages: None
 ) -> None:
     # Four walks up (two pages each) stay short of the first message; the window is pruned.
-    count = round(500 * small_pages)
-    conversation = await service.transfer.import_file(_import_file(tmp_path, count))
+    conversation = await service.transfer.import_file(_import_file(tmp_path, 200))
     stored = await service.messages.page(conversation.id, limit=1000)
     ids = [m.id for m in stored]
     app = make_app(service, conversation.id)

@@ -176,9 +176,9 @@ async def _long(service: ChatService, folder: Path, turns: int) -> Conversation:
 
 
 async def test_home_and_g_reach_the_conversations_first_message(
-    service: ChatService, tmp_path: Path, small_pages: float
+    service: ChatService, tmp_path: Path, small_pages: None
 ) -> None:
-    conversation = await _long(service, tmp_path, round(400 * small_pages))
+    conversation = await _long(service, tmp_path, 160)
     history = await service.messages.history(conversation.id)
     first, last = history[0], history[-1]
     app = make_app(service, conversation.id)
@@ -198,11 +198,11 @@ async def test_home_and_g_reach_the_conversations_first_message(
         assert pane.navigating
 
 
-@pytest.mark.slow  # a soak: 200 page-ups through 60 messages in pages of 20 (fast: test_paging.py)
+@pytest.mark.slow  # a soak: 200 page-ups, 3 pages of 20 (fast: test_paging.py)
 async def test_held_page_up_keeps_loading_older_pages_to_the_first_message(
-    service: ChatService, tmp_path: Path, small_pages: float
+    service: ChatService, tmp_path: Path, small_pages: None
 ) -> None:
-    conversation = await _long(service, tmp_path, round(150 * small_pages))
+    conversation = await _long(service, tmp_path, 70)  # 20 + 2.5 x 20, as 150 were 20 + 2.6 x 50
     first = (await service.messages.history(conversation.id))[0]
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
