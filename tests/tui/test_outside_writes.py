@@ -67,3 +67,25 @@ async def test_the_open_conversation_deleted_by_another_process_gives_way(
         await until(pilot, lambda: screen.conversation_id == kept.id)
         assert any("deleted this conversation" in n for n in notifications(app))
         assert not any("failed" in n for n in notifications(app))
+
+
+async def test_panels_refreshed_after_another_process_deleted_the_conversation(
+    keyed_service: ChatService, key_config: Config
+) -> None:
+    """A refresh of the panels queued before another process deleted the open conversation
+    (the first frame's, a finished reply's) runs after it: it leaves the conversation to the
+    watch of outside writes instead of stopping the app with NotFound (it did, now and then,
+    in the test above)."""
+    kept = await keyed_service.conversations.new("kept")
+    doomed = await keyed_service.conversations.new("doomed")
+    app = make_app(keyed_service, doomed.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        other = await ChatService.open(key_config)
+        try:
+            await other.conversations.delete(doomed.id)
+        finally:
+            await other.close()
+        await screen.refresh_panels()  # before the watch has seen the delete
+        await until(pilot, lambda: screen.conversation_id == kept.id)
+        assert any("deleted this conversation" in n for n in notifications(app))

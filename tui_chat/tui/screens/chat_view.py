@@ -284,8 +284,13 @@ class ChatView(Screen[None]):
 
     async def refresh_panels(self) -> None:
         """Reload the gauge, the cost, the timeline and the conversation list."""
-        await self.refresh_gauge()
-        await self.refresh_timeline()
+        from tui_chat.engine.service import NotFound
+
+        try:
+            await self.refresh_gauge()
+            await self.refresh_timeline()
+        except NotFound:
+            pass  # deleted by another process: OutsideWatch says so and opens another one
         await self.refresh_conversations()
 
     def attached_files(self) -> Sequence[Attachment]:
