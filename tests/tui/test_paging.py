@@ -237,3 +237,32 @@ async def test_a_message_added_while_the_window_is_shown_is_kept_once(
         assert view.is_attached and view in pane.views
         ids = [v.message_id for v in pane.views]
         assert ids.count(message.id) == 1 and ids[-1] == message.id
+
+
+async def test_up_at_the_top_while_a_scroll_loads_the_last_older_page_moves_on(
+    service: ChatService, tmp_path: Path
+) -> None:
+    """'up' on the first mounted message while a page is already loading (a scroll at the
+    top started it): that load brings the older messages, and the key selects the one above.
+    It was lost: its own load found nothing more and the key did nothing (one 'up' of 169
+    in a burst, on pages of 20)."""
+    count = Pages.FIRST_PAGE + 10  # one older page left, of 10
+    conversation = await _conversation(service, tmp_path, count)
+    ids = [m.id for m in await service.messages.history(conversation.id)]
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        pane = chat(app)
+        await settle(pilot)
+        assert pane.has_older and pane.views[0].message_id == ids[10]
+        pane.selected = ids[10]
+        async with pane._page_lock:  # the scroll's load holds the lock...
+            key = asyncio.create_task(pane.action_select_previous())
+            await until(
+                pilot,
+                lambda: pane._page_lock._waiters is not None and bool(pane._page_lock._waiters),
+            )
+            assert await pane._load_older()  # ...and brings the last older page
+        await key
+        assert not pane.has_older
+        assert pane.selected == ids[9]

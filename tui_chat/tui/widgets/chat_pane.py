@@ -414,14 +414,13 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         if self.selected not in ids:
             self.selected = ids[-1]
             return
-        index = ids.index(self.selected)
-        if index == 0:
-            if await self.load_older():
-                ids = [v.message_id for v in self.views]
-                index = ids.index(self.selected)
-            else:
+        if ids.index(self.selected) == 0:
+            # A page loading meanwhile (a scroll's) may bring the older messages instead.
+            await self.load_older()
+            ids = [v.message_id for v in self.views]
+            if self.selected not in ids or ids.index(self.selected) == 0:
                 return
-        self.selected = ids[index - 1]
+        self.selected = ids[ids.index(self.selected) - 1]
 
     async def action_select_next(self) -> None:
         """Select the message below (paging newer ones in past a pruned end)."""
@@ -432,14 +431,12 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         if self.selected not in ids:
             self.selected = ids[-1]
             return
-        index = ids.index(self.selected)
-        if index == len(ids) - 1:
-            if await self.load_newer():
-                ids = [v.message_id for v in self.views]
-                index = ids.index(self.selected)
-            else:
+        if ids.index(self.selected) == len(ids) - 1:
+            await self.load_newer()  # or a page loading meanwhile brings them
+            ids = [v.message_id for v in self.views]
+            if self.selected not in ids or ids.index(self.selected) == len(ids) - 1:
                 return
-        self.selected = ids[index + 1]
+        self.selected = ids[ids.index(self.selected) + 1]
 
     async def action_select_first(self) -> None:
         """Select the conversation's first message (its first page is loaded if needed)."""
