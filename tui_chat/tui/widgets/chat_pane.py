@@ -441,9 +441,12 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
     async def action_select_first(self) -> None:
         """Select the conversation's first message (its first page is loaded if needed)."""
         if self.has_older and self.conversation_id is not None:
-            page, self.has_newer = await self.pages.after(self.conversation_id, 0)
-            self.has_older = False
-            await self._replace(page)
+            # The window is replaced as show() replaces it: not in the middle of a page load
+            # (every change of the window takes the page lock in turn).
+            async with self._page_lock:
+                page, self.has_newer = await self.pages.after(self.conversation_id, 0)
+                self.has_older = False
+                await self._replace(page)
             self.scroll_home(animate=False, immediate=True)
         if views := self.views:
             self.selected = views[0].message_id
