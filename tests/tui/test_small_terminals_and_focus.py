@@ -62,12 +62,17 @@ def _alive(app: App[None]) -> None:
     assert app._exception is None, f"the app crashed: {app._exception!r}"
 
 
-def _check_layout(app: App[None], width: int) -> None:
-    """The chat column keeps a usable width; the footer shows Help and Quit."""
+def _layout_ok(app: App[None], width: int) -> bool:
+    """The chat column keeps a usable width and the composer some room."""
     center = _by_id(app, "center")
     composer = _by_id(app, "composer")
-    assert center.region.width >= min(CHAT_MIN_WIDTH, width), center.region
-    assert composer.content_region.width > 0
+    return center.region.width >= min(CHAT_MIN_WIDTH, width) and composer.content_region.width > 0
+
+
+async def _check_layout(pilot: AnyPilot, width: int) -> None:
+    """Once laid out (a panel or screen just opened is fitted in the frames that follow),
+    the chat column keeps a usable width and the composer some room."""
+    await until(pilot, lambda: _layout_ok(pilot.app, width))
 
 
 def _check_footer(app: App[None], width: int) -> None:
@@ -141,14 +146,14 @@ async def _open_at(pilot: AnyPilot, width: int, panel_sets: list[tuple[str, ...]
         await pilot.press(*panels)
         await pilot.pause()
         _alive(app)
-        _check_layout(app, width)
+        await _check_layout(pilot, width)
         _check_footer(app, width)
         for name, key in SCREENS:
             await pilot.press(key)
             await until(pilot, lambda: len(app.screen_stack) > 1)
             await pilot.pause()
             _alive(app)
-            _check_layout(app, width)
+            await _check_layout(pilot, width)
             await pilot.press("escape")
             await until(pilot, lambda: len(app.screen_stack) == 1)
             _alive(app)
@@ -157,7 +162,7 @@ async def _open_at(pilot: AnyPilot, width: int, panel_sets: list[tuple[str, ...]
         app.action_show_help_panel()
         await pilot.pause()
         _alive(app)
-        _check_layout(app, width)
+        await _check_layout(pilot, width)
         app.action_hide_help_panel()
         await pilot.pause()
         # Close what is open (escape first: a panel may have taken focus).
@@ -194,7 +199,7 @@ async def test_keys_from_the_palette_with_both_panels_does_not_crash(
         await until(pilot, lambda: bool(app.screen.query("HelpPanel")))
         await pilot.pause()
         _alive(app)
-        _check_layout(app, 120)
+        await _check_layout(pilot, 120)
 
 
 @pytest.mark.parametrize("order", [("ctrl+t", "ctrl+b"), ("ctrl+b", "ctrl+t")])
@@ -207,7 +212,7 @@ async def test_both_panels_at_80x24_leave_a_usable_chat(
         await pilot.press(*order)
         await pilot.pause()
         _alive(app)
-        _check_layout(app, 80)
+        await _check_layout(pilot, 80)
         await pilot.press("escape", *"hello")
         _alive(app)
         assert _composer_text(app) == "hello"
