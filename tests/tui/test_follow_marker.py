@@ -19,6 +19,7 @@ from tui_chat.engine.service import ChatService
 from tui_chat.tui import messages
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.widgets.follow_marker import FollowMarker
+from tui_chat.tui.widgets.stream_markdown import StreamMarkdown
 
 LONG = "\n\n".join(f"Paragraph {n}: " + "word " * 25 for n in range(60))
 SENT = "".join(re.findall(r"\s*\S+\s*", LONG)[: 100 * 12]).strip()
@@ -36,6 +37,11 @@ async def _streaming_and_scrolled_up(
     await until(pilot, lambda: screen.streaming_id is not None)
     # Every delta before the hang is shown: none arrives after the scroll up below.
     await until(pilot, lambda: any(md.source.strip() == SENT for md in chat.query(Markdown)))
+    # ...and shown: no block held back (a block shown after the scroll up grows the chat).
+    await until(
+        pilot,
+        lambda: not any(isinstance(md, StreamMarkdown) and md.held for md in chat.query(Markdown)),
+    )
     await until(pilot, lambda: chat.max_scroll_y > chat.size.height)
     await until(pilot, lambda: chat.scroll_y == chat.max_scroll_y)  # following
     assert screen.streaming_id is not None
