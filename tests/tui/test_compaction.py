@@ -241,10 +241,9 @@ async def test_regenerate_with_instructions_from_the_inspector(
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await ready(pilot)
         await pilot.press("ctrl+t", "enter")
-        await pilot.pause()
-        assert isinstance(app.screen, InspectorScreen)
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
         await pilot.press("g")
-        await pilot.pause()
+        await until(pilot, lambda: bool(app.screen.query(Input)))
         field = app.screen.query_one(Input)
         field.value = "keep the SQL"
         await pilot.press("enter")
