@@ -45,8 +45,7 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         await pilot.press("ctrl+b", "ctrl+b")
         assert listing.highlighted_id == created
         await pilot.press("f5", "r")
-        await pilot.pause()
-        assert isinstance(app.screen, TextPrompt)
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
         app.screen.query_one(Input).value = "beta [b]bold?[/b]"
         await pilot.press("enter")
         await settle(pilot)
@@ -54,8 +53,7 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         assert str(screen.title) == "beta [b]bold?[/b]"
         # Delete asks first; "n" keeps it.
         await pilot.press("ctrl+b", "ctrl+b", "f5", "d")
-        await pilot.pause()
-        assert isinstance(app.screen, Confirm)
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
         await pilot.press("n")
         await settle(pilot)
         assert len(await service.conversations.list()) == 2
@@ -169,8 +167,7 @@ async def test_settings_save_valid_values_and_refuse_invalid_ones(
         assert isinstance(settings, SettingsScreen)
         settings.query_one("#compression_rate", Input).value = "0.9"
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, SettingsScreen)
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
         assert "compression_rate" in str(settings.query_one("#settings-error", Static).visual)
         assert (await service.conversations.resolve(conversation.id)).settings == {}
 
@@ -281,8 +278,7 @@ async def test_help_lists_every_binding(service: ChatService) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("f1")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         text = "\n".join(str(w.visual) for w in app.screen.query("Grid > Static"))
         for needle in ("ctrl+t", "Show/hide summary timeline", "Pin/unpin", "Command palette"):
             assert needle in text
