@@ -170,7 +170,8 @@ async def test_one_burst_of_held_keys_pages_to_the_first_message(
     """Keys queued at once, far faster than pages load: each page taken up as soon as it is
     laid out, the keys past it page on (they stalled at the top of the fifth page: #9781 of
     10,000, until a slower key came). At the product's page size: with pages of 20
-    (``small_pages``) one 'up' of 169 was lost in 2 runs of 5, to be understood first."""
+    (``small_pages``) one 'up' of 169 was lost in 2 runs of 5, the race that
+    ``test_up_at_the_top_while_a_scroll_loads_the_last_older_page_moves_on`` now holds."""
     conversation = await _conversation(service, tmp_path, 400)
     ids = [m.id for m in await service.messages.history(conversation.id)]
     app = make_app(service, conversation.id)
