@@ -16,7 +16,13 @@ from tui_chat.tui.widgets.chat_pane import ChatPane
 ChatPilot = Pilot[None]
 
 
-async def until(pilot: ChatPilot, condition: Callable[[], bool], rounds: int = 5_000) -> None:
+async def until(
+    pilot: ChatPilot,
+    condition: Callable[[], bool],
+    rounds: int = 5_000,
+    *,
+    state: Callable[[], object] | None = None,
+) -> None:
     """Let the app run until ``condition()`` holds (fails the test if it never does).
 
     Each round is one ``pilot.pause()``: the screen handles what is pending and the process
@@ -24,13 +30,15 @@ async def until(pilot: ChatPilot, condition: Callable[[], bool], rounds: int = 5
     app hands to a thread (the database, Markdown parsing) does not hold a round back, so on a
     loaded machine many idle rounds can pass while it runs: 600 were not enough at load ~8
     (deleting a branch, then opening its sibling), hence 5,000. Only a failing wait is longer.
+    ``state`` (optional) says what the app was in when the wait fails.
     """
     for _ in range(rounds):
         if condition():
             return
         await pilot.pause()
     if not condition():
-        raise AssertionError(f"condition never became true in {rounds} rounds")
+        seen = "" if state is None else f"; the app's state: {state()!r}"
+        raise AssertionError(f"condition never became true in {rounds} rounds{seen}")
 
 
 async def from_palette(pilot: ChatPilot, command: str) -> None:

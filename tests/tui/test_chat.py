@@ -382,15 +382,15 @@ async def test_copy_and_pin_the_selected_message(service: ChatService, tmp_path:
         assert pane.selected == stored[-2].id
         await pilot.press("c")
         assert app.clipboard == stored[-2].text
-        await pilot.press("p")
-        await pilot.pause()
-        assert await service.messages.pinned_ids(conversation.id) == {stored[-2].id}
         view = pane.view_for(stored[-2].id)
-        assert view is not None and "pinned" in str(view.query_one(".header", Static).visual)
+        assert view is not None
+        header = view.query_one(".header", Static)
         await pilot.press("p")
-        await pilot.pause()
+        await until(pilot, lambda: "pinned" in str(header.visual))
+        assert await service.messages.pinned_ids(conversation.id) == {stored[-2].id}
+        await pilot.press("p")
+        await until(pilot, lambda: "pinned" not in str(header.visual))
         assert await service.messages.pinned_ids(conversation.id) == set()
-        assert "pinned" not in str(view.query_one(".header", Static).visual)
         await pilot.press("escape")
         assert app.focused is app.main_screen.composer
 

@@ -198,8 +198,7 @@ async def test_b_copies_the_code_blocks_of_a_message_in_turn(
         await pilot.press("b")
         assert app.clipboard == "make test"
         await pilot.press("up", "b")
-        await pilot.pause()
-        assert any("no code block" in n for n in notifications(app))
+        await until(pilot, lambda: any("no code block" in n for n in notifications(app)))
 
 
 async def test_f_forks_at_the_selected_message(service: ChatService, tmp_path: Path) -> None:

@@ -25,8 +25,8 @@ async def test_settings_offer_the_models_and_warn_about_an_unknown_one(
         await until(pilot, lambda: screen.choices is not None)
         pick = screen.query_one("#model-pick", Select)
         pick.value = "gateway-llama"
-        await pilot.pause()
-        assert screen.query_one("#model", Input).value == "gateway-llama"
+        model = screen.query_one("#model", Input)
+        await until(pilot, lambda: model.value == "gateway-llama")
         screen.query_one("#model", Input).value = "my-own-model"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: not isinstance(app.screen, SettingsScreen))
@@ -55,5 +55,5 @@ async def test_the_picker_shows_each_models_window_and_features(
         assert rows["claude-opus-4-6"].endswith("(table)")
         assert rows["gateway-llama"].endswith("(guessed)")
         pick.value = "claude-haiku-4-5"
-        await pilot.pause()
-        assert screen.query_one("#model", Input).value == "claude-haiku-4-5"
+        model = screen.query_one("#model", Input)
+        await until(pilot, lambda: model.value == "claude-haiku-4-5")

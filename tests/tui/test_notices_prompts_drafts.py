@@ -215,8 +215,7 @@ async def test_drafts_are_kept_per_conversation_across_quit_and_reopen(
         await pilot.press(*"half a thought")
         await until(pilot, lambda: _composer_text(app) == "half a thought")
         await _main(app).open_conversation(second.id)
-        await pilot.pause()
-        assert _composer_text(app) == ""
+        await until(pilot, lambda: _composer_text(app) == "")
         await pilot.press(*"other draft")
         await until(pilot, lambda: _composer_text(app) == "other draft")
     app = make_app(service, second.id)
@@ -224,8 +223,7 @@ async def test_drafts_are_kept_per_conversation_across_quit_and_reopen(
         await ready(pilot)
         assert _composer_text(app) == "other draft"
         await _main(app).open_conversation(first.id)
-        await pilot.pause()
-        assert _composer_text(app) == "half a thought"
+        await until(pilot, lambda: _composer_text(app) == "half a thought")
 
 
 async def test_sending_clears_the_stored_draft(

@@ -162,7 +162,7 @@ async def test_settings_save_valid_values_and_refuse_invalid_ones(
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await pilot.press("f3")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
         settings = app.screen
         assert isinstance(settings, SettingsScreen)
         settings.query_one("#compression_rate", Input).value = "0.9"
@@ -190,13 +190,15 @@ async def test_settings_preset_change_applies_the_preset(service: ChatService) -
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("f3")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
         settings = app.screen
         assert isinstance(settings, SettingsScreen)
         from textual.widgets import Select
 
         settings.query_one("#preset", Select).value = "turns"
-        await pilot.pause()
+        # The preset shows its own knobs (its strategy; "every 3 turns" is the default too).
+        strategy = settings.query_one("#strategy", Select)
+        await until(pilot, lambda: strategy.value == "segments")
         assert settings.query_one("#every_turns", Input).value == "3"
         await pilot.press("ctrl+s")
         await settle(pilot)

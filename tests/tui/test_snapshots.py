@@ -107,8 +107,9 @@ async def _ready(pilot: Pilot[Any]) -> None:
 
     Textual parses each message's Markdown in a thread and mounts its blocks later, so on a
     loaded machine the chat's height (and the scrollbar's thumb) can still change after the
-    gauge is drawn: wait until no worker runs and the chat's size and scroll stay the same
-    for :data:`QUIET_FRAMES` frames in a row.
+    gauge is drawn: wait until no worker runs and the chat's size, scroll and scrollbar (which
+    takes the pane's figures on a later frame) stay the same for :data:`QUIET_FRAMES` frames
+    in a row.
     """
     app = pilot.app
     assert isinstance(app, ChatApp)
@@ -121,7 +122,14 @@ async def _ready(pilot: Pilot[Any]) -> None:
             break
         await app.workers.wait_for_complete()
         await pilot.pause()
-        now = (pane.virtual_size, pane.scroll_y, len(pane.children))
+        bar = pane.vertical_scrollbar  # what the thumb is drawn from, set a frame after the pane
+        now = (
+            pane.size,
+            pane.virtual_size,
+            pane.scroll_y,
+            len(pane.children),
+            (bar.size, bar.window_size, bar.window_virtual_size, bar.position),
+        )
         quiet = quiet + 1 if now == last and _documents_built(pane) else 0
         last = now
 

@@ -3,7 +3,9 @@ and summaries, as a table and a bar per period; the same report as ``tui-chat us
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from collections.abc import Callable, Coroutine
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,6 +15,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
+from textual.worker import Worker
 
 from tui_chat.engine.usage_text import bars, columns, row_cells, usd
 from tui_chat.tui.actions import bindings
@@ -74,7 +77,9 @@ class UsageScreen(ModalScreen[None]):
     def _load(self) -> None:
         self.report = None
         self.query_one("#usage-title", Static).update(self._title("reading…"))
-        self.run_worker(self._read(self.by), group="usage", exclusive=True)
+        # A callable, not a coroutine: one a newer read replaces before it starts is never made.
+        read: Callable[[], Coroutine[Any, Any, None]] = partial(self._read, self.by)
+        _worker: Worker[None] = self.run_worker(read, group="usage", exclusive=True)
 
     async def _read(self, by: Period) -> None:
         report = await self._source.report(by)

@@ -9,8 +9,9 @@ window that was pruned there; when the window grows too large the other end is p
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.actions import SkipAction
 from textual.binding import BindingType
@@ -233,10 +234,19 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         held while a page loaded scrolled there without a change to see (issue 22)."""
         if self._loading or self.conversation_id is None or not self.views:
             return
+        load: Callable[[], Coroutine[Any, Any, bool]]
         if self.scroll_y <= 0 and self.has_older:
-            self.run_worker(self.load_older(), group="page", exclusive=True, exit_on_error=False)
+            load = self.load_older
         elif self.has_newer and self.scroll_y >= self.max_scroll_y > 0:
-            self.run_worker(self.load_newer(), group="page", exclusive=True, exit_on_error=False)
+            load = self.load_newer
+        else:
+            return
+        # The method, not a coroutine: a load the next key replaces before it starts is never
+        # made (a coroutine made and dropped warns "never awaited").
+        # (Typed: mypy does not infer the result through Textual's ``WorkType`` union.)
+        _worker: Worker[bool] = self.run_worker(
+            load, group="page", exclusive=True, exit_on_error=False
+        )
 
     # Scrolled at once, without animation: each press of a held key moves from where the last
     # one left the view (200 presses queued at once moved one page: each started from the
