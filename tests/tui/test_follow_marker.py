@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from textual.widgets import Markdown
+from textual.worker import WorkerState
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
@@ -19,6 +20,7 @@ from tui_chat.engine.service import ChatService
 from tui_chat.tui import messages
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.widgets.follow_marker import FollowMarker
+from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.stream_markdown import StreamMarkdown
 
 LONG = "\n\n".join(f"Paragraph {n}: " + "word " * 25 for n in range(60))
@@ -55,6 +57,25 @@ def _held(screen: MainScreen) -> bool:
     return any(isinstance(md, StreamMarkdown) and md.held for md in screen.chat.query(Markdown))
 
 
+def _gauge_settled(screen: MainScreen) -> bool:
+    """Whether the gauge's counts of the draft are made (their timers fired, no count runs)
+    and it has the height of what it shows."""
+    if any(timer._task is None or not timer._task.done() for timer in screen._gauge_timers):
+        return False
+    counting = (WorkerState.PENDING, WorkerState.RUNNING)
+    if any(w.group == "gauge" and w.state in counting for w in screen.app.workers):
+        return False
+    gauge = screen.gauge
+    width = gauge.content_size.width
+    return bool(width) and len(gauge.render().wrap(width)) == gauge.content_size.height
+
+
+def _unfolded_and_laid_out(view: MessageView) -> bool:
+    """Whether every block of the reply is shown and has its place in the layout."""
+    document = view.query_one(Markdown)
+    return all(block.display and block.virtual_region.height for block in document.children)
+
+
 def _more_text(screen: MainScreen, reply_id: int) -> None:
     chunk = "\n\nMore text " + "arrives " * 40
     screen.post_message(messages.ReplyDelta(events.ReplyDelta(reply_id, chunk)))
@@ -69,6 +90,12 @@ async def test_scrolled_up_the_chat_stays_and_a_marker_shows_new_text_below(
         screen = await ready(pilot)
         chat, marker = screen.chat, screen.query_one(FollowMarker)
         reply_id = await _streaming_and_scrolled_up(pilot, screen, fake_anthropic)
+        # Scrolling up unfolded the reply's head (folded while it was followed): once that is
+        # laid out, no marker, for no new text came (the chat growing by a relayout showed
+        # it, in 2 of 5 runs at load).
+        reply = screen.chat.view_for(reply_id)
+        assert reply is not None
+        await until(pilot, lambda: _unfolded_and_laid_out(reply))
         assert not marker.display
         place, height = chat.scroll_y, chat.max_scroll_y
         _more_text(screen, reply_id)
@@ -106,13 +133,22 @@ async def test_end_in_the_composer_and_a_click_on_the_marker_follow_again(
         await pilot.press("f5", "pageup")
         await until(pilot, lambda: chat.scroll_y < chat.max_scroll_y)
         _more_text(screen, reply_id)
-        # Shown and laid out, and the text that showed it too (a block shown late moves what
-        # is laid out): a click before its layout lands where the marker is not yet.
+        # Shown and laid out, with what moves it laid out too: the gauge below it done with
+        # its counts of the draft "ok" (timed after the typing; a new line of its legend moved
+        # the marker up two rows between the press and the click) and drawn at its height, no
+        # block of the text held back.
         await until(
             pilot,
-            lambda: marker.display and marker.region.height == 1 and not _held(screen),
+            lambda: (
+                marker.display
+                and marker.region.height == 1
+                and not _held(screen)
+                and _gauge_settled(screen)
+            ),
         )
-        assert await pilot.click(FollowMarker), "the click landed elsewhere"
+        place = marker.region.offset
+        landed = await pilot.click(FollowMarker)
+        assert landed, ("the click landed elsewhere", place, marker.region, screen.gauge.region)
         await until(
             pilot,
             lambda: chat.scroll_y == chat.max_scroll_y and not marker.display,

@@ -166,6 +166,7 @@ class MainScreen(BranchView):
     async def _reply_delta(self, message: messages.ReplyDelta) -> None:
         if (streaming := self.chat.view_for(message.event.message_id)) is not None:
             await streaming.take(message.event)  # text, thinking or a web search's block
+            self.chat.text_arrived()
 
     @on(messages.ReplyFinished)
     async def _reply_finished(self, message: messages.ReplyFinished) -> None:

@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 from textual.actions import SkipAction
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
-from textual.geometry import Size
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.worker import Worker
@@ -333,13 +332,19 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         self.anchor()
         self.new_below = False
 
-    def watch_virtual_size(self, old: Size, new: Size) -> None:
-        """Text added below a view the user scrolled up (Textual released the anchor: the
-        view stays where it is) shows the "new text below" marker."""
-        self._place.apply()  # a page's layout came: what the view showed stays there
-        following = self.is_anchored and not self._anchor_released
-        if new.height > old.height and not following and (views := self.views):
-            self.new_below = views[-1].message.status == "streaming"
+    def watch_virtual_size(self) -> None:
+        """A page's layout came: what the view showed stays there."""
+        self._place.apply()
+
+    def text_arrived(self) -> None:
+        """A streamed piece of the reply came: below a view the user scrolled up (Textual
+        released the anchor: the view stays where it is), the "new text below" marker shows.
+
+        Told by the piece itself, not by the chat growing: scrolling up unfolds the reply's
+        head, and a layout of text already shown is not new text.
+        """
+        if not (self.is_anchored and not self._anchor_released):
+            self.new_below = True
 
     async def pin(self, pinned: bool | None = None) -> None:
         """Pin the selected message (the newest when nothing is selected), or unpin it
