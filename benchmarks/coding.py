@@ -222,10 +222,10 @@ async def measure(
         with contextlib.suppress(CompactionError):  # nothing due: retention of nothing
             await service.summaries.compact(cid)
         built = await service.requests.context(cid, "What should we do next?")
-        active = await service.store.summaries.active(cid)
+        active = await service._store.summaries.active(cid)
         if active is None:
             return ledger.retention([], "")
-        covered = await service.store.messages.history(cid, up_to_id=active.covers_to_message_id)
+        covered = await service._store.messages.history(cid, up_to_id=active.covers_to_message_id)
         return ledger.retention([m.text for m in covered], memory_text(built.request))
     finally:
         await service.close()

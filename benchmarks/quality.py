@@ -186,7 +186,7 @@ async def _evaluate_one(
             entry = stats.setdefault(preset, PresetStats())
             entry.versions.append(versions)
             if active is not None:
-                covered = await service.store.messages.history(
+                covered = await service._store.messages.history(
                     cid, up_to_id=active.covers_to_message_id
                 )
                 tokens = sum(m.token_count for m in covered)

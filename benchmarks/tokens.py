@@ -114,7 +114,7 @@ async def keystroke_gauge(context_tokens: int, draft: str) -> tuple[list[float],
                 tokens = counter.count_message(role, content)  # type: ignore[arg-type]
                 rows.append({"role": role, "content": content, "text": text, "token_count": tokens})
                 total += tokens
-            await service.store.messages.add_many(conversation.id, rows)
+            await service._store.messages.add_many(conversation.id, rows)
             breakdown = await service.requests.gauge(conversation.id, "")
             samples: list[float] = []
             for end in range(1, len(draft) + 1):

@@ -140,7 +140,7 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
         await service.conversations.set_setting(conv.id, "preset", preset)
         await service.conversations.set_setting(conv.id, "context_window", "2000")
         # Real counts below local ones: the case where the figures used to disagree.
-        await service.store.set_calibration(conv.model, 0.8, 5)
+        await service._store.set_calibration(conv.model, 0.8, 5)
         for i in range(1, 13):
             fake_anthropic.push_reply(f"reply {i}: " + "details of the answer " * 25)
             outcome = await service.send(conv.id, f"question {i}: " + "some context " * 40)
@@ -150,10 +150,10 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
             assert built.fits == (b.used <= b.usable)
             if built.dropped_message_ids:
                 # Left out only when no compaction could have made room.
-                raw = await service.store.messages.history(
+                raw = await service._store.messages.history(
                     conv.id,
                     after_id=(
-                        await service.store.summaries.active(conv.id) or _NoSummary
+                        await service._store.summaries.active(conv.id) or _NoSummary
                     ).covers_to_message_id,
                 )
                 policy = service.conversations.policy_for(

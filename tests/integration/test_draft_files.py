@@ -51,6 +51,6 @@ async def test_draft_files_are_kept_across_a_restart_and_a_deleted_conversation(
     await reopened.drafts.set(kept.id, "")
     assert len(await reopened.drafts.files(kept.id)) == 2
     await reopened.drafts.set_files(kept.id, [])
-    async with reopened.store.connection.execute("SELECT count(*) FROM drafts") as cursor:
+    async with reopened._store.connection.execute("SELECT count(*) FROM drafts") as cursor:
         row = await cursor.fetchone()
     assert row is not None and row[0] == 0

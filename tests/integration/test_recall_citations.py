@@ -229,12 +229,12 @@ async def _folded(service: ChatService) -> str:
     for i in range(24):
         for role in ("user", "assistant"):
             text = f"{role} note {i}: the crate number {1000 + i} went to dock {i % 7}. " * 4
-            await service.store.messages.add(
+            await service._store.messages.add(
                 conv.id,
                 role=role,  # type: ignore[arg-type]
                 content=[{"type": "text", "text": text}],
                 text=text,
-                token_count=service.counter.count(text),
+                token_count=service._counter.count(text),
             )
     await service.summaries.compact(conv.id)
     return conv.id

@@ -122,12 +122,12 @@ async def replay(session: Session, settings: dict[str, str], work: Path) -> list
         turn = 0
         for index, (role, text, created_at) in enumerate(session.messages):
             content: list[ContentBlock] = [{"type": "text", "text": text}]
-            message = await service.store.messages.add(
+            message = await service._store.messages.add(
                 cid,
                 role="user" if role == "user" else "assistant",
                 content=content,
                 text=text,
-                token_count=service.counter.count_message("user", content),
+                token_count=service._counter.count_message("user", content),
                 created_at=created_at,
             )
             if index == PIN_AT:

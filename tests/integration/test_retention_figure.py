@@ -37,7 +37,7 @@ async def test_the_figure_is_what_the_request_sends_and_every_view_shows_it(
     service = await ChatService.open(Config(db_path=db, api_key=None), db)
     try:
         cid = await _compacted(service, tmp_path)
-        active = await service.store.summaries.active(cid)
+        active = await service._store.summaries.active(cid)
         assert active is not None
         await service.messages.pin(active.covers_to_message_id - 3)  # pins rank the ledger
         figure = await service.summaries.retention(cid, active)
@@ -50,9 +50,9 @@ async def test_the_figure_is_what_the_request_sends_and_every_view_shows_it(
         conversation = await service.conversations.get(cid)
         policy = service.conversations.policy_for(conversation)
         usable = window_for(service.catalog.info(conversation.model), policy).usable
-        pinned = {m.id for _, m in await service.store.anchors.pinned(cid)}
-        assert sent_memory(active, policy, usable, service.counter, pinned) in memory
-        covered = await service.store.messages.texts(cid, up_to_id=active.covers_to_message_id)
+        pinned = {m.id for _, m in await service._store.anchors.pinned(cid)}
+        assert sent_memory(active, policy, usable, service._counter, pinned) in memory
+        covered = await service._store.messages.texts(cid, up_to_id=active.covers_to_message_id)
         assert ledger.retention(covered, memory) == figure
 
         # The versions the engine hands the timeline, the inspector and the CLI carry it.

@@ -167,7 +167,7 @@ class TestCacheLifetime:
             moment = start + timedelta(minutes=20 * index)
             for role, offset in (("user", 0), ("assistant", 10)):
                 text = f"{role} {index}: {PARAGRAPH}"
-                await service.store.messages.add(
+                await service._store.messages.add(
                     other.id,
                     role=role,  # type: ignore[arg-type]
                     content=[{"type": "text", "text": text}],
@@ -210,12 +210,12 @@ class TestRecallEarnsItsPlace:
         for i in range(24):
             for role in ("user", "assistant"):
                 text = f"{role} note {i}: the crate number {1000 + i} went to dock {i % 7}. " * 4
-                await service.store.messages.add(
+                await service._store.messages.add(
                     conv.id,
                     role=role,  # type: ignore[arg-type]
                     content=[{"type": "text", "text": text}],
                     text=text,
-                    token_count=service.counter.count(text),
+                    token_count=service._counter.count(text),
                 )
         await service.summaries.compact(conv.id)
         return conv.id

@@ -43,7 +43,7 @@ async def test_malformed_block_json_is_read_as_text_and_reported_by_doctor(
         "WHERE conversation_id = ? AND version = ?",
         (cid, version),
     )
-    active = await service.store.summaries.active(cid)
+    active = await service._store.summaries.active(cid)
     assert active is not None and active.compaction_block is None
     assert active.text  # sent as its text summary
     report = await service.maintenance.doctor()

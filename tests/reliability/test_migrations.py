@@ -148,7 +148,7 @@ async def test_migrated_rows_read_search_and_work(fixture: Path, tmp_path: Path)
     path = _copy(fixture, tmp_path)
     service = await ChatService.open(Config(api_key=None, db_path=path))
     try:
-        store = service.store
+        store = service._store
         infos = await store.conversations.all(include_archived=True)
         assert {i.conversation.id for i in infos} == {r["id"] for r in before["conversations"]}
         for info in infos:

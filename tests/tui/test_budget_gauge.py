@@ -66,7 +66,7 @@ async def test_the_cache_tab_shows_reads_writes_and_misses_per_turn(
     usages = (Usage(900, 40, 2_000, 0), Usage(50, 40, 300, 2_000, 300))
     for number, usage in enumerate(usages):
         for role in ("user", "assistant"):
-            await service.store.messages.add(
+            await service._store.messages.add(
                 conversation.id,
                 role=role,  # type: ignore[arg-type]
                 content=[{"type": "text", "text": f"{role} {number}"}],

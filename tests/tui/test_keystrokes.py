@@ -138,7 +138,7 @@ async def test_enter_while_a_reply_finishes_queues_each_prompt_on_its_own(
     enter then queues the prompt, visibly, and the next one typed is not glued to it."""
     conversation = await keyed_service.conversations.new()
     release = asyncio.Event()
-    store = keyed_service.store
+    store = keyed_service._store
     set_calibration = store.set_calibration
 
     async def held(*args: Any) -> None:

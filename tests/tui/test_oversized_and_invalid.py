@@ -17,7 +17,7 @@ async def test_a_conversation_with_invalid_settings_opens_and_says_how_to_fix_it
     service: ChatService,
 ) -> None:
     conversation = await service.conversations.new("bad import")
-    await service.store.messages.add(
+    await service._store.messages.add(
         conversation.id,
         role="user",
         content=[{"type": "text", "text": "hello"}],
@@ -25,7 +25,7 @@ async def test_a_conversation_with_invalid_settings_opens_and_says_how_to_fix_it
         token_count=2,
     )
     # As an import made before imports were validated left it.
-    async with service.store.transaction() as db:
+    async with service._store.transaction() as db:
         await db.execute(
             "UPDATE conversations SET settings = ? WHERE id = ?",
             (json.dumps({"preset": "nope", "context_window": -1}), conversation.id),

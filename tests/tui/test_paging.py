@@ -229,7 +229,7 @@ async def test_a_message_added_while_the_window_is_shown_is_kept_once(
         await settle(pilot)
         showing = asyncio.create_task(pane.show(conversation.id))
         await asyncio.sleep(0)  # the show has begun reading its page
-        message = await service.store.messages.add(
+        message = await service._store.messages.add(
             conversation.id, role="user", content=[], text="typed ahead", token_count=2
         )
         view = await pane.add_message(message)

@@ -123,7 +123,7 @@ async def test_search_results_mark_archived_conversations(service: ChatService) 
     kept = await service.conversations.new("kept")
     old = await service.conversations.new("old")
     for conversation in (kept, old):
-        await service.store.messages.add(
+        await service._store.messages.add(
             conversation.id,
             role="user",
             content=[{"type": "text", "text": "zebra"}],
@@ -153,7 +153,7 @@ async def test_conversation_list_rows_do_not_wrap_at_80_columns(service: ChatSer
 
     long = await service.conversations.new("A very long conversation title that goes on and on")
     for _ in range(3):
-        await service.store.messages.add(
+        await service._store.messages.add(
             long.id,
             role="user",
             content=[{"type": "text", "text": "x" * 40}],

@@ -21,7 +21,7 @@ async def _spend(service: ChatService) -> str:
     for n, (day, model) in enumerate(
         zip(DAYS, ("claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-5"), strict=True)
     ):
-        await service.store.messages.add(
+        await service._store.messages.add(
             conv.id,
             role="user",
             content=[{"type": "text", "text": f"q{n}"}],
@@ -29,7 +29,7 @@ async def _spend(service: ChatService) -> str:
             token_count=2,
             created_at=day,
         )
-        await service.store.messages.add(
+        await service._store.messages.add(
             conv.id,
             role="assistant",
             content=[{"type": "text", "text": "a"}],

@@ -198,10 +198,10 @@ def test_no_class_over_the_member_limit() -> None:
     assert not found, f"classes over {MAX_CLASS_MEMBERS} members: {found}"
 
 
-ENGINE_INSIDES = {"store", "client", "worker", "session", "engine", "counter"}
-"""What ChatService holds for its own use: the front ends go through its use-case services
-(conversations, messages, requests, costs, drafts, summaries, branches, transfer,
-maintenance), never through these."""
+ENGINE_INSIDES = {"_store", "_client", "_worker", "_session", "_engine", "_counter"}
+"""What ChatService holds for its own use (underscored): the front ends go through its
+use-case services (conversations, messages, requests, costs, drafts, summaries, branches,
+transfer, maintenance), never through these."""
 
 ROOT_MEMBERS = 15
 """ChatService is a small root: construction, sending and the services it holds, no more."""
@@ -230,8 +230,8 @@ def engine_insides_reached(paths: list[Path], root: Path = ROOT) -> list[str]:
 
 def test_front_ends_reach_no_engine_insides(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
-    probe.write_text("async def f(app):\n    await app.service.store.messages.get(1)\n")
-    assert engine_insides_reached([probe], tmp_path) == ["probe.py:2 service.store"]
+    probe.write_text("async def f(app):\n    await app.service._store.messages.get(1)\n")
+    assert engine_insides_reached([probe], tmp_path) == ["probe.py:2 service._store"]
     front_ends = sorted((PACKAGE / "tui").rglob("*.py")) + sorted((PACKAGE / "cli").rglob("*.py"))
     found = engine_insides_reached(front_ends)
     assert not found, "the front ends reach inside the engine:\n" + "\n".join(found)

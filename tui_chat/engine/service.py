@@ -39,38 +39,42 @@ TITLE_CHARS = 60
 
 
 class ChatService:
-    """Every tui-chat action over one database, through the use-case services it holds."""
+    """Every tui-chat action over one database, through the use-case services it holds.
+
+    The store, the Claude client, the token counter and the compaction worker are its own
+    (underscored): the front ends reach them only through the use-case services.
+    """
 
     def __init__(self, config: ServiceSettings, store: Store, client: ClaudeClient) -> None:
         """Wire the parts together; use :meth:`open`."""
         self.config = config
-        self.store = store
-        self.client = client
+        self._store = store
+        self._client = client
         self.catalog = ModelCatalog(store.model_catalog, client, config)  # GET /v1/models
-        self.counter: TokenCounter = get_counter()
-        self.engine = EngineContext(store, client, self.counter, config, self.catalog)
+        self._counter: TokenCounter = get_counter()
+        self._engine = EngineContext(store, client, self._counter, config, self.catalog)
         """What the engine's services share (built once: no callbacks into the service)."""
         self.notices: list[str] = []
         """Things the user should know that did not stop an action (invalid settings)."""
-        self.requests = Requests(self.engine)
+        self.requests = Requests(self._engine)
         """The exact next request (``context``) and the gauge's breakdown (``gauge``)."""
-        self.worker = CompactionWorker(self.engine, self.requests)
-        self.session = ChatSession(self.engine, self.requests, self.worker)
-        self.branches = Branches(store, self.worker)
+        self._worker = CompactionWorker(self._engine, self.requests)
+        self._session = ChatSession(self._engine, self.requests, self._worker)
+        self.branches = Branches(store, self._worker)
         """Forks, edited prompts and compacting up to a message."""
-        self.summaries = Summaries(self.engine, self.worker)
+        self.summaries = Summaries(self._engine, self._worker)
         """Compact now, list, roll back and regenerate summary versions."""
-        self.transfer = Transfer(store, self.counter, config.model)
+        self.transfer = Transfer(store, self._counter, config.model)
         """Export and import conversations."""
         self.maintenance = Maintenance(
-            store, self.counter, has_key=client.has_key, base_url=config.base_url
+            store, self._counter, has_key=client.has_key, base_url=config.base_url
         )
         """Backup, repair and the doctor's report."""
         self.drafts = Drafts(store)
         """Each conversation's unsent text and attached files."""
         self.costs = CostCache(store, self.catalog.info)
         """What each conversation cost (kept per revision), and the usage report."""
-        self.conversations = Conversations(self.engine, self.worker, self.costs, self.notices)
+        self.conversations = Conversations(self._engine, self._worker, self.costs, self.notices)
         """Create, find, list, rename, archive, delete and configure conversations."""
         self.messages = MessageLog(store, self.branches)
         """Pages of messages, the whole history, pins and search."""
@@ -97,30 +101,30 @@ class ChatService:
 
     async def close(self) -> None:
         """Stop background work and close the database and the HTTP client."""
-        await self.worker.cancel_all()
-        await self.engine.files.settle(CLOSE_WAIT)
-        await self.client.aclose()
-        await self.store.close()
+        await self._worker.cancel_all()
+        await self._engine.files.settle(CLOSE_WAIT)
+        await self._client.aclose()
+        await self._store.close()
 
     @property
     def has_key(self) -> bool:
         """True when an API key is configured."""
-        return self.client.has_key
+        return self._client.has_key
 
     def preload(self) -> None:
         """Import the SDK's modules now (a thread of the TUI calls this once it is drawn)."""
-        self.client.preload()
+        self._client.preload()
 
     @property
     def db_path(self) -> Path:
         """The database file this service works on."""
-        return Path(self.store.path)
+        return Path(self._store.path)
 
     # -- events --------------------------------------------------------------------------
 
     def subscribe(self, callback: EventCallback) -> Callable[[], None]:
         """Receive background events (compaction); returns the unsubscribe function."""
-        return self.engine.bus.subscribe(callback)
+        return self._engine.bus.subscribe(callback)
 
     # -- sending -------------------------------------------------------------------------
 
@@ -132,29 +136,29 @@ class ChatService:
         attachments: Sequence[Attachment] = (),
     ) -> SendOutcome:
         """Store the user's message (and attached files) and stream the reply."""
-        conversation = await self.store.conversations.get(conversation_id)
-        outcome = await self.session.send(conversation_id, text, on_event, attachments)
+        conversation = await self._store.conversations.get(conversation_id)
+        outcome = await self._session.send(conversation_id, text, on_event, attachments)
         if conversation.title == NEW_TITLE:
             named = text if text.strip() else " ".join(a.name for a in attachments)
-            await self.store.conversations.update(conversation_id, title=_title_from(named))
+            await self._store.conversations.update(conversation_id, title=_title_from(named))
         return outcome
 
     async def retry(
         self, conversation_id: str, on_event: EventCallback | None = None
     ) -> SendOutcome:
         """Ask again for the reply to the last user message."""
-        last = await self.store.messages.last(conversation_id)
+        last = await self._store.messages.last(conversation_id)
         if last is None:
             raise SettingError("nothing to retry: the conversation is empty")
         if last.role == "assistant" and last.status == "complete":
             raise SettingError("nothing to retry: the last reply is complete")
-        return await self.session.reply(conversation_id, on_event)
+        return await self._session.reply(conversation_id, on_event)
 
     # -- background work ---------------------------------------------------------------------
 
     async def finish_background(self) -> None:
         """Let due compactions finish (a one-shot CLI send calls this before exiting)."""
-        await self.worker.wait()
+        await self._worker.wait()
 
 
 def _title_from(text: str) -> str:

@@ -44,7 +44,7 @@ async def _backlog(service: ChatService) -> str:
         }
         for n in range(MESSAGES)
     ]
-    await service.store.messages.add_many(conversation.id, rows)
+    await service._store.messages.add_many(conversation.id, rows)
     return conversation.id
 
 
@@ -56,14 +56,14 @@ async def _versions(service: ChatService, cid: str) -> list[Summary]:
 def _spy_reads(service: ChatService) -> list[int]:
     """Record how many messages each history read returned."""
     sizes: list[int] = []
-    history = service.store.messages.history
+    history = service._store.messages.history
 
     async def spied(*args: Any, **kwargs: Any) -> Any:
         found = await history(*args, **kwargs)
         sizes.append(len(found))
         return found
 
-    service.store.messages.history = spied  # type: ignore[method-assign]
+    service._store.messages.history = spied  # type: ignore[method-assign]
     return sizes
 
 
@@ -137,7 +137,7 @@ async def test_retention_of_the_last_version_reads_its_ledger_not_the_backlog(
 ) -> None:
     cid = await _backlog(service)
     last = await _fold(service, cid)
-    texts = service.store.messages.texts
+    texts = service._store.messages.texts
     read: list[int] = []
 
     async def spied(*args: Any, **kwargs: Any) -> Any:
@@ -145,7 +145,7 @@ async def test_retention_of_the_last_version_reads_its_ledger_not_the_backlog(
         read.append(len(found))
         return found
 
-    monkeypatch.setattr(service.store.messages, "texts", spied)
+    monkeypatch.setattr(service._store.messages, "texts", spied)
     service.summaries.kept.clear()
     fast = await service.summaries.retention(cid, last)
     assert read == []  # the chain's ledgers are complete: no message text is read
@@ -164,7 +164,7 @@ async def test_a_version_without_a_ledger_in_the_chain_makes_retention_read_the_
     assert versions._ledger_complete(last, await _versions(service, cid))
     first = (await _versions(service, cid))[0]
     # A version made before ledgers existed (schema 8) reads back with an empty one.
-    await service.store.connection.execute(
+    await service._store.connection.execute(
         "UPDATE summaries SET ledger = '[]' WHERE id = ?", (first.id,)
     )
     assert not versions._ledger_complete(last, await _versions(service, cid))

@@ -21,7 +21,7 @@ MakeService = Callable[..., Awaitable[ChatService]]
 
 
 async def _add(service: ChatService, cid: str, text: str, role: str = "user") -> Message:
-    return await service.store.messages.add(
+    return await service._store.messages.add(
         cid,
         role="user" if role == "user" else "assistant",
         content=[{"type": "text", "text": text}],
@@ -111,7 +111,7 @@ async def test_deleting_a_branch_or_the_root_keeps_the_others_reachable(
     c = await service.branches.fork(a.id, a_ids[1])  # shares 2
     for branch in (b.id, c.id):
         await _add(service, branch, "new")
-    await service.store.conversations.delete(a.id)
+    await service._store.conversations.delete(a.id)
     family = await service.branches.family(root)
     assert {x.id for x in family.branches} == {root, b.id, c.id}
     heir = family.get(b.id)  # a's first child takes its place
@@ -122,7 +122,7 @@ async def test_deleting_a_branch_or_the_root_keeps_the_others_reachable(
     b_ids = [m.id for m in await service.messages.history(b.id)]
     assert other.parent_message_id == b_ids[1]
     # The root goes: the family stays one, under its first id.
-    await service.store.conversations.delete(root)
+    await service._store.conversations.delete(root)
     family = await service.branches.family(c.id)
     assert family.id == root and family.root.id == b.id
     assert [p.divergence.label for p in (await service.branches.path(c.id)).points] == ["‹ 2/2 ›"]
@@ -217,7 +217,7 @@ def test_owner_matches_the_definition_on_random_trees() -> None:
 
 async def test_a_branch_number_wins_over_an_id_prefix_of_digits(make_service: MakeService) -> None:
     service = await make_service(api_key=None)
-    root = await service.store.conversations.create(
+    root = await service._store.conversations.create(
         title="t", model="m", conversation_id="200000000000"
     )
     fork = await service.branches.fork(root.id, None)
@@ -239,7 +239,7 @@ async def test_a_message_shared_by_branches_is_one_search_hit(make_service: Make
         [(a.id, 1), (b.id, 1)]
     )
     assert len(await service.messages.search("quokka", conversation_id=root)) == 1
-    assert len(await service.store.search.find("quokka")) == 4
+    assert len(await service._store.search.find("quokka")) == 4
 
 
 async def test_viewing_is_written_only_for_a_conversation_with_branches(
@@ -248,9 +248,9 @@ async def test_viewing_is_written_only_for_a_conversation_with_branches(
     service = await make_service(api_key=None)
     root, ids = await _chat(service, 2)
     await service.branches.viewed(root)
-    assert await service.store.forks.shown(root) is None  # no branches: no row
+    assert await service._store.forks.shown(root) is None  # no branches: no row
     fork = await service.branches.fork(root, ids[1])
     await service.branches.viewed(root)
-    assert await service.store.forks.shown(root) == root
+    assert await service._store.forks.shown(root) == root
     await service.branches.viewed(fork.id)
-    assert await service.store.forks.shown(root) == fork.id
+    assert await service._store.forks.shown(root) == fork.id

@@ -73,8 +73,8 @@ async def test_a_write_of_another_process_shows_in_the_gauge(
     ``tui-chat pin`` in a shell left the open TUI's gauge without it until the next send."""
     service = await make_service(api_key=None)
     cid = (await service.conversations.new("t")).id
-    await _say(service.store, cid, "user", "first question " * 20)
-    await _say(service.store, cid, "assistant", "first answer " * 20)
+    await _say(service._store, cid, "user", "first question " * 20)
+    await _say(service._store, cid, "assistant", "first answer " * 20)
     before = await _gauge_tokens(service, cid)
     assert await _gauge_tokens(service, cid) == before  # kept: same revision
 
@@ -96,7 +96,7 @@ async def test_the_kept_request_is_the_one_built_anew(
     """What the gauge keeps is what a fresh build gives after each kind of change."""
     service = await make_service(api_key=None)
     cid = (await service.conversations.new("t")).id
-    ids = [await _say(service.store, cid, role, f"{role} words {n} " * 15)
+    ids = [await _say(service._store, cid, role, f"{role} words {n} " * 15)
            for n in range(6) for role in ("user", "assistant")]  # fmt: skip
 
     async def same() -> None:

@@ -36,7 +36,7 @@ async def test_a_blank_draft_and_a_deleted_conversation_leave_no_row(
     assert await service.drafts.get(conversation.id) == ""
     await service.drafts.set(conversation.id, "again")
     await service.conversations.delete(conversation.id)
-    async with service.store.connection.execute("SELECT count(*) FROM drafts") as cursor:
+    async with service._store.connection.execute("SELECT count(*) FROM drafts") as cursor:
         row = await cursor.fetchone()
     assert row is not None and row[0] == 0
     await service.drafts.set("no-such-conversation", "lost?")  # nothing to attach it to

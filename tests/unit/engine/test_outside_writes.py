@@ -23,7 +23,7 @@ async def test_a_write_while_a_read_is_between_steps_waits_instead_of_failing(
     service = await make_service(api_key=None)
     for title in ("one", "two", "three", "four"):
         conversation = await service.conversations.new(title)
-    connection = service.store.connection
+    connection = service._store.connection
     begins = 0
     execute = connection.execute
 

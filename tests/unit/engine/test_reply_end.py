@@ -56,7 +56,7 @@ async def test_a_cancel_once_the_reply_is_stored_leaves_its_bookkeeping_whole(
     cancelled."""
     service = await make_service()
     conv = await service.conversations.new()
-    store = service.store
+    store = service._store
     set_calibration = store.set_calibration
     release, calibrating, over = asyncio.Event(), asyncio.Event(), asyncio.Event()
     written: list[bool] = []

@@ -140,7 +140,7 @@ class ChatView(Screen[None]):
         ):
             event.stop()
             event.prevent_default()
-            self.chat.follow_end()
+            self.chat.follow()
 
     def _focused_panel(self) -> str | None:
         """The id of the shown side panel that has the focus, if any."""

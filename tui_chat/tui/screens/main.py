@@ -106,7 +106,8 @@ class MainScreen(BranchView):
             event.composer.restore(event.text)
             self.notify(NO_KEY_HELP, title="Cannot send", severity="error", markup=False)
             return
-        self.chat.follow()  # the new message and its reply are shown, wherever the view was
+        # The new message and its reply are shown, wherever the view was.
+        self.chat.follow(unselect=True)
         if self.replies.busy:  # still streaming, or the reply's worker is finishing
             self.replies.queue(event.composer, event.text)
             return

@@ -321,15 +321,12 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
             self._mark_last()
         return view
 
-    def follow(self) -> None:
-        """Drop the selection and keep the newest message in view (after a send)."""
-        self.selected = None
-        self.scroll_end(animate=False, immediate=True)
-        self.anchor()
-
-    def follow_end(self) -> None:
-        """Scroll to the end and follow the streaming reply again (``end``, or the marker)."""
-        self.anchor()
+    def follow(self, *, unselect: bool = False) -> None:
+        """Scroll to the end and follow the streaming reply (``end``, the marker; after a send
+        the selection is dropped too: ``unselect``)."""
+        if unselect:
+            self.selected = None
+        self.anchor()  # at the end at once, and kept there as the chat grows
         self.new_below = False
 
     def watch_virtual_size(self) -> None:
@@ -472,7 +469,7 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
             await self.show(self.conversation_id)
         if views := self.views:
             self.selected = views[-1].message_id
-            self.follow_end()
+            self.follow()
 
     async def action_extend_previous(self) -> None:
         """Extend the range to the message above (``shift+up``)."""

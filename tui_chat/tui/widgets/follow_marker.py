@@ -44,4 +44,4 @@ class FollowMarker(Static):
     def on_click(self, event: events.Click) -> None:
         """Follow the reply again."""
         event.stop()
-        self._pane.follow_end()
+        self._pane.follow()
