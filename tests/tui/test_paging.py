@@ -230,7 +230,11 @@ async def test_a_message_added_while_the_window_is_shown_is_kept_once(
         showing = asyncio.create_task(pane.show(conversation.id))
         await asyncio.sleep(0)  # the show has begun reading its page
         message = await service._store.messages.add(
-            conversation.id, role="user", content=[], text="typed ahead", token_count=2
+            conversation.id,
+            role="user",
+            content=[{"type": "text", "text": "typed ahead"}],  # (empty: the gauge's count fails)
+            text="typed ahead",
+            token_count=2,
         )
         view = await pane.add_message(message)
         await showing
