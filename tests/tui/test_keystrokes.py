@@ -192,7 +192,18 @@ async def test_home_and_g_reach_the_conversations_first_message(
         await until(pilot, lambda: pane.selected == first.id)
         assert not pane.has_older and pane.views[0].message_id == first.id
         burst(app, "end")
-        await until(pilot, lambda: pane.selected == last.id)
+        await until(
+            pilot,
+            lambda: pane.selected == last.id,
+            state=lambda: (
+                pane.selected,
+                (first.id, last.id),
+                [v.message_id for v in pane.views][-3:],
+                (pane.has_older, pane.has_newer),
+                app.focused,
+                [(w.name, w.state.name) for w in app.workers],
+            ),
+        )
         burst(app, "f5", "g")
         await until(pilot, lambda: pane.selected == first.id)
         assert pane.navigating
