@@ -97,7 +97,17 @@ async def test_v_marks_a_start_and_moves_extend_it_past_the_mounted_page(
     async with app.run_test(size=SIZE) as pilot:
         pane = await _open(pilot)
         await pilot.press("g")  # the first message
-        await until(pilot, lambda: pane.selected == pane.views[0].message_id)
+        await until(
+            pilot,
+            lambda: pane.selected == pane.views[0].message_id,
+            state=lambda: (
+                pane.selected,
+                [v.message_id for v in pane.views][:3],
+                (pane.has_older, pane.has_newer),
+                pilot.app.focused,
+                [(w.name, w.state.name) for w in pilot.app.workers],
+            ),
+        )
         await pilot.press("v", *["j"] * (2 * len(TURNS) - 1))
         last = (await service.messages.page(demo.conv, limit=1000))[-1].id
         await until(pilot, lambda: pane.selected == last)
