@@ -8,6 +8,7 @@ builds on it with what the user and the engine do.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -286,11 +287,10 @@ class ChatView(Screen[None]):
         """Reload the gauge, the cost, the timeline and the conversation list."""
         from tui_chat.engine.service import NotFound
 
-        try:
+        # Deleted by another process: OutsideWatch says so and opens another conversation.
+        with contextlib.suppress(NotFound):
             await self.refresh_gauge()
             await self.refresh_timeline()
-        except NotFound:
-            pass  # deleted by another process: OutsideWatch says so and opens another one
         await self.refresh_conversations()
 
     def attached_files(self) -> Sequence[Attachment]:
