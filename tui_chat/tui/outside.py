@@ -67,13 +67,8 @@ class OutsideWatch:
         if chat.has_newer:
             return  # reading older pages: the newer ones load when paged to
         newest = await service.messages.page(conversation_id, limit=1)
-        views = chat.views
-        shown = views[-1].message if views else None
-        latest = newest[-1] if newest else None
-        if latest is None or (
-            shown is not None
-            and (shown.id, shown.status, shown.text) == (latest.id, latest.status, latest.text)
-        ):
+        if not newest or conversation_id != screen.conversation_id or screen.app.replying:
             return
-        if conversation_id == screen.conversation_id and not screen.app.replying:
-            await chat.show(conversation_id, chat.selected)
+        # The pane compares under its page lock: a window read here while another show or a
+        # key replaced it could be taken for out of date and replaced again.
+        await chat.show(conversation_id, chat.selected, newest=newest[-1])

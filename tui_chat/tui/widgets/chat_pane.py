@@ -152,14 +152,28 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         marks = self.branch_marks
         return [MessageView(m, pinned=m.id in self._pinned, mark=marks.get(m.id, "")) for m in page]
 
-    async def show(self, conversation_id: str, around: int | None = None) -> None:
+    async def show(
+        self, conversation_id: str, around: int | None = None, *, newest: Message | None = None
+    ) -> None:
         """Show a conversation: its latest page, or the page ending at message ``around``.
 
         Args:
             conversation_id: The conversation.
             around: A message to show and select (e.g. a search hit).
+            newest: Its newest message as another process left it: shown again only if the
+                window does not end with it as it is (decided under the page lock: a window
+                being replaced meanwhile, by ``home``, ``end`` or a show, is not judged).
         """
         async with self._page_lock:  # a message added meanwhile comes after the new window
+            if newest is not None:
+                views = self.views
+                shown = views[-1].message if views else None
+                if self.has_newer or (
+                    shown is not None
+                    and (shown.id, shown.status, shown.text)
+                    == (newest.id, newest.status, newest.text)
+                ):
+                    return  # paged back (newer pages load when paged to), or up to date
             self.conversation_id = conversation_id
             self._pinned = await self._source.pinned_ids(conversation_id)
             before = None if around is None else around + 1
