@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 from collections.abc import Callable
 
 from textual.command import CommandList, CommandPalette
@@ -14,6 +14,11 @@ from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.widgets.chat_pane import ChatPane
 
 ChatPilot = Pilot[None]
+
+SETTLE_LIMIT = 300.0
+"""Seconds :func:`settle` waits for the workers before it fails: not a timing (no test waits
+it out), a bound on a hang, so a stuck worker fails its test with its name instead of
+stopping the suite."""
 
 
 async def until(
@@ -85,9 +90,17 @@ async def settle(pilot: ChatPilot) -> None:
     A worker the app cancels meanwhile (a gauge count replaced by a newer one) is not waited
     for; the second round waits for what replaced it.
     """
+    workers = pilot.app.workers
     for _ in range(2):
-        with contextlib.suppress(WorkerCancelled):
-            await pilot.app.workers.wait_for_complete()
+        try:
+            await asyncio.wait_for(workers.wait_for_complete(), SETTLE_LIMIT)
+        except WorkerCancelled:
+            pass
+        except TimeoutError:  # a hang: say which worker, instead of waiting for ever
+            running = [(w.name, w.state.name) for w in workers if not w.is_finished]
+            raise AssertionError(
+                f"workers still running after {SETTLE_LIMIT} s: {running}"
+            ) from None
         await pilot.pause()
 
 

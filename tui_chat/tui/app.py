@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import PurePath
 from typing import Any, ClassVar
 
@@ -22,6 +23,7 @@ from textual.worker import Worker, WorkerState
 from tui_chat.core.models import Conversation, Summary
 from tui_chat.tui import termination
 from tui_chat.tui.actions import bindings
+from tui_chat.tui.after_frame import after_frame
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
 from tui_chat.tui.messages import EngineBridge
@@ -125,8 +127,8 @@ class ChatApp(ChatHost):
         # list) are filled in after the first frame is on screen.
         await main.open_conversation(self._initial_conversation_id, panels_after_paint=True)
         # `tui-chat` starts with the cyclic garbage collector off (cli.main): on once drawn.
-        self.call_after_refresh(gc.enable)
-        self.call_after_refresh(self.run_worker, self._warm_up, thread=True)
+        after_frame(self, gc.enable)
+        after_frame(self, partial(self.run_worker, self._warm_up, thread=True))
 
     def _warm_up(self) -> None:
         """Once drawn, in a thread: import the SDK (about a second of CPU that the first send
@@ -160,7 +162,7 @@ class ChatApp(ChatHost):
         field = _text_field(screen)
         if not field and tries < HOLD_FRAMES and not isinstance(screen, MainScreen):
             if tries or len(self._held) == 1:  # one wait per frame
-                self.call_after_refresh(self._release_held, tries + 1)
+                after_frame(self, self._release_held, tries + 1)
             return
         if isinstance(field, Widget):
             screen.set_focus(field)

@@ -7,7 +7,6 @@ builds on it with what the user and the engine do.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -22,6 +21,7 @@ from textual.worker import Worker
 
 from tui_chat.core.attachments import Attachment, typed_text
 from tui_chat.core.models import Conversation
+from tui_chat.tui.after_frame import after_frame, next_frame
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
 from tui_chat.tui.layout import PanelRow
@@ -231,7 +231,7 @@ class ChatView(Screen[None]):
         if panels_after_paint:
             # A moment after the frame is composed, so the driver's writer thread puts it on
             # the terminal before the panels' work (the tokenizer's data loads then) holds on.
-            self.call_after_refresh(self.set_timer, PANELS_DELAY, self.refresh_panels)
+            after_frame(self, self.set_timer, PANELS_DELAY, self.refresh_panels)
         else:
             await self.refresh_panels()
 
@@ -273,14 +273,7 @@ class ChatView(Screen[None]):
         )
 
     async def _panels_after_frame(self) -> None:
-        drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-        def frame_drawn() -> None:
-            if not drawn.done():
-                drawn.set_result(None)
-
-        if self.call_after_refresh(frame_drawn):
-            await drawn
+        if await next_frame(self):
             await self.refresh_panels()
 
     async def refresh_panels(self) -> None:

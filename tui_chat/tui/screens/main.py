@@ -26,6 +26,7 @@ from textual.widgets import TextArea
 from tui_chat.core.models import SearchHit, Summary
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
+from tui_chat.tui.after_frame import after_frame
 from tui_chat.tui.reply_flow import ReplyEnded, ReplyFlow
 from tui_chat.tui.screens.branching import BranchView
 from tui_chat.tui.screens.chat_view import NO_KEY_HELP
@@ -125,7 +126,7 @@ class MainScreen(BranchView):
         """
         if not self._bindings_due:
             self._bindings_due = True
-            self.call_after_refresh(self._publish_bindings)
+            after_frame(self, self._publish_bindings)
 
     def _publish_bindings(self) -> None:
         self._bindings_due = False

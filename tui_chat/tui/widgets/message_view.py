@@ -16,6 +16,7 @@ from tui_chat.core.models import Message
 from tui_chat.core.unanswered import refusal_category, refused
 from tui_chat.engine.events import ReplyDelta
 from tui_chat.tui import gc_pause
+from tui_chat.tui.after_frame import after_frame
 from tui_chat.tui.text import clock_time, inert, inert_content
 from tui_chat.tui.widgets import reply_parts
 from tui_chat.tui.widgets.fold import HeadFold
@@ -147,7 +148,7 @@ class MessageView(Vertical):
             if task is not None and task.cancelling():
                 raise
         # The full collection held back while streaming runs once the end has been shown.
-        self.call_after_refresh(self.set_timer, GC_DELAY, self._release_gc)
+        after_frame(self, self.set_timer, GC_DELAY, self._release_gc)
 
     def _release_gc(self, *, now: bool = False) -> None:
         """Give back this view's hold on full collections (unless it streams again)."""
@@ -246,7 +247,7 @@ class MessageView(Vertical):
             return
         self._fold_seen = self._fold.blocks
         self._fold_due = True
-        self.call_after_refresh(self._fold_head)
+        after_frame(self, self._fold_head)
 
     def _fold_head(self) -> None:
         """Fold the blocks a screen above the view, if the chat follows this streaming reply."""
