@@ -83,6 +83,7 @@ class ChatView(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._timeline_reads = 0  # refresh_timeline calls begun: only the latest one shows
+        self._list_reads = 0  # refresh_conversations calls begun: only the latest one shows
 
     def compose(self) -> ComposeResult:
         """Header, list | chat + composer + gauge | timeline, footer."""
@@ -336,10 +337,14 @@ class ChatView(Screen[None]):
 
     async def refresh_conversations(self) -> None:
         """Reload the conversation list."""
+        self._list_reads += 1
+        read = self._list_reads
         include = self.conversations.show_archived
         service = self.app.service
         infos = await service.conversations.list(include_archived=include, with_cost=True)
         families = await self.app.service.branches.families()
+        if read != self._list_reads:
+            return  # a refresh begun since (archived shown or hidden meanwhile) reads later
         self.conversations.set_conversations(
             infos, self.conversation_id, self.app.clock(), families
         )
