@@ -261,10 +261,10 @@ async def test_a_list_read_begun_before_archived_is_shown_does_not_hide_them_aga
 
         monkeypatch.setattr(service.conversations, "list", list_held)
         screen.run_worker(screen.refresh_conversations())
-        await until(pilot, lambda: reads == [False])
+        await until(pilot, lambda: False in reads)  # (the outside-writes watch may read too)
         await pilot.press("ctrl+b", "f6")
         await until(pilot, lambda: len(listing.conversations) == 2)
         held.set()
         await settle(pilot)
-        assert reads == [False, True]
+        assert reads[0] is False and True in reads
         assert len(listing.conversations) == 2
