@@ -84,6 +84,25 @@ async def ready(pilot: ChatPilot) -> MainScreen:
     return app.main_screen
 
 
+async def open_timeline(pilot: ChatPilot) -> None:
+    """``ctrl+t``, then wait until the timeline's list has the focus and a card per version
+    (the versions are read after the first frame: keys pressed before reach an empty list)."""
+    app = pilot.app
+    assert isinstance(app, ChatApp)
+    timeline = app.main_screen.timeline
+    await pilot.press("ctrl+t")
+    await until(
+        pilot,
+        lambda: (
+            app.focused is timeline.list_view
+            and len(timeline.summaries) > 0
+            and len(timeline.list_view.children) == len(timeline.summaries)
+            and timeline.highlighted is not None
+        ),
+        state=lambda: (app.focused, len(timeline.summaries), len(timeline.list_view.children)),
+    )
+
+
 async def settle(pilot: ChatPilot) -> None:
     """Let every worker finish and the screen catch up.
 

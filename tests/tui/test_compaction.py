@@ -9,7 +9,7 @@ from textual.widgets import Input, Static
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import notifications, ready, settle, until
+from tests.tui.helpers import notifications, open_timeline, ready, settle, until
 from tests.tui.seed import seed_demo
 from tests.tui.test_actions import resolve
 from tui_chat.engine.service import ChatService
@@ -176,8 +176,9 @@ async def test_inspector_shows_figures_text_and_diff_against_the_parent(
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await pilot.press("ctrl+t", "down", "enter")
-        await pilot.pause()
+        await open_timeline(pilot)
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
         inspector = app.screen
         assert isinstance(inspector, InspectorScreen)
         assert inspector.summary.version == 2
@@ -201,8 +202,9 @@ async def test_activate_in_the_inspector_and_roll_back_from_the_palette(
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await pilot.press("ctrl+t", "down", "down", "enter")
-        await pilot.pause()
+        await open_timeline(pilot)
+        await pilot.press("down", "down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
         await pilot.press("a")
         await settle(pilot)
         assert (
@@ -240,7 +242,8 @@ async def test_regenerate_with_instructions_from_the_inspector(
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await ready(pilot)
-        await pilot.press("ctrl+t", "enter")
+        await open_timeline(pilot)
+        await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
         await pilot.press("g")
         await until(pilot, lambda: bool(app.screen.query(Input)))

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import ready, until
+from tests.tui.helpers import open_timeline, ready, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.screens.inspector import InspectorScreen
@@ -24,8 +24,9 @@ async def test_inspector_lists_retention_per_kind_and_the_identifiers_lost(
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await pilot.press("ctrl+t", "down", "enter")
-        await pilot.pause()
+        await open_timeline(pilot)
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
         inspector = app.screen
         assert isinstance(inspector, InspectorScreen)
         text = str(inspector.query_one("#summary-identifiers", Static).visual)

@@ -86,15 +86,18 @@ class SummaryCommands:
     async def roll_back(self) -> None:
         """Put the previous completed version in force (none before v1)."""
         screen = self._screen
-        await screen.refresh_timeline()
-        timeline = screen.timeline
-        active = next((s for s in timeline.summaries if s.id == timeline.active_id), None)
+        if screen.conversation is None:
+            return
+        # Read here, not off the timeline: a panel refresh begun meanwhile (the one after the
+        # first frame) would leave the timeline's versions unread when this looked at them.
+        service = screen.app.service
+        conversation = await service.conversations.resolve(screen.conversation.id)
+        versions = await service.summaries.versions(conversation.id)
+        active = next((s for s in versions if s.id == conversation.active_summary_id), None)
         if active is None:
             screen.notify("No summary is in force: nothing to roll back.", severity="warning")
             return
-        older = [
-            s for s in timeline.summaries if s.status == "completed" and s.version < active.version
-        ]
+        older = [s for s in versions if s.status == "completed" and s.version < active.version]
         await self.activate(older[0].version if older else 0)
 
     def regenerate(self, summary: Summary, instructions: str | None) -> None:
