@@ -73,6 +73,22 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """After each test (its fixtures torn down, its arguments let go): collect its garbage,
+    then freeze what is left, as collection's objects are frozen.
+
+    What a test leaves alive for good (a module imported lazily, such as the SDK when the
+    first test sends; Textual's and the tokenizer's caches) would otherwise be walked by every
+    later full collection in this worker: the full collection a TUI test's app runs after each
+    reply (``tui/gc_pause.py``) took 0.2 s with the SDK imported, most of it that walk."""
+    try:
+        return (yield)
+    finally:
+        gc.collect()
+        gc.freeze()
+
+
 # Every test's files (its database, exports, the CLI's home) live under pytest's temporary
 # root. SQLite syncs each committed transaction to disk (a migrated database is dozens), and
 # on a disk shared with other work a sync waits far longer than the test computes. Where a
