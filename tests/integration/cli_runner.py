@@ -33,6 +33,7 @@ def _child(request: dict[str, Any]) -> int:
     import random
 
     random.seed()  # a fork copies the zygote's state
+    os.umask(request["umask"])  # the caller's, as a process it started would have
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
@@ -140,9 +141,12 @@ class Zygote:
             files["stdin"].write_text(stdin or "", encoding=encoding)
             for name in ("stdout", "stderr"):
                 files[name].touch()
+            umask = os.umask(0o022)
+            os.umask(umask)
             request = {
                 "args": args,
                 "env": env,
+                "umask": umask,
                 "cwd": os.getcwd(),
                 "encoding": encoding,
                 **{name: str(path) for name, path in files.items()},
@@ -158,8 +162,8 @@ class Zygote:
                 process.stdout.readline()
                 raise subprocess.TimeoutExpired(args, timeout)
             returncode = int(process.stdout.readline())
-            out = files["stdout"].read_text(encoding=encoding)
-            err = files["stderr"].read_text(encoding=encoding)
+            out = files["stdout"].read_text(encoding=encoding, errors="replace")
+            err = files["stderr"].read_text(encoding=encoding, errors="replace")
         return subprocess.CompletedProcess(args, returncode, out, err)
 
     def close(self) -> None:
@@ -169,7 +173,29 @@ class Zygote:
             self._process.wait(timeout=30)
 
 
-ZYGOTE = Zygote()
+class Zygotes:
+    """Zygotes for commands run at the same time (from several threads): each run takes an
+    idle zygote, or starts one, so two commands are two processes running at once, as two
+    ``subprocess.run`` calls from two threads are."""
+
+    def __init__(self) -> None:
+        self._idle: list[Zygote] = []
+        self._lock = threading.Lock()
+
+    def run(
+        self, args: list[str], env: dict[str, str], stdin: str | None, timeout: float
+    ) -> subprocess.CompletedProcess[str]:
+        """See :meth:`Zygote.run`."""
+        with self._lock:
+            zygote = self._idle.pop() if self._idle else Zygote()
+        try:
+            return zygote.run(args, env, stdin, timeout)
+        finally:
+            with self._lock:
+                self._idle.append(zygote)
+
+
+ZYGOTE = Zygotes()
 
 
 if __name__ == "__main__":

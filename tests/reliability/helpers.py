@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.integration.cli_runner import ZYGOTE
 from tui_chat.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,12 +68,18 @@ def run_cli(
     key: str | None = MARKER_KEY,
     stdin: bytes | str | None = None,
     timeout: float = 120,
+    fresh: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``tui-chat ARGS`` as a real process and wait for it."""
+    """Run ``tui-chat ARGS`` as a real process and wait for it: a fork of a process that
+    imported the CLI once (:mod:`tests.integration.cli_runner`), or with ``fresh`` (and for
+    arguments or input given as bytes) a new ``python -m tui_chat``."""
+    env = cli_env(home, base_url, key)
+    if not fresh and not isinstance(stdin, bytes) and all(isinstance(a, str) for a in args):
+        return ZYGOTE.run([str(a) for a in args], env, stdin, timeout)
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
     done = subprocess.run(
         cli_argv(*args),
-        env=cli_env(home, base_url, key),
+        env=env,
         input=data,
         capture_output=True,
         timeout=timeout,

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
-from tests.reliability.helpers import all_text_files, cli_argv, cli_env, run_here, write_config
+from tests.reliability.helpers import all_text_files, run_cli, run_here, write_config
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -29,10 +29,6 @@ KEYS = {
     # Not sk-… shaped: only scrubbing of the exact configured value can catch it.
     "plain": "corp-gateway-token-SECRETMARKER-7731",
 }
-
-
-def _private_umask() -> None:
-    os.umask(0o022)
 
 
 class Session:
@@ -47,21 +43,14 @@ class Session:
         self.printed: list[str] = []
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        if self.here:
-            previous = os.umask(0o022)
-            try:
+        previous = os.umask(0o022)
+        try:
+            if self.here:
                 done = run_here(self.home, *args, base_url=self.base_url, key=self.key)
-            finally:
-                os.umask(previous)
-        else:
-            done = subprocess.run(
-                cli_argv(*args),
-                env=cli_env(self.home, self.base_url, self.key),
-                capture_output=True,
-                text=True,
-                timeout=120,
-                preexec_fn=_private_umask,
-            )
+            else:  # its own process, forked with this umask (tests/integration/cli_runner.py)
+                done = run_cli(self.home, *args, base_url=self.base_url, key=self.key)
+        finally:
+            os.umask(previous)
         self.printed.append(f"$ {' '.join(args)}\n{done.stdout}\n{done.stderr}")
         return done
 

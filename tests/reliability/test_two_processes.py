@@ -72,13 +72,7 @@ def _schedule(rng: random.Random, count: int) -> list[str]:
 
 
 def _run(home: Path, base_url: str, args: tuple[str, ...], worker: int) -> Op:
-    done = subprocess.run(
-        cli_argv(*args),
-        env=cli_env(home, base_url),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_cli(home, *args, base_url=base_url)  # each thread's command its own process
     return Op(worker, args, done.returncode, done.stdout, done.stderr)
 
 
