@@ -247,8 +247,11 @@ async def test_a_list_read_begun_before_archived_is_shown_does_not_hide_them_aga
     app = make_app(service, current.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await settle(pilot)
         listing = app.query_one(ConversationList)
+        # Start-up fills the list a moment after the first frame, in the screen's own queue:
+        # patched before that, its read (without archived) would be held, and the screen with it.
+        await until(pilot, lambda: len(listing.conversations) == 1)
+        await settle(pilot)
         held = asyncio.Event()
         reads: list[bool] = []
         read = service.conversations.list

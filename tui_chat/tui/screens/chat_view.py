@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import events, getters, on
@@ -233,8 +232,7 @@ class ChatView(Screen[None]):
         if panels_after_paint:
             # A moment after the frame is composed, so the driver's writer thread puts it on
             # the terminal before the panels' work (the tokenizer's data loads then) holds on.
-            fill = partial(self.refresh_panels_later, wait_for_frame=False)
-            after_frame(self, self.set_timer, PANELS_DELAY, fill)
+            after_frame(self, self.set_timer, PANELS_DELAY, self.refresh_panels)
         else:
             await self.refresh_panels()
 
@@ -269,12 +267,11 @@ class ChatView(Screen[None]):
             self._show_title(conversation)
             self.refresh_panels_later()
 
-    def refresh_panels_later(self, *, wait_for_frame: bool = True) -> None:
-        """Refresh the panels in a worker, once the next frame is drawn unless
-        ``wait_for_frame`` is false (a newer call wins). In a worker, not in the screen's own
-        queue: the screen handles its messages while the panels' reads run."""
-        work = self._panels_after_frame() if wait_for_frame else self.refresh_panels()
-        self.run_worker(work, group="panels", exclusive=True, exit_on_error=False)
+    def refresh_panels_later(self) -> None:
+        """Refresh the panels in a worker once the next frame is drawn (a newer call wins)."""
+        self.run_worker(
+            self._panels_after_frame(), group="panels", exclusive=True, exit_on_error=False
+        )
 
     async def _panels_after_frame(self) -> None:
         if await next_frame(self):
