@@ -105,6 +105,18 @@ def serve() -> None:
         outbox.flush()
 
 
+_UMASK_LOCK = threading.Lock()
+
+
+def _caller_umask() -> int:
+    """This process's umask (read by setting it and setting it back: under a lock, so two
+    threads starting commands at once cannot leave each other's read behind as the umask)."""
+    with _UMASK_LOCK:
+        umask = os.umask(0o022)
+        os.umask(umask)
+    return umask
+
+
 class Zygote:
     """The client side: one zygote per test process, started on first use."""
 
@@ -141,8 +153,7 @@ class Zygote:
             files["stdin"].write_text(stdin or "", encoding=encoding)
             for name in ("stdout", "stderr"):
                 files[name].touch()
-            umask = os.umask(0o022)
-            os.umask(umask)
+            umask = _caller_umask()
             request = {
                 "args": args,
                 "env": env,
