@@ -27,7 +27,7 @@ from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import MARKER_KEY, cli_argv, cli_env, integrity, report, rows
 from tests.reliability.test_api_faults import FAULTS, PARTIAL, SUMMARY_POLICY, _age_failures
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import chat, notifications, ready, settle, until
+from tests.tui.helpers import chat, notifications, on_screen, ready, settle, until
 from tui_chat.engine.compaction import CompactionError
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.screens.prompt import TextPrompt
@@ -292,7 +292,7 @@ async def test_screenshots_never_show_the_key_and_exports_are_private(
                 await pilot.press("escape")
                 await until(pilot, lambda: app.screen is main)
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await on_screen(pilot, TextPrompt)
         exported = tmp_path / "from-tui.md"
         app.screen.query_one(Input).value = str(exported)
         await pilot.press("enter")

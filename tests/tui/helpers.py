@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
-from textual.worker import WorkerCancelled
+from textual.screen import Screen
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from tui_chat.tui.app import ChatApp
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.widgets.chat_pane import ChatPane
 
 ChatPilot = Pilot[None]
+ScreenT = TypeVar("ScreenT", bound=Screen[Any])
 
 SETTLE_LIMIT = 300.0
 """Seconds :func:`settle` waits for the workers before it fails: not a timing (no test waits
@@ -46,12 +49,23 @@ async def until(
         raise AssertionError(f"condition never became true in {rounds} rounds{seen}")
 
 
+async def on_screen(pilot: ChatPilot, kind: type[ScreenT]) -> ScreenT:
+    """Wait until the app's top screen is a ``kind`` with its widgets composed and mounted, and
+    return it: a pushed screen is on top before its own queue has composed it (a query made
+    then found none of its widgets, on a loaded machine)."""
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, kind) and app.screen.is_mounted)
+    screen = app.screen
+    assert isinstance(screen, kind)
+    return screen
+
+
 async def from_palette(pilot: ChatPilot, command: str) -> None:
     """Run ``command`` from the command palette: open it, type the name, wait until the
     palette's search has put that command first, press enter."""
     app = pilot.app
     await pilot.press("ctrl+p")
-    await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+    await on_screen(pilot, CommandPalette)
     palette = app.screen
     await pilot.press(*command)
 
@@ -76,10 +90,24 @@ def chat(app: ChatApp) -> ChatPane:
 
 
 async def ready(pilot: ChatPilot) -> MainScreen:
-    """Wait until the app shows a conversation."""
+    """Wait until the app shows a conversation and start-up has filled the panels.
+
+    Start-up fills the gauge, the timeline and the list a moment after the first frame (in
+    that order): keys pressed before then (``ctrl+b``, ``down``, ``enter``) found an empty
+    list on a loaded machine. The list knows the open conversation once it has been filled.
+    """
     app = pilot.app
     assert isinstance(app, ChatApp)
-    await until(pilot, lambda: app.main_screen.conversation is not None)
+
+    def shown() -> bool:
+        screen = app.main_screen
+        return (
+            screen.conversation is not None
+            and screen.breakdown is not None
+            and screen.conversations.current_id == screen.conversation_id
+        )
+
+    await until(pilot, shown)
     await pilot.pause()
     return app.main_screen
 
@@ -107,13 +135,15 @@ async def settle(pilot: ChatPilot) -> None:
     """Let every worker finish and the screen catch up.
 
     A worker the app cancels meanwhile (a gauge count replaced by a newer one) is not waited
-    for; the second round waits for what replaced it.
+    for; the second round waits for what replaced it. A worker that failed has finished: the
+    app reports its failure (``exit_on_error=False``), which the test checks on screen; one
+    still listed when the wait begins (it is let go a moment after it ends) is not raised.
     """
     workers = pilot.app.workers
     for _ in range(2):
         try:
             await asyncio.wait_for(workers.wait_for_complete(), SETTLE_LIMIT)
-        except WorkerCancelled:
+        except (WorkerCancelled, WorkerFailed):
             pass
         except TimeoutError:  # a hang: say which worker, instead of waiting for ever
             running = [(w.name, w.state.name) for w in workers if not w.is_finished]

@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import ready, settle, until
+from tests.tui.helpers import on_screen, ready, settle, until
 from tui_chat.core.models import Conversation
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.screens.context_preview import ContextPreviewScreen
@@ -121,7 +121,7 @@ async def test_an_edit_is_a_sibling_switched_in_place(
 
         # The context preview says which path the next request sends.
         await pilot.press("ctrl+o")
-        await until(pilot, lambda: isinstance(app.screen, ContextPreviewScreen))
+        await on_screen(pilot, ContextPreviewScreen)
         shown_path = str(app.screen.query_one("#preview-path", Static).visual)
         assert "branch 2 of 2" in shown_path and f"‹ 2/2 › at #{edited.id}" in shown_path
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import ready, until
+from tests.tui.helpers import on_screen, ready, until
 from tui_chat.core.models import Usage
 from tui_chat.core.request import Breakdown
 from tui_chat.core.request.types import SECTIONS
@@ -79,7 +79,7 @@ async def test_the_cache_tab_shows_reads_writes_and_misses_per_turn(
         await ready(pilot)
         app.query_one(Composer).load_text("third")
         await pilot.press("ctrl+o")
-        await until(pilot, lambda: isinstance(app.screen, ContextPreviewScreen))
+        await on_screen(pilot, ContextPreviewScreen)
         await pilot.press("k")
         table = str(app.screen.query_one("#request-cache", Static).visual)
         assert "read" in table and "written" in table and "uncached" in table

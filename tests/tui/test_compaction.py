@@ -9,7 +9,7 @@ from textual.widgets import Input, Static
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import notifications, open_timeline, ready, settle, until
+from tests.tui.helpers import notifications, on_screen, open_timeline, ready, settle, until
 from tests.tui.seed import seed_demo
 from tests.tui.test_actions import resolve
 from tui_chat.engine.service import ChatService
@@ -178,7 +178,7 @@ async def test_inspector_shows_figures_text_and_diff_against_the_parent(
         await ready(pilot)
         await open_timeline(pilot)
         await pilot.press("down", "enter")
-        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        await on_screen(pilot, InspectorScreen)
         inspector = app.screen
         assert isinstance(inspector, InspectorScreen)
         assert inspector.summary.version == 2
@@ -204,7 +204,7 @@ async def test_activate_in_the_inspector_and_roll_back_from_the_palette(
         screen = await ready(pilot)
         await open_timeline(pilot)
         await pilot.press("down", "down", "enter")
-        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        await on_screen(pilot, InspectorScreen)
         await pilot.press("a")
         await settle(pilot)
         assert (
@@ -244,7 +244,7 @@ async def test_regenerate_with_instructions_from_the_inspector(
         screen = await ready(pilot)
         await open_timeline(pilot)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        await on_screen(pilot, InspectorScreen)
         await pilot.press("g")
         await until(pilot, lambda: bool(app.screen.query(Input)))
         field = app.screen.query_one(Input)

@@ -13,7 +13,7 @@ from textual.widgets import Input, Static
 from tests.fakes import sample_files
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import notifications, ready, settle, until
+from tests.tui.helpers import notifications, on_screen, ready, settle, until
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
@@ -289,7 +289,7 @@ async def test_ctrl_a_picks_a_file_from_the_folder_tree(
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await pilot.press("ctrl+a")
-        await until(pilot, lambda: isinstance(app.screen, FilePicker))
+        await on_screen(pilot, FilePicker)
         tree = app.screen.query_one(DirectoryTree)
         await until(pilot, lambda: bool(tree.root.children))
         node = next(n for n in tree.root.children if str(n.label) == "notes.md")
@@ -299,7 +299,7 @@ async def test_ctrl_a_picks_a_file_from_the_folder_tree(
         await until(pilot, lambda: len(screen.tray.pending) == 1)
         assert screen.tray.pending[0].kind == "text" and screen.tray.pending[0].name == "notes.md"
         await pilot.press("ctrl+a")
-        await until(pilot, lambda: isinstance(app.screen, FilePicker))
+        await on_screen(pilot, FilePicker)
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen)
         assert len(screen.tray.pending) == 1

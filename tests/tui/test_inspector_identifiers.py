@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import open_timeline, ready, until
+from tests.tui.helpers import on_screen, open_timeline, ready, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.screens.inspector import InspectorScreen
@@ -26,7 +26,7 @@ async def test_inspector_lists_retention_per_kind_and_the_identifiers_lost(
         await ready(pilot)
         await open_timeline(pilot)
         await pilot.press("down", "enter")
-        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        await on_screen(pilot, InspectorScreen)
         inspector = app.screen
         assert isinstance(inspector, InspectorScreen)
         text = str(inspector.query_one("#summary-identifiers", Static).visual)
@@ -53,7 +53,7 @@ async def test_timeline_card_inspector_figures_and_identifiers_tab_show_one_figu
         card = next(c for c in app.screen.query(SummaryCard) if c.summary.version == 2)
         assert f"ids {figure}" in str(card.query_one(Static).visual)
         await pilot.press("down", "enter")
-        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        await on_screen(pilot, InspectorScreen)
         inspector = app.screen
         assert isinstance(inspector, InspectorScreen) and inspector.summary.version == 2
         figures = str(inspector.query_one("#inspector-figures", Static).visual)

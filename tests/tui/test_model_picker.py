@@ -6,7 +6,7 @@ from textual.widgets import Input, Select
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import notifications, ready, until
+from tests.tui.helpers import notifications, on_screen, ready, until
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.screens.settings import SettingsScreen
 
@@ -19,7 +19,7 @@ async def test_settings_offer_the_models_and_warn_about_an_unknown_one(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await on_screen(pilot, SettingsScreen)
         screen = app.screen
         assert isinstance(screen, SettingsScreen)
         await until(pilot, lambda: screen.choices is not None)
@@ -42,7 +42,7 @@ async def test_the_picker_shows_each_models_window_and_features(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await on_screen(pilot, SettingsScreen)
         screen = app.screen
         assert isinstance(screen, SettingsScreen)
         await until(pilot, lambda: screen.choices is not None)

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import notifications, ready, settle, until
+from tests.tui.helpers import notifications, on_screen, ready, settle, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.screens.context_preview import ContextPreviewScreen
@@ -57,7 +57,7 @@ async def test_f4_opens_the_active_version_unless_the_timeline_has_the_focus(
         screen.action_focus_composer()  # the timeline stays open, the composer has the focus
         await pilot.pause()
         await pilot.press("f4")
-        await until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        await on_screen(pilot, InspectorScreen)
         inspector = app.screen
         assert isinstance(inspector, InspectorScreen)
         assert inspector.summary.version == 1 and inspector.active
@@ -88,7 +88,7 @@ async def test_settings_open_on_the_first_field_without_selecting_it_and_presets
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await on_screen(pilot, SettingsScreen)
         settings = app.screen
         model = settings.query_one("#model", Input)
         await until(pilot, lambda: app.focused is model)
@@ -109,7 +109,7 @@ async def test_help_columns_do_not_wrap_at_80_columns(service: ChatService) -> N
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await pilot.press("f1")
-        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await on_screen(pilot, HelpScreen)
         await settle(pilot)
         sections = list(app.screen.query_one(Grid).query(Static))
         assert sections
@@ -219,7 +219,7 @@ async def test_context_preview_numbers_the_messages_by_their_id(
         screen = await ready(pilot)
         screen.composer.load_text("and the weather?")
         await pilot.press("ctrl+o")
-        await until(pilot, lambda: isinstance(app.screen, ContextPreviewScreen))
+        await on_screen(pilot, ContextPreviewScreen)
         shown = str(app.screen.query_one("#request-readable", Static).visual)
         heads = [
             line for line in shown.splitlines() if line.startswith("── ") and "system" not in line

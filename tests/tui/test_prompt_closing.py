@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import ready, until
+from tests.tui.helpers import on_screen, ready, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.screens.prompt import TextPrompt
@@ -30,7 +30,7 @@ async def test_panels_and_keys_refresh_when_the_prompt_leaves_with_their_frame(
     async with app.run_test(size=SIZE) as pilot:
         main = await ready(pilot)
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await on_screen(pilot, TextPrompt)
         prompt = app.screen
         await until(pilot, lambda: prompt.focused is not None and not main._bindings_due)
         # What Textual does when the prompt leaves first: the callbacks it holds never run.

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.widgets import Input, OptionList, Static
 
 from tests.tui.conftest import SIZE, make_app
-from tests.tui.helpers import ready, settle, until
+from tests.tui.helpers import on_screen, ready, settle, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.actions import help_sections
@@ -45,7 +45,7 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         await pilot.press("ctrl+b", "ctrl+b")
         assert listing.highlighted_id == created
         await pilot.press("f5", "r")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await on_screen(pilot, TextPrompt)
         app.screen.query_one(Input).value = "beta [b]bold?[/b]"
         await pilot.press("enter")
         await settle(pilot)
@@ -53,7 +53,7 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         assert str(screen.title) == "beta [b]bold?[/b]"
         # Delete asks first; "n" keeps it.
         await pilot.press("ctrl+b", "ctrl+b", "f5", "d")
-        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await on_screen(pilot, Confirm)
         await pilot.press("n")
         await settle(pilot)
         assert len(await service.conversations.list()) == 2
@@ -162,12 +162,12 @@ async def test_settings_save_valid_values_and_refuse_invalid_ones(
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await on_screen(pilot, SettingsScreen)
         settings = app.screen
         assert isinstance(settings, SettingsScreen)
         settings.query_one("#compression_rate", Input).value = "0.9"
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await on_screen(pilot, SettingsScreen)
         assert "compression_rate" in str(settings.query_one("#settings-error", Static).visual)
         assert (await service.conversations.resolve(conversation.id)).settings == {}
 
@@ -190,7 +190,7 @@ async def test_settings_preset_change_applies_the_preset(service: ChatService) -
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await on_screen(pilot, SettingsScreen)
         settings = app.screen
         assert isinstance(settings, SettingsScreen)
         from textual.widgets import Select
@@ -247,10 +247,10 @@ async def test_export_over_an_existing_file_asks_and_replaces_only_on_yes(
         await ready(pilot)
         for answer in ("n", "y"):
             await pilot.press("ctrl+s")
-            await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+            await on_screen(pilot, TextPrompt)
             app.screen.query_one(Input).value = str(target)
             await pilot.press("enter")
-            await until(pilot, lambda: isinstance(app.screen, Confirm))
+            await on_screen(pilot, Confirm)
             await pilot.press(answer)
             await settle(pilot)
             if answer == "n":
@@ -260,7 +260,7 @@ async def test_export_over_an_existing_file_asks_and_replaces_only_on_yes(
         folder = tmp_path / "folder.md"
         folder.mkdir()
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await on_screen(pilot, TextPrompt)
         app.screen.query_one(Input).value = str(folder)
         await pilot.press("enter")
         await settle(pilot)
@@ -280,7 +280,7 @@ async def test_help_lists_every_binding(service: ChatService) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("f1")
-        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await on_screen(pilot, HelpScreen)
         text = "\n".join(str(w.visual) for w in app.screen.query("Grid > Static"))
         for needle in ("ctrl+t", "Show/hide summary timeline", "Pin/unpin", "Command palette"):
             assert needle in text

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.tui.conftest import make_app
-from tests.tui.helpers import ready, settle, until
+from tests.tui.helpers import on_screen, ready, settle, until
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.message_view import MessageView
@@ -89,7 +89,7 @@ async def test_the_settings_screen_turns_thinking_and_search_on(
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot)
         await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        await on_screen(pilot, SettingsScreen)
         settings = app.screen
         settings.query_one("#thinking", Switch).value = True
         settings.query_one("#web_search", Switch).value = True
