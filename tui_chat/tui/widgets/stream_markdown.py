@@ -96,6 +96,25 @@ class StreamMarkdown(Markdown):
         self._held = held[len(shown) :]
         return len(shown)
 
+    def append(self, markdown: str) -> AwaitComplete:
+        """Append ``markdown``; the last block, when the append updated it in place, is laid
+        out again.
+
+        Textual updates a code fence in place by replacing its label's text, and the fence
+        kept the height of its text before the append: a fence streamed in two parts (its
+        first line alone, or its closing backticks split) ended one line short or one line
+        too tall, so the streamed reply differed from the stored one drawn whole. A hidden
+        block is laid out when it is shown."""
+        last = self.children[-1] if self.children else None
+        appended = super().append(markdown)
+
+        async def lay_out_the_updated_block() -> None:
+            await appended
+            if last is not None and last.parent is self and last.display:
+                last.refresh(layout=True)
+
+        return AwaitComplete(lay_out_the_updated_block())
+
     def update(self, markdown: str) -> AwaitComplete:
         """Replace the document (what was hidden goes with it)."""
         self._held.clear()
