@@ -22,7 +22,7 @@ from textual.widgets import Markdown
 
 import tui_chat.store
 from tests.tui.conftest import FIXED_NOW, SIZE, _write_config
-from tests.tui.helpers import until
+from tests.tui.helpers import ready, until
 from tests.tui.seed import START, seed_demo
 from tui_chat.config import Config, load_config
 from tui_chat.engine.service import ChatService
@@ -103,7 +103,7 @@ def _documents_built(pane: ChatPane) -> bool:
 
 
 async def _ready(pilot: Pilot[Any]) -> None:
-    """The gauge is drawn and the chat has stopped moving.
+    """The panels are filled, the gauge is drawn and the chat has stopped moving.
 
     Textual parses each message's Markdown in a thread and mounts its blocks later, so on a
     loaded machine the chat's height (and the scrollbar's thumb) can still change after the
@@ -113,6 +113,7 @@ async def _ready(pilot: Pilot[Any]) -> None:
     """
     app = pilot.app
     assert isinstance(app, ChatApp)
+    await ready(pilot)  # the gauge counted and the list filled (start-up's panels)
     await until(pilot, lambda: app.main_screen.gauge.breakdown is not None)
     pane = app.main_screen.query_one(ChatPane)
     last: object = None
@@ -130,7 +131,13 @@ async def _ready(pilot: Pilot[Any]) -> None:
             len(pane.children),
             (bar.size, bar.window_size, bar.window_virtual_size, bar.position),
         )
-        quiet = quiet + 1 if now == last and _documents_built(pane) else 0
+        # The thumb is drawn from the bar's figures: they must be the pane's own (a loaded
+        # run drew it from figures a layout later replaced, a fraction of a cell off).
+        drawn_from_the_pane = bar.window_virtual_size == pane.virtual_size.height and (
+            bar.position == int(pane.scroll_y * 8) / 8
+        )
+        steady = now == last and drawn_from_the_pane and _documents_built(pane)
+        quiet = quiet + 1 if steady else 0
         last = now
 
 
