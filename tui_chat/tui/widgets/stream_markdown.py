@@ -24,19 +24,38 @@ from textual.await_complete import AwaitComplete
 from textual.geometry import Region
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownBlock
+from textual.widgets._markdown import MarkdownBlock, MarkdownFence
 
 from tui_chat.tui.widgets import flat_blocks
 
 __all__ = ["StreamMarkdown"]
 
 
+class StreamFence(MarkdownFence):
+    """A code fence that a streamed append replaces instead of updating in place.
+
+    Textual updates a fence in place by replacing its label's text, and the fence now and then
+    kept the height of its text before the append (the fence's own height and its label's
+    placement were computed at different moments): a fence streamed in parts ended one line
+    short or one too tall, unlike the stored reply drawn whole. A fence mounted afresh is laid
+    out as the stored one is; one fence is a label, so mounting it again costs little."""
+
+    async def _update_from_block(self, block: MarkdownBlock) -> None:
+        await MarkdownBlock._update_from_block(self, block)
+
+
 class StreamMarkdown(Markdown):
     """A ``Markdown`` document that can hold its new blocks hidden (see the module)."""
 
     # Not a ClassVar: Textual's Markdown declares it as an instance attribute.
-    BLOCKS: dict[str, type[MarkdownBlock]] = {**Markdown.BLOCKS, **flat_blocks.BLOCKS}  # noqa: RUF012
-    """Lists and quotes drawn by one widget each (:mod:`~tui_chat.tui.widgets.flat_blocks`)."""
+    BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012
+        **Markdown.BLOCKS,
+        **flat_blocks.BLOCKS,
+        "fence": StreamFence,
+        "code_block": StreamFence,
+    }
+    """Lists and quotes drawn by one widget each (:mod:`~tui_chat.tui.widgets.flat_blocks`);
+    code fences replaced, not updated, by an append (:class:`StreamFence`)."""
 
     holding = False
     """Whether blocks mounted now are hidden until :meth:`reveal` (set per document)."""
@@ -95,25 +114,6 @@ class StreamMarkdown(Markdown):
             block.display = True
         self._held = held[len(shown) :]
         return len(shown)
-
-    def append(self, markdown: str) -> AwaitComplete:
-        """Append ``markdown``; the last block, when the append updated it in place, is laid
-        out again.
-
-        Textual updates a code fence in place by replacing its label's text, and the fence
-        kept the height of its text before the append: a fence streamed in two parts (its
-        first line alone, or its closing backticks split) ended one line short or one line
-        too tall, so the streamed reply differed from the stored one drawn whole. A hidden
-        block is laid out when it is shown."""
-        last = self.children[-1] if self.children else None
-        appended = super().append(markdown)
-
-        async def lay_out_the_updated_block() -> None:
-            await appended
-            if last is not None and last.parent is self and last.display:
-                last.refresh(layout=True)
-
-        return AwaitComplete(lay_out_the_updated_block())
 
     def update(self, markdown: str) -> AwaitComplete:
         """Replace the document (what was hidden goes with it)."""
