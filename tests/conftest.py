@@ -120,17 +120,20 @@ Pilot._wait_for_screen = _patient_wait_for_screen  # type: ignore[method-assign]
 
 @pytest.hookimpl(wrapper=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> Generator[None, int, int]:
-    """``-n auto`` (``pyproject.toml``'s default) starts two workers per core, not one.
+    """``-n auto`` (``pyproject.toml``'s default) starts one and a half workers per core (3 on
+    2 cores), not one.
 
     A test spends much of its time off the core: Pilot sleeps between keys until the app goes
-    idle, a test waits on the processes it starts and on the local server's replies. With one
-    worker per core those waits left a core unused (the fast tier used 135 CPU-seconds on two
-    cores in 95 s); with two per core another test computes meanwhile (73-80 s, the whole
-    suite 4 min 00 s → 3 min 30 s). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the count."""
+    idle, a test waits on the processes it starts and on the local server's replies (per test,
+    wall minus the worker's CPU came to 54 worker-s in the fast tier). With one worker per
+    core those waits left a core unused (fast tier 92-100 s); a third worker computes
+    meanwhile (76-86 s). Two per core were faster still (73-82 s) but, three runs side by side
+    (12 workers on 2 cores), the snapshots' scrollbar was drawn a fraction of a cell off in
+    five of six runs. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the count."""
     cores = yield
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return cores
-    return 2 * cores
+    return cores + max(1, cores // 2)
 
 
 def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
