@@ -22,7 +22,7 @@ from textual.widgets import Markdown
 
 import tui_chat.store
 from tests.tui.conftest import FIXED_NOW, SIZE, _write_config
-from tests.tui.helpers import ready, until
+from tests.tui.helpers import ready
 from tests.tui.seed import START, seed_demo
 from tui_chat.config import Config, load_config
 from tui_chat.engine.service import ChatService
@@ -114,7 +114,6 @@ async def _ready(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, ChatApp)
     await ready(pilot)  # the gauge counted and the list filled (start-up's panels)
-    await until(pilot, lambda: app.main_screen.gauge.breakdown is not None)
     pane = app.main_screen.query_one(ChatPane)
     last: object = None
     quiet = 0
