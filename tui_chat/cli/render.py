@@ -191,6 +191,10 @@ def print_context(conversation: Conversation, built: BuiltRequest, preset: str) 
         f"input {b.input_tokens} tokens (calibrated {b.calibrated_tokens}) of {b.usable} usable "
         f"(window {b.window} - max output {b.max_output})"
     )
+    if b.counted:
+        out(f"counted: {b.counted}")
+    if b.price_note:
+        out(f"note: {b.price_note}")
     for name, tokens in b.sections.items():
         out(f"  {name:<12}{tokens:>8}")
     for warning in b.warnings:

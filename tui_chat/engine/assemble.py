@@ -76,6 +76,10 @@ and other content kept but never sent count in a message's stored size, so a tai
 over the window (not twice it) is what fills it once cleaned."""
 
 
+GUESSED_PRICE = "price guessed (model not in the table: $10 / $50 per MTok assumed)"
+"""What the gauge and the cost figures say of a model whose prices the table lacks."""
+
+
 def tail_budget(window: Window, calibration: float) -> int:
     """Stored tokens of raw tail to read so the builder can fill the usable window.
 
@@ -188,7 +192,9 @@ async def assemble(
     built.request.update(options)
     if (note := left_out_note(left_out, refused_prompts(tail) if left_out else None)) is not None:
         notes.append(note)
-    if not notes:
+    price_note = "" if info.priced else GUESSED_PRICE
+    if not notes and not price_note:
         return built
     warnings = (*built.breakdown.warnings, *notes)
-    return replace(built, breakdown=replace(built.breakdown, warnings=warnings))
+    breakdown = replace(built.breakdown, warnings=warnings, price_note=price_note)
+    return replace(built, breakdown=breakdown)

@@ -96,6 +96,11 @@ class Breakdown:
     budget: int | None = None
     """The working budget when it is smaller than the model's usable window (``usable`` is
     then the budget itself); ``None`` when the request may use the whole window."""
+    counted: str = ""
+    """Which count the figures are: the offline estimate and the calibration it is scaled
+    by (the tokenizer generation's, or learnt from replies), or the API's own count."""
+    price_note: str = ""
+    """Why the cost figures are a guess ('' when the model's prices are known)."""
 
     @property
     def used(self) -> int:
@@ -121,6 +126,8 @@ class Breakdown:
             "budget": self.budget,
             "cache_ttl": self.cache_ttl,
             "warnings": list(self.warnings),
+            **({"counted": self.counted} if self.counted else {}),
+            **({"price_note": self.price_note} if self.price_note else {}),
         }
 
 
