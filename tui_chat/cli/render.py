@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from tui_chat.core.inert import inert
@@ -164,11 +164,13 @@ def conversation_line(info: ConversationInfo) -> str:
     )
 
 
-def print_conversation(
-    conversation: Conversation, messages: list[Message], pinned: set[int]
-) -> None:
-    """A conversation's messages as ``show`` prints them."""
+def print_heading(conversation: Conversation) -> None:
+    """The line ``show`` prints before a conversation's messages."""
     out(f"# {inert(conversation.title)}  ({conversation.id}, {conversation.model})")
+
+
+def print_messages(messages: Iterable[Message], pinned: set[int]) -> None:
+    """Messages as ``show`` prints them (a page at a time: memory flat in the length)."""
     for m in messages:
         marks: list[str] = [m.status] if m.status != "complete" else []
         refusal = refusal_category(m)
