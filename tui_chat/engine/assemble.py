@@ -185,8 +185,10 @@ async def assemble(
         ledger=ledger.from_json(summary.ledger) if summary is not None else (),
         pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
     )
-    # The pure builder gets the messages prepared: the kept timeline, aligned to this tail.
+    # The pure builder gets the messages prepared: the kept timeline, aligned to this tail;
+    # what it laid out is kept there for the next build.
     built = build_request(inputs, prepared(inputs, timeline))
+    timeline.keep(built.layout)
     # Thinking, effort and the web tools the conversation turned on (core/reply_options).
     options, notes = reply_options(policy, conversation.model, window.max_output, info.features)
     built.request.update(options)

@@ -367,6 +367,17 @@ MIGRATIONS: tuple[str, ...] = (
         uploaded_at TEXT NOT NULL, PRIMARY KEY (endpoint, sha256)
     );
     """,
+    # 16: the revision counts only what can change a request: a version's writes while it is
+    # in progress (its worker renewing or taking over the compaction lease) leave it alone,
+    # since an in-progress version is never sent; its completion or failure still counts, as
+    # does every write to a finished version.
+    """
+    DROP TRIGGER revision_summary_update;
+    CREATE TRIGGER revision_summary_update AFTER UPDATE ON summaries
+        WHEN old.status != 'in_progress' OR new.status != 'in_progress' BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id;
+    END;
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

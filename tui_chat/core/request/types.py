@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -154,6 +154,25 @@ class BuiltRequest:
     attachments: bool = True
     """Whether ``request`` may hold attachment references to expand before sending (False
     only when none of its messages holds one)."""
+    layout: Layout = field(default_factory=lambda: Layout(), compare=False, repr=False)
+    """What this build laid out for later builds of the same messages to reuse; the caller
+    keeps it in its timeline (:meth:`~.timeline.Timeline.keep`), the builder never does."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What one :func:`~.builder.build_request` laid out that a later build of the same
+    messages can reuse: the runs it composed and the chain of runs it joined last.
+
+    The builder only reads the timeline it is given; whoever keeps that timeline between
+    builds (the engine, one per conversation) hands this back to it.
+    """
+
+    runs: Mapping[tuple[int, int], Any] = field(default_factory=dict)
+    """Runs composed by this build (:class:`~.runs.Composed`), by absolute ``(start, end)``."""
+    chains: tuple[Any, ...] | None = None
+    """The chains of runs laid out last, newest first (:class:`~.runs.Chain`), once this
+    build joined one; ``None``: it joined none and the timeline's stay."""
 
 
 @dataclass(frozen=True)

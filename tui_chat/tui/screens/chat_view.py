@@ -26,7 +26,6 @@ from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
 from tui_chat.tui.layout import PanelRow
 from tui_chat.tui.messages import OpenConversation
-from tui_chat.tui.outside import OutsideWatch
 from tui_chat.tui.stray_keys import is_stray, type_into
 from tui_chat.tui.text import inert, one_line
 from tui_chat.tui.widgets.chat_pane import ChatPane
@@ -110,7 +109,6 @@ class ChatView(Screen[None]):
         self.query_one("#no-key").display = not self.app.config.has_key
         self.panels.fit()
         self.composer.focus()
-        OutsideWatch(self).start()  # what other processes write shows up here
 
     @property
     def panels(self) -> PanelRow:

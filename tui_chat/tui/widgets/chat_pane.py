@@ -102,7 +102,7 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         self.has_older = False
         self.has_newer = False
         self._loading = False
-        self._place = KeptPlace(self)
+        self._place = KeptPlace(self, self)
         """What the view shows stays there while pages are mounted and laid out."""
         # Paging from a key press waits for a page the scroll watcher is already loading.
         self._page_lock = asyncio.Lock()
