@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from tui_chat.core.inert import inert
 from tui_chat.core.models import Conversation
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.export_stream import write_json_export
@@ -53,7 +54,7 @@ async def export_text(store: Store, conversation_id: str, fmt: str = "md") -> st
     conversation = await store.conversations.get(conversation_id)
     messages = await store.messages.history(conversation_id)
     pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
-    return export_markdown(conversation, messages, pinned)
+    return inert(export_markdown(conversation, messages, pinned))  # a file cats as the screen
 
 
 async def export_file(
