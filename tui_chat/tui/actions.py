@@ -150,7 +150,7 @@ ACTIONS: Final[dict[str, Action]] = {
         "Export conversation",
         show=False,
         palette="Export conversation",
-        palette_help="Write the conversation to Markdown or JSON",
+        palette_help="Write the conversation to Markdown, JSON or HTML",
     ),
     "settings": Action(
         "settings",
@@ -314,6 +314,7 @@ ACTIONS: Final[dict[str, Action]] = {
     "inspector.text": Action("show_tab('text')", "Text", show=False),
     "inspector.segments": Action("show_tab('segments')", "Segments", show=False),
     "inspector.diff": Action("show_tab('diff')", "Diff", show=False),
+    "inspector.identifiers": Action("show_tab('identifiers')", "Identifiers", show=False),
     "search.results": Action("focus_results", "Results", show=False),
     "usage.day": Action("per('day')", "Per day"),
     "usage.month": Action("per('month')", "Per month"),
@@ -406,6 +407,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("t", "inspector.text"),
         Key("s", "inspector.segments"),
         Key("d", "inspector.diff"),
+        Key("i", "inspector.identifiers"),
     ),
     "conversations": (
         Key("n", "conversations.new", command=True),
