@@ -42,3 +42,15 @@ def test_list_shows_a_line_per_family_and_branches_shows_every_branch(
     every = run(isolated_env, "list", "--branches").stdout.strip().splitlines()
     assert len(every) == 4 and not any("⑂" in line for line in every)
     assert len(js(run(isolated_env, "list", "--json"))) == 4  # JSON: every branch
+
+
+def test_the_budget_warning_says_the_next_send_summarises_the_oldest_turns(
+    isolated_env: Path, tmp_path: Path
+) -> None:
+    conv = _import(isolated_env, tmp_path, "Long", 40, words=450)  # about 38k tokens
+    assert run(isolated_env, "set", conv, "budget", "30000").returncode == 0
+    warnings = js(run(isolated_env, "context", conv, "--json"))["breakdown"]["warnings"]
+    turns = [w for w in warnings if "oldest turn(s)" in w]
+    assert turns, warnings
+    assert "will be summarised at the next send" in turns[0]
+    assert "left out to fit" not in turns[0]  # before: said they were left out
