@@ -380,10 +380,11 @@ def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) 
         notes.append(f"the identifier ledger was left out to fit the {_room(builder)}")
     if shed.turns:
         count = builder.timeline.turn_start(shed.turns)
+        # A send compacts first when turns would give way (engine/send/session.py): say so.
         notes.append(
-            f"{shed.turns} oldest turn(s) ({count} messages) left out to fit the "
-            f"{_room(builder)} of {builder.usable} tokens; compact the conversation to keep "
-            "them in a summary"
+            f"{shed.turns} oldest turn(s) ({count} messages) over the {_room(builder)} of "
+            f"{builder.usable} tokens: they will be summarised at the next send (compact now "
+            "to see the summary first; left out only if summarising fails)"
         )
     if shed.anchors is not None:
         notes.append(f"pinned messages reduced to fit the {_room(builder)}")
