@@ -29,8 +29,9 @@ turns and recall out.
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
@@ -58,7 +59,7 @@ from tui_chat.core.request.selection import Selector, recall_text
 from tui_chat.core.request.superseded import without_superseded
 from tui_chat.core.request.timeline import Timeline, prepared
 from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs, Piece
-from tui_chat.core.tokens import calibrate
+from tui_chat.core.tokens import TokenCounter, calibrate
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,10 @@ class _Kept:
 WIDE = 16
 """Grid cells per wide run (see :meth:`_Builder._units`)."""
 
+TOOLS_PREAMBLE = 346
+"""Tokens the API adds to the system prompt when a request has tools (Claude's tool-use
+pricing table: 346 for ``auto`` tool choice on Claude 4 models)."""
+
 FILL_RESERVE = 16
 """Tokens a filling recall leaves free: joins and message overheads it does not count."""
 
@@ -137,6 +142,7 @@ class _Builder:
         self.selector = Selector(self.policy, self.counter, inputs.anchors, recalled)
         self.layout = RequestLayout(inputs.system_prompt, fresh, self.counter)
         self.system_tokens = self.counter.count(inputs.system_prompt.strip())
+        self.tools_tokens = tools_tokens(inputs.tools, self.counter)
         summary = inputs.summary
         self.block = summary.compaction_block if summary is not None else None
         self.summary_text = summary_section(summary) if summary and self.block is None else ""
@@ -215,6 +221,7 @@ class _Builder:
         preamble = count(MEMORY_PREAMBLE)
         sections = dict.fromkeys(SECTIONS, 0)
         sections["system"] = self.system_tokens
+        sections["tools"] = self.tools_tokens
         if texts.summary:
             sections["summary"] = preamble + count(texts.summary)
         if texts.anchors:
@@ -404,6 +411,13 @@ def _ttl(builder: _Builder, candidate: Candidate) -> CacheTtl:
     return choose_ttl(builder.inputs.pauses, candidate.total, turn)
 
 
+def tools_tokens(tools: Sequence[Mapping[str, Any]], counter: TokenCounter) -> int:
+    """What tool definitions cost in a request: their JSON, and the API's preamble for them."""
+    if not tools:
+        return 0
+    return TOOLS_PREAMBLE + sum(counter.count(json.dumps(tool, sort_keys=True)) for tool in tools)
+
+
 def build_request(inputs: ContextInputs, timeline: Timeline | None = None) -> BuiltRequest:
     """Build the exact next request and its token breakdown.
 
@@ -439,6 +453,8 @@ def build_request(inputs: ContextInputs, timeline: Timeline | None = None) -> Bu
         content[-1] = {**content[-1], "cache_control": mark}
         messages[marked] = {"role": last["role"], "content": content}
     request: dict[str, Any] = {"model": inputs.model}
+    if inputs.tools:  # first in the API's cache prefix: tools, system, messages
+        request["tools"] = [dict(tool) for tool in inputs.tools]
     if candidate.system:
         request["system"] = [
             {**block, "cache_control": mark} if "cache_control" in block else block
