@@ -42,6 +42,7 @@ GROUPS: tuple[str, ...] = (
     "cost",
     "sessions",
     "exports",
+    "past_budget",
     "tui",
 )
 """Group modules (``benchmarks/<name>.py``), in the order they run."""
