@@ -378,6 +378,18 @@ MIGRATIONS: tuple[str, ...] = (
         UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id;
     END;
     """,
+    # 17: MCP tools: the "always allow" a person gave a tool or a whole server (``tool`` ''),
+    # kept across sessions until revoked, and the servers switched off in a conversation.
+    """
+    CREATE TABLE tool_approvals (
+        server TEXT NOT NULL, tool TEXT NOT NULL DEFAULT '', granted_at TEXT NOT NULL,
+        PRIMARY KEY (server, tool)
+    );
+    CREATE TABLE conversation_tools_off (
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        server TEXT NOT NULL, PRIMARY KEY (conversation_id, server)
+    );
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -128,7 +128,15 @@ class ChatApp(ChatHost):
         await main.open_conversation(self._initial_conversation_id, panels_after_paint=True)
         # `tui-chat` starts with the cyclic garbage collector off (cli.main): on once drawn.
         after_frame(self, gc.enable)
-        after_frame(self, partial(self.run_worker, self._warm_up, thread=True))
+
+    def on_ready(self) -> None:
+        """The first frame is on the terminal (Textual's ``Ready``, sent once after the first
+        screen's first layout was displayed): warm up after the next. Started from
+        :meth:`on_mount` with :func:`after_frame`, the warm-up imported the SDK before the
+        first frame now and then (its one-second timer fired first on a loaded machine, or
+        the frame it waited for was not drawn): one start in three on a loaded machine."""
+        if self._initial_conversation_id is not None:
+            after_frame(self, partial(self.run_worker, self._warm_up, thread=True))
 
     def _warm_up(self) -> None:
         """Once drawn, in a thread: import the SDK (about a second of CPU that the first send

@@ -30,7 +30,6 @@ turns and recall out.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
@@ -38,9 +37,13 @@ from typing import Any
 from tui_chat.core import ledger
 from tui_chat.core.attachments import is_ref
 from tui_chat.core.cache_ttl import CacheTtl, choose_ttl
-from tui_chat.core.payback import break_even
-from tui_chat.core.policy import Policy
-from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget, within_budget
+from tui_chat.core.request.budget import (
+    RECALL_FLOOR,
+    budgets,
+    ledger_budget,
+    trigger_tokens,
+    within_budget,
+)
 from tui_chat.core.request.clip import fit_text
 from tui_chat.core.request.compose import EPHEMERAL, Candidate, MemoryTexts, RequestLayout
 from tui_chat.core.request.pieces import new_piece
@@ -56,6 +59,7 @@ from tui_chat.core.request.render import (
 from tui_chat.core.request.runs import Chain, Composed, Unit, chain, compose_run, independent
 from tui_chat.core.request.selection import Selector, recall_text
 from tui_chat.core.request.timeline import Timeline
+from tui_chat.core.request.tool_defs import tools_tokens
 from tui_chat.core.request.types import (
     SECTIONS,
     Breakdown,
@@ -142,6 +146,7 @@ class _Builder:
         self.selector = Selector(self.policy, self.counter, inputs.anchors, recalled)
         self.layout = RequestLayout(inputs.system_prompt, fresh, self.counter)
         self.system_tokens = self.counter.count(inputs.system_prompt.strip())
+        self.tools_tokens = tools_tokens(inputs.tools, self.counter)
         summary = inputs.summary
         self.block = summary.compaction_block if summary is not None else None
         self.summary_text = summary_section(summary) if summary and self.block is None else ""
@@ -220,6 +225,7 @@ class _Builder:
         preamble = count(MEMORY_PREAMBLE)
         sections = dict.fromkeys(SECTIONS, 0)
         sections["system"] = self.system_tokens
+        sections["tools"] = self.tools_tokens
         if texts.summary:
             sections["summary"] = preamble + count(texts.summary)
         if texts.anchors:
@@ -380,10 +386,11 @@ def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) 
         notes.append(f"the identifier ledger was left out to fit the {_room(builder)}")
     if shed.turns:
         count = builder.timeline.turn_start(shed.turns)
+        # A send compacts first when turns would give way (engine/send/session.py): say so.
         notes.append(
-            f"{shed.turns} oldest turn(s) ({count} messages) left out to fit the "
-            f"{_room(builder)} of {builder.usable} tokens; compact the conversation to keep "
-            "them in a summary"
+            f"{shed.turns} oldest turn(s) ({count} messages) over the {_room(builder)} of "
+            f"{builder.usable} tokens: they will be summarised at the next send (compact now "
+            "to see the summary first; left out only if summarising fails)"
         )
     if shed.anchors is not None:
         notes.append(f"pinned messages reduced to fit the {_room(builder)}")
@@ -395,24 +402,6 @@ def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) 
             f"{builder.limit} even without older turns"
         )
     return notes
-
-
-def _trigger_tokens(policy: Policy, usable: int, sections: Mapping[str, int]) -> int | None:
-    if policy.trigger == "budget":
-        return usable
-    if policy.trigger == "ratio":
-        return int(policy.ratio * usable)
-    recall = min(sections["recall"], policy.recall_budget_tokens)  # a filling recall yields
-    fixed = sections["system"] + sections["anchors"] + sections["summary"] + sections["ledger"]
-    if policy.trigger == "tokens":
-        return policy.threshold_tokens + fixed + recall
-    if policy.trigger == "cost":
-        net = int(policy.ratio * usable)
-        pays_at = break_even(
-            policy, fixed=fixed + recall, summary=sections["summary"], usable=usable
-        )
-        return net if pays_at is None else min(pays_at, net)
-    return None
 
 
 def _ttl(builder: _Builder, candidate: Candidate) -> CacheTtl:
@@ -462,6 +451,8 @@ def build_request(inputs: ContextInputs, timeline: Timeline) -> BuiltRequest:
         content[-1] = {**content[-1], "cache_control": mark}
         messages[marked] = {"role": last["role"], "content": content}
     request: dict[str, Any] = {"model": inputs.model}
+    if inputs.tools:  # first in the API's cache prefix: tools, system, messages
+        request["tools"] = [dict(tool) for tool in inputs.tools]
     if candidate.system:
         request["system"] = [
             {**block, "cache_control": mark} if "cache_control" in block else block
@@ -477,7 +468,7 @@ def build_request(inputs: ContextInputs, timeline: Timeline) -> BuiltRequest:
         sections=candidate.sections,
         input_tokens=total,
         calibrated_tokens=calibrate(total, inputs.calibration),
-        trigger_tokens=_trigger_tokens(inputs.policy, builder.usable, candidate.sections),
+        trigger_tokens=trigger_tokens(inputs.policy, builder.usable, candidate.sections),
         warn_tokens=int(inputs.policy.warn_ratio * builder.usable),
         warnings=tuple(_warnings(builder, candidate, shed, fits)),
         calibration=inputs.calibration,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual import events, getters, on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
@@ -163,6 +164,20 @@ class ChatView(Screen[None]):
             and is_stray(self, event)
         ):
             self.set_focus(self.composer)
+
+    async def action_scroll_chat(self, where: str) -> None:
+        """Scroll the chat from the composer: a page ``up`` or ``down``, or to its ``top``
+        (the first page loaded if needed) or its ``end`` (followed again)."""
+        chat = self.chat
+        if where in ("up", "down"):
+            with contextlib.suppress(SkipAction):  # nothing to scroll yet
+                (chat.action_page_up if where == "up" else chat.action_page_down)()
+        elif where == "top":
+            await chat.action_select_first(select=False)
+        elif chat.has_newer and chat.conversation_id is not None:
+            await chat.show(chat.conversation_id)  # the latest page, followed
+        else:
+            chat.follow()
 
     def action_toggle_conversations(self) -> None:
         """Show or hide the conversation list."""
