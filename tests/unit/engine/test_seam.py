@@ -56,3 +56,17 @@ async def test_make_engine_hands_out_the_parts_and_the_clock(
     taken = await engine.store.summaries.take_over_expired(cid, owner="me", lease_seconds=60)
     assert taken is not None and taken.id == version.id and taken.lease_owner == "me"
     await engine.worker.wait()  # the worker is the service's own: nothing of it runs here
+
+
+def test_no_store_module_reads_the_system_clock() -> None:
+    """Every store module reads the time from the store's clock: a new one calling
+    ``utc_now()`` or ``time.time()`` would stamp rows a test cannot set."""
+    import ast
+
+    package = Path(__file__).resolve().parents[3] / "tui_chat" / "store"
+    found: list[str] = []
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("utc_now", "time.time"):
+                found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    assert not found, found
