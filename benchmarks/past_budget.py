@@ -363,8 +363,7 @@ def run(options: Options) -> list[Row]:
                 same_tokens.rate,
                 "%",
                 ratio=None,
-                note=f"{same_tokens.mean_tokens / 1e3:.1f}k a question; "
-                f"{_categories(same_tokens)}",
+                note=f"{same_tokens.mean_tokens / 1e3:.1f}k a question; {_categories(same_tokens)}",
             )
         )
         spend = dollar_tokens(result, CHAT_MODEL)
@@ -397,4 +396,3 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
-

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import LOCOMO_DIR, Options, Row, parallel_calls, parallel_map, row
+from benchmarks.common import (
+    LOCOMO_DIR,
+    Options,
+    Row,
+    open_offline,
+    parallel_calls,
+    parallel_map,
+    row,
+)
 from benchmarks.locomo import (
     CATEGORIES,
     Dialogue,
@@ -60,10 +68,8 @@ context_window 4000``) instead of as the usable part."""
 
 
 async def _open(db: Path) -> Any:
-    from tui_chat.config import Config
-    from tui_chat.engine.service import ChatService
-
-    return await ChatService.open(Config(db_path=db, api_key=None), db)
+    service, _ = await open_offline(db)
+    return service
 
 
 async def _compact_all(service: Any, cid: str) -> int:
@@ -155,7 +161,7 @@ async def _evaluate_one(
     patch_presets()
 
     db = work / f"{dialogue.name}-{preset}-{usable}.db"
-    service = await _open(db)
+    service, store = await open_offline(db)
     try:
         conversation = await service.transfer.import_file(source)
         cid = conversation.id
@@ -186,9 +192,7 @@ async def _evaluate_one(
             entry = stats.setdefault(preset, PresetStats())
             entry.versions.append(versions)
             if active is not None:
-                covered = await service._store.messages.history(
-                    cid, up_to_id=active.covers_to_message_id
-                )
+                covered = await store.messages.history(cid, up_to_id=active.covers_to_message_id)
                 tokens = sum(m.token_count for m in covered)
                 entry.reductions.append(1 - active.summary_tokens / tokens)
                 kept, total = retention([m.text for m in covered], active.text)

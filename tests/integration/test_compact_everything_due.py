@@ -15,6 +15,7 @@ import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import js, run
+from tests.seam import engine_of
 from tui_chat.core.triggers import plan_boundary
 
 
@@ -140,7 +141,7 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
         await service.conversations.set_setting(conv.id, "preset", preset)
         await service.conversations.set_setting(conv.id, "context_window", "2000")
         # Real counts below local ones: the case where the figures used to disagree.
-        await service._store.set_calibration(conv.model, 0.8, 5)
+        await engine_of(service).store.set_calibration(conv.model, 0.8, 5)
         for i in range(1, 13):
             fake_anthropic.push_reply(f"reply {i}: " + "details of the answer " * 25)
             outcome = await service.send(conv.id, f"question {i}: " + "some context " * 40)
@@ -150,10 +151,10 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
             assert built.fits == (b.used <= b.usable)
             if built.dropped_message_ids:
                 # Left out only when no compaction could have made room.
-                raw = await service._store.messages.history(
+                raw = await engine_of(service).store.messages.history(
                     conv.id,
                     after_id=(
-                        await service._store.summaries.active(conv.id) or _NoSummary
+                        await engine_of(service).store.summaries.active(conv.id) or _NoSummary
                     ).covers_to_message_id,
                 )
                 policy = service.conversations.policy_for(

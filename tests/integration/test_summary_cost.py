@@ -20,6 +20,7 @@ import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic, RecordedRequest
 from tests.integration.test_cli import run
+from tests.seam import engine_of
 from tui_chat.engine.events import CompactionFinished, EngineEvent
 from tui_chat.engine.service import ChatService
 
@@ -156,7 +157,7 @@ async def test_server_falls_back_to_claude_once_and_remembers(
     assert first.compaction_block is None and not first.summarizer.startswith("server")
     notices = [e.notice for e in events if isinstance(e, CompactionFinished) and e.notice]
     assert len(notices) == 1 and "not available" in notices[0]
-    assert await service._store.compaction_support.unsupported(MODEL) is not None
+    assert await engine_of(service).store.compaction_support.unsupported(MODEL) is not None
 
     await talk(service, cid, range(5, 8))
     second = await service.summaries.compact(cid)
@@ -259,8 +260,8 @@ async def test_a_fresh_process_writes_a_standalone_summary_once_the_cache_is_col
         make_service, preset="window", summarizer="claude", keep_recent="2"
     )
     await talk(service, cid, range(1, 6))
-    last = (await service._store.messages.history(cid))[-1]
-    async with service._store.transaction() as db:
+    last = (await engine_of(service).store.messages.history(cid))[-1]
+    async with engine_of(service).store.transaction() as db:
         await db.execute(
             "UPDATE messages SET created_at = ? WHERE id = ?",
             ("2020-01-01T00:00:00+00:00", last.id),

@@ -13,6 +13,7 @@ import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import run
+from tests.seam import engine_of
 from tui_chat.cli.parser import Args, build_parser
 from tui_chat.cli.usage_view import usage
 from tui_chat.engine.service import ChatService
@@ -58,7 +59,7 @@ async def test_summary_calls_count_and_days_are_local(
     for n in range(4):
         await service.send(conv.id, f"question {n} about the deploy")
     summary = await service.summaries.compact(conv.id)
-    calls = await service._store.usage.summary_calls()
+    calls = await engine_of(service).store.usage.summary_calls()
     assert summary.summarizer != "extractive"
     assert [c.calls for c in calls] == [1] and calls[0].cost_usd > 0
     report = await service.costs.report()
@@ -117,14 +118,14 @@ async def test_one_hour_cache_writes_are_priced_at_their_rate_everywhere(
         cache_creation_1h_input_tokens=50_000,
         cache_read_input_tokens=1_000,
     )
-    await service._store.messages.add(
+    await engine_of(service).store.messages.add(
         conv.id,
         role="user",
         content=[{"type": "text", "text": "hi"}],
         text="hi",
         token_count=1,
     )
-    await service._store.messages.add(
+    await engine_of(service).store.messages.add(
         conv.id,
         role="assistant",
         content=[{"type": "text", "text": "ok"}],

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tui_chat.core.cache_ttl import choose_ttl, pauses, turn_price
 from tui_chat.core.models import Usage
 from tui_chat.core.presets import DEFAULT_PRESET, PRESETS, resolve_policy
@@ -167,7 +168,7 @@ class TestCacheLifetime:
             moment = start + timedelta(minutes=20 * index)
             for role, offset in (("user", 0), ("assistant", 10)):
                 text = f"{role} {index}: {PARAGRAPH}"
-                await service._store.messages.add(
+                await engine_of(service).store.messages.add(
                     other.id,
                     role=role,  # type: ignore[arg-type]
                     content=[{"type": "text", "text": text}],
@@ -210,12 +211,12 @@ class TestRecallEarnsItsPlace:
         for i in range(24):
             for role in ("user", "assistant"):
                 text = f"{role} note {i}: the crate number {1000 + i} went to dock {i % 7}. " * 4
-                await service._store.messages.add(
+                await engine_of(service).store.messages.add(
                     conv.id,
                     role=role,  # type: ignore[arg-type]
                     content=[{"type": "text", "text": text}],
                     text=text,
-                    token_count=service._counter.count(text),
+                    token_count=engine_of(service).counter.count(text),
                 )
         await service.summaries.compact(conv.id)
         return conv.id
