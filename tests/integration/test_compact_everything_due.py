@@ -159,7 +159,10 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
                 policy = service.conversations.policy_for(
                     await service.conversations.resolve(conv.id)
                 )
-                assert plan_boundary(policy, raw[:-1], manual=True) == 0, (preset, i)
+                sums = [
+                    (x.status, x.error) for x in await service._store.summaries.versions(conv.id)
+                ]
+                assert plan_boundary(policy, raw[:-1], manual=True) == 0, (preset, i, sums)
                 assert any("left out" in w for w in b.warnings)
         await service.finish_background()
         gauge = await service.requests.gauge(conv.id)
