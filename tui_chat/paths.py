@@ -45,3 +45,14 @@ def default_db_path() -> Path:
 def config_path() -> Path:
     """The config file (may not exist)."""
     return config_dir() / "config.toml"
+
+
+def log_path() -> Path:
+    """The log file: warnings (a malformed block from the endpoint, clamped usage figures),
+    never printed over the TUI. Made only when there is something to log."""
+    home = _home()
+    if home is not None:
+        return home / "state" / "tui-chat.log"
+    from platformdirs import user_log_path
+
+    return user_log_path(APP_NAME, appauthor=False) / "tui-chat.log"

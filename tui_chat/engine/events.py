@@ -58,6 +58,8 @@ class ReplyFinished:
     message: Message
     error: ChatError | None
     cancelled: bool = False
+    notice: str | None = None
+    """Something the user should know, e.g. that the endpoint's usage figures were clamped."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -324,7 +324,7 @@ class ChatSession:
         )
         # The reply is shown as stored at once; the calibration below never changes it.
         if on_event:
-            on_event(ReplyFinished(stored, result.error, cancelled))
+            on_event(ReplyFinished(stored, result.error, cancelled, result.usage_note))
         if result.usage.total_input > 0:
             ratio, samples = await self.store.calibration(conversation.model)
             ratio, samples = update_calibration(
