@@ -16,10 +16,13 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
-from tests.integration.test_files_api import Chat, chat, media, uploads  # noqa: F401
+from tests.integration import test_files_api
+from tests.integration.test_files_api import Chat, media, uploads
 from tui_chat.engine.attachments import read_attachment
 from tui_chat.engine.events import FileUploading
 from tui_chat.llm import files
+
+chat = test_files_api.chat  # the fixture: a conversation and a picture to attach
 
 
 def _inline(fake: FakeAnthropic, sent: Chat) -> bool:
@@ -32,7 +35,7 @@ def _inline(fake: FakeAnthropic, sent: Chat) -> bool:
 async def test_a_hanging_upload_times_out_is_announced_and_goes_inline(
     chat: Chat,
     fake_anthropic: FakeAnthropic,
-    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(files, "UPLOAD_TIMEOUT", 1.0)
     fake_anthropic.files.hold_uploads = threading.Event()
@@ -57,7 +60,7 @@ async def test_a_hanging_upload_times_out_is_announced_and_goes_inline(
 
 async def test_a_hanging_upload_is_cancelled_with_the_send(
     chat: Chat,
-    fake_anthropic: FakeAnthropic,  # noqa: F811
+    fake_anthropic: FakeAnthropic,
 ) -> None:
     fake_anthropic.files.hold_uploads = threading.Event()
     started = asyncio.Event()
@@ -89,7 +92,7 @@ async def test_a_hanging_upload_is_cancelled_with_the_send(
     [(400, "refused an upload (HTTP 400"), (404, "no Files API at this endpoint (HTTP 404)")],
 )
 async def test_a_refusing_endpoint_is_remembered_with_the_reason_and_asked_again_on_repair(
-    chat: Chat,  # noqa: F811
+    chat: Chat,
     fake_anthropic: FakeAnthropic,
     status: int,
     reason: str,
