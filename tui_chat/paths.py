@@ -56,3 +56,8 @@ def log_path() -> Path:
     from platformdirs import user_log_path
 
     return user_log_path(APP_NAME, appauthor=False) / "tui-chat.log"
+
+
+def mcp_path(config: Path | None = None) -> Path:
+    """``mcp.json``, beside the config file (may not exist)."""
+    return (config or config_path()).parent / "mcp.json"

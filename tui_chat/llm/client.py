@@ -17,7 +17,7 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from tui_chat.core.models import ContentBlock, Usage, sane_usage
@@ -450,7 +450,7 @@ def _result_from_snapshot(snapshot: Any) -> StreamResult:
     return StreamResult(
         content=content,
         text="".join(texts),
-        usage=checked,
+        usage=replace(checked, speed=str(getattr(usage, "speed", None) or "")),
         usage_note=note,
         stop_reason=snapshot.stop_reason,
         model=snapshot.model,

@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
-from tui_chat.tui.widgets.inert_fields import InertInput
+from tui_chat.tui.inert_fields import InertInput
 
 if TYPE_CHECKING:
     _Field = Widget

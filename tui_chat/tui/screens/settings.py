@@ -25,7 +25,7 @@ from tui_chat.engine.catalog import (
     model_choices,
 )
 from tui_chat.tui.actions import bindings
-from tui_chat.tui.widgets.inert_fields import InertTextArea
+from tui_chat.tui.inert_fields import InertTextArea
 from tui_chat.tui.widgets.reply_settings import reply_changes, reply_rows
 
 NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (

@@ -13,8 +13,8 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from tui_chat.tui.actions import KEYMAP, Key, bindings
+from tui_chat.tui.inert_fields import InertTextArea
 from tui_chat.tui.stray_keys import InOrder
-from tui_chat.tui.widgets.inert_fields import InertTextArea
 from tui_chat.tui.widgets.path_completions import PathCompletions, at_token, complete_paths
 
 
