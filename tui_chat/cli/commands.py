@@ -96,7 +96,7 @@ async def _reply(
 ) -> int:
     """Stream (or print as JSON) a reply that ``start`` asks for, then report its error."""
     from tui_chat.core.web import stream_note
-    from tui_chat.engine.events import ReplyDelta, SendWaiting
+    from tui_chat.engine.events import FileUploading, ReplyDelta, ReplyFinished, SendWaiting
 
     streamed = not as_json
     thinking = False  # thinking is being written to stderr
@@ -111,6 +111,11 @@ async def _reply(
                 file=sys.stderr,
                 flush=True,
             )
+        elif isinstance(event, FileUploading):
+            said = "uploading…" if event.problem is None else event.problem
+            print(f"tui-chat: {inert(event.name)}: {inert(said)}", file=sys.stderr, flush=True)
+        elif isinstance(event, ReplyFinished) and event.notice:
+            print(f"tui-chat: warning: {inert(event.notice)}", file=sys.stderr, flush=True)
         elif streamed and isinstance(event, ReplyDelta) and event.kind != "text":
             # Thinking and what the reply searched go to stderr; stdout is the reply alone.
             note = event.text if event.kind == "thinking" else stream_note(event.block)

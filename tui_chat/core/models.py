@@ -94,6 +94,39 @@ class Usage:
         )
 
 
+USAGE_CEILING = 10_000_000
+"""No figure of one response's usage is above this: the largest window is a million tokens, so
+a larger figure is the endpoint's mistake (one reported $22,049,999,985 for a reply)."""
+
+
+def sane_usage(**figures: object) -> tuple[Usage, str | None]:
+    """A :class:`Usage` from an endpoint's raw figures, each clamped to 0..``USAGE_CEILING``
+    (a missing, negative, absurd or non-numeric one is never taken as given), and a note
+    naming those clamped (``None`` when every figure was sane).
+
+    Args:
+        figures: :class:`Usage` field names and the values the endpoint reported.
+    """
+    values: dict[str, int] = {}
+    odd: list[str] = []
+    for name, raw in figures.items():
+        try:
+            number = int(raw or 0)  # type: ignore[call-overload]
+        except (TypeError, ValueError, OverflowError):
+            number = -1
+        kept = min(max(number, 0), USAGE_CEILING)
+        if kept != number:
+            odd.append(f"{name} {raw!r}")
+        values[name] = kept
+    note = None
+    if odd:
+        note = (
+            "the endpoint reported usage figures out of range (" + ", ".join(odd) + "); "
+            f"they were clamped to 0..{USAGE_CEILING:,}, so this reply's cost is uncertain"
+        )
+    return Usage(**values), note  # type: ignore[arg-type]  # every field given is a count
+
+
 @dataclass(frozen=True, slots=True)
 class Conversation:
     """A conversation row. ``settings`` holds per-conversation overrides (preset, keys)."""

@@ -40,6 +40,20 @@ class FileIds:
                 (endpoint, int(supported), clean_text(reason), self._sql.clock.now()),
             )
 
+    async def refusing(self) -> list[tuple[str, str]]:
+        """The endpoints noted as taking no upload, with the reason (``doctor`` lists them)."""
+        rows = await self._sql.all(
+            "SELECT endpoint, reason FROM file_endpoints WHERE supported = 0 ORDER BY endpoint"
+        )
+        return [(str(endpoint), str(reason or "")) for endpoint, reason in rows]
+
+    async def ask_again(self) -> int:
+        """Forget which endpoints took no upload, so the next send asks each again (``doctor
+        --repair``: a gateway fixed since); returns how many were forgotten."""
+        async with self._sql.transaction() as db:
+            cursor = await db.execute("DELETE FROM file_endpoints WHERE supported = 0")
+            return int(cursor.rowcount or 0)
+
     async def known(self, endpoint: str, hashes: Iterable[str]) -> dict[str, str]:
         """The ``file_id`` of each of ``hashes`` already uploaded to ``endpoint``."""
         wanted = sorted(set(hashes))

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from textual import events
 from textual.app import SystemCommand
 from textual.binding import BindingType
+from textual.driver import Driver
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
 from textual.worker import Worker, WorkerState
@@ -105,6 +106,16 @@ class ChatApp(ChatHost):
             return await self.service.conversations.new()
         shown = (await self.service.branches.family(last.id)).shown
         return last if shown == last.id else await self.service.conversations.resolve(shown)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver; on Linux and macOS one whose writes never wait on a terminal that
+        has gone away (:mod:`~tui_chat.tui.sturdy_driver`)."""
+        driver = super().get_driver_class()
+        if driver.__name__ == "LinuxDriver":
+            from tui_chat.tui.sturdy_driver import SturdyLinuxDriver
+
+            return SturdyLinuxDriver
+        return driver
 
     def get_default_screen(self) -> Screen[None]:
         """The main screen (a blank one when start-up failed and the app is leaving)."""

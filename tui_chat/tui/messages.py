@@ -47,6 +47,13 @@ class ReplyStarted(EngineMessage):
 
 
 @dataclass
+class FileUploading(EngineMessage):
+    """An attached file is being uploaded (or its upload failed)."""
+
+    event: events.FileUploading
+
+
+@dataclass
 class ReplyDelta(EngineMessage):
     """A chunk of reply text."""
 
@@ -85,6 +92,7 @@ _FOR_EVENT: Final[dict[type[EngineEvent], type[EngineMessage]]] = {
     events.SendWaiting: SendWaiting,
     events.UserMessageSaved: UserMessageSaved,
     events.ReplyStarted: ReplyStarted,
+    events.FileUploading: FileUploading,
     events.ReplyDelta: ReplyDelta,
     events.ReplyFinished: ReplyFinished,
     events.CompactionStarted: CompactionStarted,

@@ -29,6 +29,7 @@ from tui_chat.engine.context import EngineContext
 from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import (
     EventCallback,
+    FileUploading,
     ReplyDelta,
     ReplyFinished,
     ReplyStarted,
@@ -278,7 +279,12 @@ class ChatSession:
             try:
                 request = built.request
                 if built.attachments:  # uploaded once where the endpoint has the Files API
-                    request = await self.files.expand(built.request)
+
+                    def uploading(name: str, problem: str | None) -> None:
+                        if on_event:
+                            on_event(FileUploading(reply.id, name, problem))
+
+                    request = await self.files.expand(built.request, on_upload=uploading)
             except AttachmentError as exc:
                 problem = ChatError("too_large", str(exc), "fork before that file or remove it")
                 result = StreamResult(content=[], text="", error=problem)
@@ -363,7 +369,7 @@ class ChatSession:
         )
         # The reply is shown as stored at once; the calibration below never changes it.
         if on_event:
-            on_event(ReplyFinished(stored, result.error, cancelled))
+            on_event(ReplyFinished(stored, result.error, cancelled, result.usage_note))
         if result.usage.total_input > 0:
             ratio, samples = await self.store.calibration(conversation.model)
             ratio, samples = update_calibration(

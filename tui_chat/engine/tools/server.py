@@ -2,7 +2,7 @@
 
 A server runs in a task of its own, which holds the SDK's client open (the SDK's transports
 are anyio contexts: entered and left by one task) until :meth:`McpServer.stop`. A stdio
-server's process gets a minimal environment (:func:`tui_chat.core.tools.child_environment`),
+server's process gets a minimal environment (:func:`tui_chat.child_env.child_env`),
 its stderr goes to a private temporary file whose tail explains a failure, and on Linux it is
 started through a guard that has the kernel kill it when tui-chat dies (``PR_SET_PDEATHSIG``),
 so no server outlives the app, however the app ends.
@@ -21,7 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from tui_chat.core.tools import ServerSpec, child_environment, namespaced
+from tui_chat.child_env import child_env
+from tui_chat.core.tools import BASE_ENV_KEYS, ServerSpec, namespaced
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -146,7 +147,7 @@ class McpServer:
         params = StdioServerParameters(
             command=command,
             args=args,
-            env=child_environment(spec.env, os.environ),
+            env=child_env(spec.env, only=BASE_ENV_KEYS),  # never the key
             cwd=os.path.expanduser(spec.cwd) if spec.cwd else None,
             encoding_error_handler="replace",
         )

@@ -156,6 +156,17 @@ class MainScreen(BranchView):
             title="Waiting",
         )
 
+    @on(messages.FileUploading)
+    def _file_uploading(self, message: messages.FileUploading) -> None:
+        event = message.event
+        if event.problem is None:
+            self.notify(
+                f"Uploading {event.name}… (escape cancels)", title="Files API", markup=False
+            )
+        else:
+            text = f"{event.name}: {event.problem}"
+            self.notify(text, title="Files API", severity="warning", markup=False)
+
     @on(messages.UserMessageSaved)
     async def _user_message_saved(self, message: messages.UserMessageSaved) -> None:
         saved = message.event.message

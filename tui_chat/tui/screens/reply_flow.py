@@ -129,6 +129,8 @@ class ReplyFlow:
             screen.notify("Reply cancelled: what arrived is kept; ctrl+r asks again.")
         elif error is not None and reply.conversation_id == screen.conversation_id:
             screen.notify(error.display, title="Reply failed", severity="error", markup=False)
+        if event.notice:
+            screen.notify(event.notice, title="Usage", severity="warning", markup=False)
 
     async def ended(self, worker: Worker[SendOutcome]) -> None:
         """The send is over: refresh the figures (the title may have changed too), send the
