@@ -54,3 +54,18 @@ def test_the_budget_warning_says_the_next_send_summarises_the_oldest_turns(
     assert turns, warnings
     assert "will be summarised at the next send" in turns[0]
     assert "left out to fit" not in turns[0]  # before: said they were left out
+
+
+def test_models_names_every_feature_of_each_model_or_says_none_is_known(
+    isolated_env: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    shown = run(isolated_env, "models", fake=fake_anthropic)
+    assert shown.returncode == 0, shown.stderr
+    lines = {line.split()[0]: line for line in shown.stdout.splitlines()[1:]}
+    listed = js(run(isolated_env, "models", "--json", fake=fake_anthropic))["models"]
+    listed = {r["id"]: r for r in listed}
+    sonnet = listed["claude-sonnet-4-6"]["features"]
+    assert "citations" in sonnet  # not among the picker's few
+    assert lines["claude-sonnet-4-6"].endswith(" · " + ", ".join(sonnet))
+    assert lines["gateway-llama"].endswith("no features listed by the endpoint")
+    assert lines["claude-opus-4-6"].endswith("features unknown (not on the endpoint's list)")
