@@ -229,11 +229,15 @@ class MainScreen(BranchView):
         self.chat.select_default()
         self.chat.navigating = True
 
-    def action_cancel_reply(self) -> None:
-        """Stop the streaming reply; what arrived is kept, marked incomplete."""
+    async def action_cancel_reply(self) -> None:
+        """Stop the streaming reply; what arrived is kept, marked incomplete. Prompts queued
+        meanwhile come back to the composer, unsent: escape means "stop", not "send the next"."""
         if not self.app.replying:
             self.notify("No reply is streaming.", severity="warning")
             return
+        if taken := await self.replies.take_back():
+            noun = "prompt is" if taken == 1 else f"{taken} prompts are"
+            self.notify(f"The queued {noun} back in the composer, unsent.")
         self.app.cancel_reply()  # the worker's end says it was cancelled (tui/reply_flow.py)
 
     def action_retry(self) -> None:
