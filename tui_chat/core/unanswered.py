@@ -148,6 +148,21 @@ def refused_prompts(messages: Sequence[Message]) -> dict[int, str]:
     return found
 
 
+def not_sent_again(prompts: Sequence[Message], messages: Sequence[Message]) -> list[Message]:
+    """The left-out prompts the user did not send again: one whose text a later prompt of
+    ``messages`` repeats was resent, and is no longer worth a warning (still left out).
+
+    Args:
+        prompts: What :func:`unanswered_prompts` returned.
+        messages: The messages they are among, in conversation order.
+    """
+    later: dict[str, int] = {}
+    for message in messages:
+        if message.role == "user" and (text := message.text.strip()):
+            later[text] = max(later.get(text, 0), message.id)
+    return [p for p in prompts if later.get(p.text.strip(), 0) <= p.id]
+
+
 def left_out_note(
     prompts: Sequence[Message], refusals: Mapping[int, str] | None = None
 ) -> str | None:

@@ -31,6 +31,7 @@ from tui_chat.core.tokens import (
 from tui_chat.core.turns import starts_turn
 from tui_chat.core.unanswered import (
     left_out_note,
+    not_sent_again,
     refused_prompts,
 )
 from tui_chat.engine.recall import recall
@@ -186,7 +187,8 @@ async def assemble(
     # Thinking, effort and the web tools the conversation turned on (core/reply_options).
     options, notes = reply_options(policy, conversation.model, window.max_output, info.features)
     built.request.update(options)
-    if (note := left_out_note(left_out, refused_prompts(tail) if left_out else None)) is not None:
+    warned = not_sent_again(left_out, tail)  # a prompt sent again is warned of no more
+    if (note := left_out_note(warned, refused_prompts(tail) if warned else None)) is not None:
         notes.append(note)
     if not notes:
         return built

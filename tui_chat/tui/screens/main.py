@@ -240,6 +240,11 @@ class MainScreen(BranchView):
             self.notify(f"The queued {noun} back in the composer, unsent.")
         self.app.cancel_reply()  # the worker's end says it was cancelled (tui/reply_flow.py)
 
+    def action_dismiss_warnings(self) -> None:
+        """Hide the warnings under the gauge (until one of them changes)."""
+        if not self.gauge.dismiss():
+            self.notify("No warning to hide.")
+
     def action_retry(self) -> None:
         """Ask again for the last reply (after an error or a cut-off)."""
         if self.conversation is None:

@@ -55,7 +55,14 @@ class TokenGauge(Widget):
     paused: reactive[bool] = reactive(False)
     """Auto-compaction is paused after repeated failures."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.dismissed: set[str] = set()
+        """Warnings the user hid (for this session)."""
+
     def _watch_breakdown(self) -> None:
+        shown = self.warnings
+        self.tooltip = "\n".join(f"⚠ {w}" for w in shown) if shown else None
         self._check_height()
 
     def _watch_cost(self) -> None:
@@ -137,6 +144,34 @@ class TokenGauge(Widget):
         if self.paused:
             legend.append(("  auto-compaction paused", "bold $text-error"))
         lines.append(Content.assemble(*legend))
-        if breakdown.warnings:
-            lines.append(inert_content("⚠ " + "; ".join(breakdown.warnings), "$text-warning"))
+        if shown := self.warnings:
+            # One line, whatever the width: the whole text is the tooltip and the context
+            # preview's; a click (or the palette's "Hide warnings") hides these ones.
+            text = inert_content("⚠ " + "; ".join(shown), "$text-warning")
+            hint = Content.styled(" (click hides)", "$text-muted")
+            room = max(10, self.content_size.width or 200)
+            if text.cell_length + hint.cell_length > room:
+                text = text.truncate(max(1, room - hint.cell_length), ellipsis=True)
+            lines.append(text + hint)
         return Content("\n").join(lines)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The breakdown's warnings not dismissed."""
+        breakdown = self.breakdown
+        if breakdown is None:
+            return []
+        return [w for w in breakdown.warnings if w not in self.dismissed]
+
+    def dismiss(self) -> bool:
+        """Hide the warnings shown now (a warning that changes shows again); whether any was."""
+        shown = self.warnings
+        self.dismissed.update(shown)
+        self.tooltip = None
+        self._check_height()
+        self.refresh()
+        return bool(shown)
+
+    def on_click(self) -> None:
+        """A click on the gauge hides its warnings."""
+        self.dismiss()
