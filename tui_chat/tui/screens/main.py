@@ -229,6 +229,14 @@ class MainScreen(BranchView):
         self.chat.select_default()
         self.chat.navigating = True
 
+    def action_previous_panel(self) -> None:
+        """``shift+tab`` from the messages: the conversation list, opened when hidden (else
+        the list was out of reach from the keys, its f5 commands easy to miss)."""
+        if self.panels.is_shown("conversations"):
+            self.focus_previous()
+        else:
+            self.action_toggle_conversations()
+
     async def action_cancel_reply(self) -> None:
         """Stop the streaming reply; what arrived is kept, marked incomplete. Prompts queued
         meanwhile come back to the composer, unsent: escape means "stop", not "send the next"."""
