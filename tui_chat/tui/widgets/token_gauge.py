@@ -18,12 +18,16 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("system", "system", "$secondary"),
     ("anchors", "pins", "$warning"),
     ("summary", "summary", "$success"),
-    ("ledger", "ledger", "$success-darken-2"),
+    ("ledger", "identifiers", "$success-darken-2"),
     ("recall", "recall", "$accent-lighten-2"),
     ("recent", "recent", "$primary"),
     ("new_message", "draft", "$foreground"),
 )
-"""(breakdown key, label, style) of each bar segment, in request order."""
+"""(breakdown key, label, style) of each bar segment, in request order. The ledger is named
+for what it holds: the identifiers (names, paths, numbers) of the folded turns."""
+
+FILLED_BY_FOLDS = frozenset({"summary", "ledger", "recall"})
+"""Sections empty until older turns are folded: their budget shows once they hold something."""
 
 
 class TokenGauge(Widget):
@@ -133,9 +137,14 @@ class TokenGauge(Widget):
         legend: list[Content | tuple[str, str] | str] = []
         for key, name, style in SECTIONS:
             legend.append(("■ ", style))
+            used_here = int(breakdown.sections.get(key, 0))
             budget = breakdown.budgets.get(key)
-            limit = f"/{tokens(budget)}" if budget else ""
-            legend.append(f"{name} {tokens(int(breakdown.sections.get(key, 0)))}{limit} ")
+            # What only a fold fills shows its budget once it holds something: "0/1.5k"
+            # before any fold read as a share spent on nothing.
+            limit = (
+                f"/{tokens(budget)}" if budget and (used_here or key not in FILLED_BY_FOLDS) else ""
+            )
+            legend.append(f"{name} {tokens(used_here)}{limit} ")
         if breakdown.trigger_tokens:
             legend.append(("┃", "bold $text-error"))
             legend.append(f"compacts at {tokens(breakdown.trigger_tokens)} ")
