@@ -32,6 +32,7 @@ from tui_chat.core.tokens import (
 from tui_chat.core.turns import starts_turn
 from tui_chat.core.unanswered import (
     left_out_note,
+    not_sent_again,
     refused_prompts,
 )
 from tui_chat.engine.recall import recall
@@ -199,7 +200,8 @@ async def assemble(
     built.request.update(options)
     if mcp_tools and "tools" in options:  # the web tools first, then the MCP servers'
         built.request["tools"] = [*options["tools"], *mcp_tools]
-    if (note := left_out_note(left_out, refused_prompts(tail) if left_out else None)) is not None:
+    warned = not_sent_again(left_out, tail)  # a prompt sent again is warned of no more
+    if (note := left_out_note(warned, refused_prompts(tail) if warned else None)) is not None:
         notes.append(note)
     price_note = "" if info.priced else GUESSED_PRICE
     if not notes and not price_note:

@@ -245,6 +245,13 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Go to cited message",
         palette_help="Select the next message the selected reply cites from recall (r)",
     ),
+    "dismiss_warnings": Action(
+        "dismiss_warnings",
+        "Hide warnings",
+        show=False,
+        palette="Hide warnings",
+        palette_help="Hide the warnings under the gauge (a click on them does too)",
+    ),
     "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
     # Priority: the keys typed right after it are commands, not text.
     "focus_messages": Action("focus_messages", "Navigate", "Navigation mode", False, True),
@@ -281,6 +288,12 @@ ACTIONS: Final[dict[str, Action]] = {
     "chat.extend_next": Action("extend_next", "Extend down", "Extend the range downwards", False),
     "chat.toggle_pin": Action("toggle_pin", "Pin/unpin"),
     "chat.compose": Action("screen.focus_composer", "Type", "Back to the composer"),
+    "chat.commands": Action(
+        "screen.focus_messages", "Commands", "Navigation mode: letters are commands"
+    ),
+    "chat.previous_panel": Action(
+        "screen.previous_panel", "Chats", "The conversation list (opened if hidden)"
+    ),
     "chat.edit": Action("message.edit", "Edit", "Edit this prompt (sending it branches)"),
     "chat.compact_upto": Action(
         "message.compact_upto", "Compact to here", "Compact every turn up to this message"
@@ -374,6 +387,8 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("shift+up", "chat.extend_previous"),
         Key("shift+down", "chat.extend_next"),
         Key("enter,escape", "chat.compose"),
+        Key("f5", "chat.commands"),
+        Key("shift+tab", "chat.previous_panel"),
         Note("letters", "Typed into the composer (unless in navigation)"),
     ),
     "navigation": (
@@ -416,6 +431,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("delete", "conversations.delete"),
         Key("a", "conversations.archive", command=True),
         Key("i", "chat.compose", command=True),
+        Key("f5", "chat.commands"),
         Key("f6", "conversations.archived"),
         Note("enter", "Open"),
         Note("letters", "Commands in navigation mode (f5 here), else text"),

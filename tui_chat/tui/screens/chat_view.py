@@ -39,6 +39,7 @@ from tui_chat.tui.widgets.path_completions import PathCompletions
 from tui_chat.tui.widgets.sibling_switch import SiblingSwitch
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline, Versions
 from tui_chat.tui.widgets.token_gauge import TokenGauge
+from tui_chat.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
     from tui_chat.core.request import Breakdown
@@ -93,6 +94,7 @@ class ChatView(Screen[None]):
             with Vertical(id="center"):
                 chat = ChatPane(self.app.service.messages, id="chat")
                 yield SiblingSwitch(chat, id="branches")
+                yield Welcome(chat, id="welcome")
                 yield chat
                 yield FollowMarker(chat, id="new-below")
                 yield Static(NO_KEY_HELP, id="no-key", markup=False)
