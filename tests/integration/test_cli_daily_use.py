@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import js, run
 
 pytestmark = pytest.mark.slow  # real tui-chat processes
