@@ -43,6 +43,7 @@ GROUPS: tuple[str, ...] = (
     "sessions",
     "exports",
     "tui",
+    "feel",
 )
 """Group modules (``benchmarks/<name>.py``), in the order they run."""
 
