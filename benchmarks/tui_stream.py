@@ -322,7 +322,7 @@ def _exchange(app: PtyApp, model: TerminalModel, url: str, prompt: str) -> int:
     app.send(prompt.encode())
     _wait(_composer_shows(app, model, prompt), "the prompt's echo", 30)
     app.send(b"\r")
-    _wait(lambda: len(_streams(url)) > count, "the reply's request", 30, 0.05)
+    _wait(lambda: len(_streams(url)) > count, "the reply's request", 120, 0.05)
     return count
 
 
