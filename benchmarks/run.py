@@ -42,6 +42,7 @@ GROUPS: tuple[str, ...] = (
     "cost",
     "sessions",
     "exports",
+    "past_budget",
     "tui",
     "feel",
 )

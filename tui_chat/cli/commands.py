@@ -162,8 +162,16 @@ async def _list(service: ChatService, args: Args) -> int:
         return 0
     if not infos:
         render.out("No conversations yet. Start one with: tui-chat send --new 'hello'")
-    for info in infos:
-        render.out(render.conversation_line(info))
+    if args.branches:
+        for info in infos:
+            render.out(render.conversation_line(info))
+        return 0
+    from tui_chat.core.family import family_rows
+
+    # One line per family, as the TUI's list: the branch it opens, ⑂n when it has n branches.
+    for row in family_rows(infos, await service.branches.families(), None):
+        branches = f"  ⑂{row.branches}" if row.branches > 1 else ""
+        render.out(render.conversation_line(row.info, row.title) + branches)
     return 0
 
 

@@ -154,13 +154,14 @@ def context_json(built: BuiltRequest, preset: str) -> JsonObject:
 # -- text ----------------------------------------------------------------------------------
 
 
-def conversation_line(info: ConversationInfo) -> str:
-    """One conversation in ``list``: id, last change, counts and title."""
+def conversation_line(info: ConversationInfo, title: str | None = None) -> str:
+    """One conversation in ``list``: id, last change, counts and title (``title``: its
+    family's, for the branch a family's line opens)."""
     c = info.conversation
     flag = " (archived)" if c.archived_at else ""
     return (
         f"{c.id}  {c.updated_at[:16].replace('T', ' ')}  {info.message_count:>5} msgs "
-        f"{info.token_count:>8} tok {usd(info.cost_usd):>9}  {inert(c.title)}{flag}"
+        f"{info.token_count:>8} tok {usd(info.cost_usd):>9}  {inert(title or c.title)}{flag}"
     )
 
 
@@ -193,6 +194,10 @@ def print_context(conversation: Conversation, built: BuiltRequest, preset: str) 
         f"input {b.input_tokens} tokens (calibrated {b.calibrated_tokens}) of {b.usable} usable "
         f"(window {b.window} - max output {b.max_output})"
     )
+    if b.counted:
+        out(f"counted: {b.counted}")
+    if b.price_note:
+        out(f"note: {b.price_note}")
     for name, tokens in b.sections.items():
         out(f"  {name:<12}{tokens:>8}")
     for warning in b.warnings:

@@ -6,14 +6,16 @@ text at once (7 GB). Here the conversation's head, then each page of messages, t
 summary versions, the fork and each attached file (once, base64, one at a time) go to
 ``write`` as they are made: memory stays flat in the conversation's length, and the text is
 byte for byte one ``json.dumps(…, indent=2)`` of the whole export (a test holds the two
-equal). The Markdown export is written the same way (:func:`write_markdown_export`): the
-heading, then each message as it is read, the text :func:`export_markdown` makes of the whole.
+equal), with every control character escaped (:func:`dumps`). The Markdown export is written
+the same way (:func:`write_markdown_export`): the heading, then each message as it is read, the
+text :func:`export_markdown` makes of the whole.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -32,14 +34,25 @@ PAGE = 1_000
 """Messages read and written at a time."""
 
 
+_UNESCAPED = re.compile(r"[\x7f-\x9f]")
+
+
+def dumps(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=2)`` with DEL and the C1 controls escaped
+    too (``json`` escapes C0 only): the file holds no control character, and reads back the
+    same text."""
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return _UNESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _value(value: Any) -> str:
     """``value`` as it appears at depth 1 of the indented export (its first line unindented)."""
-    return textwrap.indent(json.dumps(value, ensure_ascii=False, indent=2), "  ").lstrip()
+    return textwrap.indent(dumps(value), "  ").lstrip()
 
 
 def _item(value: Any) -> str:
     """``value`` as an element of a list at depth 1 (indented by four spaces)."""
-    return textwrap.indent(json.dumps(value, ensure_ascii=False, indent=2), "    ")
+    return textwrap.indent(dumps(value), "    ")
 
 
 async def write_json_export(
@@ -53,7 +66,7 @@ async def write_json_export(
     conversation = await store.conversations.get(conversation_id)
     pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
     head = {**export_head(conversation), "messages": []}
-    text = json.dumps(head, ensure_ascii=False, indent=2)
+    text = dumps(head)
     write(text[: text.rindex("[]")] + "[")
     files: dict[str, Mapping[str, Any]] = {}  # the references only, never the bytes
     after, first = 0, True

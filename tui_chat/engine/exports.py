@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from tui_chat.core.inert import inert
 from tui_chat.core.models import Conversation
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.export_stream import write_json_export, write_markdown_export
@@ -45,7 +46,8 @@ async def export_stream(
     elif fmt == "json":
         await write_json_export(store, conversation_id, write)
     else:
-        await write_markdown_export(store, conversation_id, write)
+        # A file cats as the screen: stored text made inert piece by piece (each ends a line).
+        await write_markdown_export(store, conversation_id, lambda piece: write(inert(piece)))
 
 
 async def export_text(store: Store, conversation_id: str, fmt: str = "md") -> str:

@@ -27,8 +27,8 @@ from tui_chat.tui.after_frame import after_frame
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
 from tui_chat.tui.messages import EngineBridge
-from tui_chat.tui.reply_flow import ReplyEnded
 from tui_chat.tui.screens.main import MainScreen
+from tui_chat.tui.screens.reply_flow import ReplyEnded
 from tui_chat.tui.screenshot import with_screenshot
 from tui_chat.tui.widgets import reply_stream
 
