@@ -228,19 +228,6 @@ class MessageView(Vertical):
             self.set_class(left_out, "-left-out")
             self._apply_status()
 
-    def set_selected(self, selected: bool) -> None:
-        """Draw the selection's highlight (``-selected``: this widget's border and background;
-        no rule below it reads the class). Only this widget's styles are updated and its
-        blocks repainted on the new background: updating every block's styles made each
-        Markdown block set its content again, and so a layout of the pane and a new map of
-        the screen's widgets at every press of a held ``up``."""
-        if self.has_class("-selected") == selected:
-            return
-        self.set_class(selected, "-selected", update=False)
-        self.app.stylesheet.update_nodes([self])
-        for block in self.walk_children(Widget):
-            block.refresh()
-
     def set_last(self, last: bool) -> None:
         """Mark the newest message (only it offers Retry)."""
         self.set_class(last, "-last")
