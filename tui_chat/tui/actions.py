@@ -13,6 +13,7 @@ from typing import Final
 from textual.binding import Binding, BindingType
 
 from tui_chat.tui.action_types import Action, Note, Section
+from tui_chat.tui.tool_actions import TOOLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +229,7 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Copy code block",
         palette_help="Copy a fenced code block of the selected message (again: the next one)",
     ),
+    "tools": TOOLS,
     "previous_version": _version(-1),
     "next_version": _version(1),
     "usage": Action(
@@ -344,6 +346,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("ctrl+a", "attach_file"),
         Key("ctrl+v", "paste_clipboard"),
         Key("f8", "usage"),
+        Key("f9", "tools"),
     ),
     "composer": (
         Key("enter", "composer.submit"),
@@ -469,9 +472,8 @@ def bindings(scope: str, *, priority: bool = False) -> list[BindingType]:
 
 def _main_keys(action_id: str) -> str:
     """The main-screen keys of an action ('' when it has none)."""
-    return next(
-        (k.shown for k in KEYMAP["main"] if isinstance(k, Key) and k.action == action_id), ""
-    )
+    keys = [k.shown for k in KEYMAP["main"] if isinstance(k, Key) and k.action == action_id]
+    return keys[0] if keys else ""
 
 
 def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
@@ -491,10 +493,5 @@ def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
 
 def palette() -> tuple[tuple[str, str, str], ...]:
     """(palette name, action, help with the key) of every palette command."""
-    entries = []
-    for action_id, action in ACTIONS.items():
-        if action.palette:
-            keys = _main_keys(action_id)
-            help_text = f"{action.palette_help}  {keys}" if keys else action.palette_help
-            entries.append((action.palette, action.action, help_text))
-    return tuple(entries)
+    keyed = ((a, _main_keys(i)) for i, a in ACTIONS.items() if a.palette)
+    return tuple((a.palette, a.action, f"{a.palette_help}  {k}".rstrip()) for a, k in keyed)

@@ -65,6 +65,8 @@ class ChatApp(ChatHost):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._told_failed: set[str] = set()
+        """MCP servers whose failure was said."""
         self._held: list[events.Key] = []
         """Keys typed while a prompt opens, routed to its field once it is there."""
 
@@ -129,6 +131,28 @@ class ChatApp(ChatHost):
         # `tui-chat` starts with the cyclic garbage collector off (cli.main): on once drawn.
         after_frame(self, gc.enable)
         after_frame(self, partial(self.run_worker, self._warm_up, thread=True))
+        after_frame(self, self._start_tools)
+
+    def _start_tools(self) -> None:
+        """Once drawn: start the MCP servers in the background (the gauge counts their tools
+        as each one is ready); a failed one is said with its reason, the chat goes on."""
+        tools = self.service.tools
+        if tools.problem:
+            self.notify(tools.problem, title="mcp.json", severity="error", markup=False)
+        if not tools.configured:
+            return
+
+        def changed() -> None:
+            self.main_screen.refresh_panels_later()
+            for report in tools.reports():
+                if report.state == "failed" and report.name not in self._told_failed:
+                    self._told_failed.add(report.name)
+                    first = (report.error or "failed").splitlines()[0]
+                    title = f"MCP server {report.name}"
+                    self.notify(first, title=title, severity="error", markup=False, timeout=10)
+
+        tools.on_change(changed)
+        tools.start()
 
     def _warm_up(self) -> None:
         """Once drawn, in a thread: import the SDK (about a second of CPU that the first send
@@ -218,6 +242,20 @@ class ChatApp(ChatHost):
 
         if not isinstance(self.screen, UsageScreen):
             await self.push_screen(UsageScreen(self.service.costs))
+
+    async def action_tools(self) -> None:
+        """The MCP servers in this conversation (on/off) and the standing approvals."""
+        from tui_chat.tui.screens.tools import ToolsScreen
+
+        main = self.main_screen
+        if isinstance(self.screen, ToolsScreen) or main.conversation_id is None:
+            return
+
+        def closed(changed: bool | None) -> None:
+            if changed:
+                main.refresh_panels_later()
+
+        await self.push_screen(ToolsScreen(self.service.tools, main.conversation_id), closed)
 
     async def action_jump_cited(self) -> None:
         """Go to the message the selected reply cites from recall (the palette's entry)."""

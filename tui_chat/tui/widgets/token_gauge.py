@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from tui_chat.core.request import Breakdown
 
 SECTIONS: tuple[tuple[str, str, str], ...] = (
+    ("tools", "tools", "$error-lighten-2"),
     ("system", "system", "$secondary"),
     ("anchors", "pins", "$warning"),
     ("summary", "summary", "$success"),
@@ -23,7 +24,8 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("recent", "recent", "$primary"),
     ("new_message", "draft", "$foreground"),
 )
-"""(breakdown key, label, style) of each bar segment, in request order."""
+"""(breakdown key, label, style) of each bar segment, in request order (``tools`` shown only
+when the request has tools: the MCP servers switched on in the conversation)."""
 
 
 class TokenGauge(Widget):
@@ -125,6 +127,8 @@ class TokenGauge(Widget):
         lines = [Content.assemble(self._bar(breakdown, width), label)]
         legend: list[Content | tuple[str, str] | str] = []
         for key, name, style in SECTIONS:
+            if key == "tools" and not breakdown.sections.get(key):
+                continue
             legend.append(("■ ", style))
             budget = breakdown.budgets.get(key)
             limit = f"/{tokens(budget)}" if budget else ""
