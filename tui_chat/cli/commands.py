@@ -12,7 +12,14 @@ import textwrap
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tui_chat.cli import branches_view, compaction_view, models_view, render, usage_view
+from tui_chat.cli import (
+    branches_view,
+    compaction_view,
+    mcp_view,
+    models_view,
+    render,
+    usage_view,
+)
 from tui_chat.cli.parser import Args
 from tui_chat.cli.process import silence_stdout
 from tui_chat.core.inert import inert
@@ -59,8 +66,11 @@ async def _send(service: ChatService, args: Args) -> int:
                 raise
             conversation = await service.conversations.new(model=args.model, system=args.system)
 
+    await mcp_view.started(service)  # each server within its start timeout
+    approve = mcp_view.allow_all if args.allow_tools else None
+
     def start(on_event: EventCallback) -> Awaitable[SendOutcome]:
-        return service.send(conversation.id, text, on_event, files)
+        return service.send(conversation.id, text, on_event, files, approve)
 
     return await _reply(service, conversation.id, args.as_json, start)
 
@@ -103,7 +113,11 @@ async def _reply(
 
     def on_event(event: EngineEvent) -> None:
         nonlocal streamed, thinking
-        if isinstance(event, SendWaiting):
+        if streamed and (line := mcp_view.note(event)) is not None:
+            sys.stderr.write(("\n" if thinking else "") + line + "\n")
+            sys.stderr.flush()
+            thinking = False
+        elif isinstance(event, SendWaiting):
             held = f" ({event.holder})" if event.holder else ""
             print(
                 f"tui-chat: waiting for another send to conversation {conversation_id} "
@@ -459,5 +473,6 @@ HANDLERS: dict[str, Handler] = {
     "models": models_view.models,
     "usage": usage_view.usage,
     "backup": _backup,
+    "mcp": mcp_view.mcp,
 }
 """The handler of each subcommand (``open`` and no command start the TUI instead)."""

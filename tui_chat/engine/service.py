@@ -81,7 +81,7 @@ class ChatService:
         self.outside = OutsideWrites(store)  # did another process write? (data_version)
         self.access = store.access
         """How the database file was opened (read-only, and why)."""
-        self.tools = Tools(self._engine.tools, store.tool_settings)
+        self.tools = Tools(self._engine.tools, store.tool_settings, config.mcp_error)
         """The MCP servers of ``mcp.json``: ``start`` them (after the first frame), their
         reports, their tools; the calls run inside a send."""
 

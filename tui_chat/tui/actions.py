@@ -13,6 +13,7 @@ from typing import Final
 from textual.binding import Binding, BindingType
 
 from tui_chat.tui.action_types import Action, Note
+from tui_chat.tui.tool_actions import TOOLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +229,7 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Copy code block",
         palette_help="Copy a fenced code block of the selected message (again: the next one)",
     ),
+    "tools": TOOLS,
     "previous_version": _version(-1),
     "next_version": _version(1),
     "usage": Action(
@@ -366,6 +368,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("ctrl+a", "attach_file"),
         Key("ctrl+v", "paste_clipboard"),
         Key("f8", "usage"),
+        Key("f9", "tools"),
     ),
     "composer": (
         Key("enter", "composer.submit"),
@@ -481,9 +484,8 @@ def bindings(scope: str, *, priority: bool = False) -> list[BindingType]:
 
 def main_keys(action_id: str) -> str:
     """The main-screen keys of an action ('' when it has none)."""
-    return next(
-        (k.shown for k in KEYMAP["main"] if isinstance(k, Key) and k.action == action_id), ""
-    )
+    keys = [k.shown for k in KEYMAP["main"] if isinstance(k, Key) and k.action == action_id]
+    return keys[0] if keys else ""
 
 
 def palette() -> tuple[tuple[str, str, str], ...]:

@@ -10,6 +10,7 @@ attached to the App, so pruning or replacing a widget never cancels it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from tui_chat.core.models import Summary
     from tui_chat.engine.send import SendOutcome
     from tui_chat.engine.service import ChatService
+    from tui_chat.engine.tools.calls import Decision, ToolCall
     from tui_chat.tui.messages import EngineBridge
 
 
@@ -121,8 +123,27 @@ class ChatHost(App[None]):
         """Send ``text`` with ``attachments`` (or retry the last reply when ``text`` is
         ``None``), streaming into the screen."""
         if text is None:
-            return await self.service.retry(conversation_id, self.bridge)
-        return await self.service.send(conversation_id, text, self.bridge, attachments)
+            return await self.service.retry(conversation_id, self.bridge, self.approve_tool)
+        approve = self.approve_tool
+        return await self.service.send(conversation_id, text, self.bridge, attachments, approve)
+
+    async def approve_tool(self, call: ToolCall) -> Decision:
+        """Ask the person about a tool call (the approval prompt); a cancelled send closes it."""
+        from tui_chat.tui.screens.tool_approval import ToolApproval
+
+        answered: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        def done(decision: Decision | None) -> None:
+            if not answered.done():
+                answered.set_result(decision or "deny")
+
+        prompt = ToolApproval(call)
+        await self.push_screen(prompt, done)
+        try:
+            return await answered
+        finally:
+            if prompt.is_attached and self.screen is prompt:
+                prompt.dismiss("deny")
 
     def cancel_reply(self) -> None:
         """Cancel the streaming reply; the engine keeps what arrived, marked incomplete."""

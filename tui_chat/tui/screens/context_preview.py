@@ -36,6 +36,8 @@ def breakdown_table(breakdown: Breakdown) -> Content:
         ("cache lifetime", breakdown.cache_ttl, ""),
     ]
     for key, label, style in SECTIONS:
+        if key == "tools" and not breakdown.sections.get(key):
+            continue  # no tools switched on: no line
         rows.append((label, f"{int(breakdown.sections.get(key, 0)):,}", style))
     rows.append(("input (local)", f"{breakdown.input_tokens:,}", "bold"))
     rows.append(("calibrated", f"{breakdown.calibrated_tokens:,}", "bold"))

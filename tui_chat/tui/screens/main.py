@@ -173,6 +173,16 @@ class MainScreen(BranchView):
         if saved.conversation_id == self.conversation_id:
             await self.chat.add_message(saved)
 
+    @on(messages.ToolResultsSaved)
+    async def _tool_results_saved(self, message: messages.ToolResultsSaved) -> None:
+        saved = message.event.message
+        if saved.conversation_id == self.conversation_id:
+            await self.chat.add_message(saved)
+
+    @on(messages.ToolCallStarted)
+    def _tool_call_started(self, message: messages.ToolCallStarted) -> None:
+        self.notify(f"Running {message.event.name}…", timeout=2, markup=False)
+
     @on(messages.ReplyStarted)
     async def _reply_started(self, message: messages.ReplyStarted) -> None:
         reply = message.event.message

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from tui_chat.core.request import Breakdown
 
 SECTIONS: tuple[tuple[str, str, str], ...] = (
+    ("tools", "tools", "$error-lighten-2"),
     ("system", "system", "$secondary"),
     ("anchors", "pins", "$warning"),
     ("summary", "summary", "$success"),
@@ -23,8 +24,9 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("recent", "recent", "$primary"),
     ("new_message", "draft", "$foreground"),
 )
-"""(breakdown key, label, style) of each bar segment, in request order. The ledger is named
-for what it holds: the identifiers (names, paths, numbers) of the folded turns."""
+"""(breakdown key, label, style) of each bar segment, in request order (``tools`` shown only
+when the request has tools: the MCP servers switched on in the conversation). The ledger is
+named for what it holds: the identifiers (names, paths, numbers) of the folded turns."""
 
 FILLED_BY_FOLDS = frozenset({"summary", "ledger", "recall"})
 """Sections empty until older turns are folded: their budget shows once they hold something."""
@@ -136,6 +138,8 @@ class TokenGauge(Widget):
         lines = [Content.assemble(self._bar(breakdown, width), label)]
         legend: list[Content | tuple[str, str] | str] = []
         for key, name, style in SECTIONS:
+            if key == "tools" and not breakdown.sections.get(key):
+                continue
             legend.append(("■ ", style))
             used_here = int(breakdown.sections.get(key, 0))
             budget = breakdown.budgets.get(key)
