@@ -34,7 +34,17 @@ if __package__ in (None, ""):
 
 from benchmarks.common import ROOT, Options, Row, default_jobs, row
 
-GROUPS: tuple[str, ...] = ("tokens", "scale", "backlog", "quality", "cost", "sessions", "tui")
+GROUPS: tuple[str, ...] = (
+    "tokens",
+    "scale",
+    "backlog",
+    "quality",
+    "cost",
+    "sessions",
+    "exports",
+    "past_budget",
+    "tui",
+)
 """Group modules (``benchmarks/<name>.py``), in the order they run."""
 
 GROUP_TIMEOUT = {"quick": 600, "full": 3600}

@@ -69,6 +69,12 @@ _ERROR = re.compile(
     r"|(?:ERR|ERROR)_[A-Z0-9_]+|HTTP \d{3}|errno \d+)(?![\w])"
 )
 _PERSON = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})?)(?![\w])")
+_STAMP = re.compile(r"(?m)^[ \t]*\[[^\]\n]{0,80}?\d{1,2}:\d{2}[^\]\n]{0,80}\]")
+"""A bracketed line opening that stamps a time (``[12:03]``, ``[Session 3, 8:30 pm on 1 January,
+2023]``): when a message was written, which it keeps itself, not an identifier of what it says."""
+_SPEAKER = re.compile(r"(?m)^[ \t]*[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)?: ")
+"""A transcript's speaker label at a line's start (``Maria: ``): the word after it opens a
+sentence, so its capital says nothing about a name."""
 _NOT_PEOPLE = frozenset((
     "I", "I'm", "I've", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
     "Sunday", "January", "February", "March", "April", "May", "June", "July", "August",
@@ -164,7 +170,7 @@ def extract(text: str, scan: Scan = identifiers.scan) -> list[tuple[str, str]]:
         Identifiers in order of discovery.
     """
     found: dict[tuple[str, str], None] = {}
-    work = text
+    work = blank(text, [m.span() for m in _STAMP.finditer(text)]) if "[" in text else text
     for pattern, kind, hint in _PRE_PASSES:
         if not hint.search(work):
             continue
@@ -175,11 +181,12 @@ def extract(text: str, scan: Scan = identifiers.scan) -> list[tuple[str, str]]:
         if spans:
             work = blank(work, spans)
     # A text the ledger's own passes left whole is scanned as itself (``scan`` may have it).
-    for kind, value in (scan if work is text else identifiers.scan)(work):
+    for kind, value in (scan if work == text else identifiers.scan)(work):
         found.setdefault((_kind(kind, value), value), None)
+    openings = {m.end() for m in _SPEAKER.finditer(work)} if ": " in work else set()
     for match in _PERSON.finditer(work):
         name = match.group(0)
-        if name.split()[0] not in _NOT_PEOPLE:
+        if name.split()[0] not in _NOT_PEOPLE and match.start() not in openings:
             found.setdefault(("person", name), None)
     return list(found)
 

@@ -147,9 +147,8 @@ def test_a_short_summary_leaves_its_room_to_the_ledger() -> None:
     ledger carry more identifiers, never more than the two budgets together."""
     from dataclasses import replace
 
-    from tests.unit.core.test_request_builder import inputs, summary
+    from tests.unit.core.test_request_builder import build_alone, inputs, summary
     from tui_chat.core.presets import PRESETS
-    from tui_chat.core.request import build_request
     from tui_chat.core.request.budget import for_window, ledger_budget
 
     texts = [f"Ticket OPS-{i} fails at src/app/mod_{i}.py:{100 + i}" for i in range(1, 400)]
@@ -157,7 +156,7 @@ def test_a_short_summary_leaves_its_room_to_the_ledger() -> None:
     usable = 20_000
     policy = for_window(replace(PRESETS["adaptive"], budget=None), usable)
     short = summary(400, body="We fixed the import tickets.")
-    built = build_request(
+    built = build_alone(
         replace(inputs(policy=policy, window=usable + 8_000, summary_=short), ledger=entries)
     )
     own = ledger_budget(policy, usable)
@@ -201,3 +200,27 @@ def test_a_long_paste_gives_phrases_to_its_first_identifiers_only() -> None:
     far = "word " * 10_000 + "PROJ-7 broke" + " word" * 10_000  # no clause end in reach
     assert phrase(far, "PROJ-7") == "word word word ~ broke word word word word"
     assert len(far) > 40 * REACH
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    ["[Session 3, 8:30 PM on 1 January, 2023]", "[12:03]", "  [Tue 9:41 am]"],
+)
+def test_a_bracketed_time_stamp_opening_a_line_is_no_identifier(stamp: str) -> None:
+    """The stamp says when a message was written (the message keeps its own time); in a
+    replayed transcript its clock times and day numbers filled most of the ledger."""
+    found = ledger.extract(f"{stamp}\nthe crate went to gate 42 at 6:10 pm")
+    assert ("number", "42") in found
+    assert ("number", "6:10") in found  # a time the text itself gives is kept
+    assert not any(value in ("8:30", "2023", "12:03", "9:41") for _, value in found)
+
+
+def test_the_word_after_a_speaker_label_is_not_taken_for_a_name() -> None:
+    found = ledger.extract("Maria: Sorry I was late.\nJohn: Thanks Gina, I ran it with David.")
+    people = {value for kind, value in found if kind == "person"}
+    assert people == {"David"}
+
+
+def test_a_name_after_a_colon_inside_a_line_is_still_a_name() -> None:
+    found = ledger.extract("We met the new lead, who said: Priya will review it")
+    assert ("person", "Priya") in found
