@@ -403,6 +403,7 @@ def rows_for(
 
 def run(options: Options) -> list[Row]:
     """Every quality figure."""
+    from benchmarks import compacted
     from tui_chat.core.presets import PRESETS
 
     paths = sorted(LOCOMO_DIR.glob("*.json"))
@@ -417,14 +418,17 @@ def run(options: Options) -> list[Row]:
         (_coding_retention, point) for point in coding_points
     ]
     calls += [(evaluate_task, task) for task in tasks_for(dialogues, presets, windows)]
+    after = len(calls)  # then each dialogue compacted once at the real window
+    calls += [(compacted.measure_one, dialogue) for dialogue in dialogues]
     results = parallel_calls(calls, options.jobs)
-    tallies, stats = merged(results[len(coding_points) :])
+    tallies, stats = merged(results[len(coding_points) : after])
     asked = sum(len(d.questions) for d in dialogues)
     skipped = sum(d.skipped for d in dialogues)
     names = ", ".join(d.name for d in dialogues)
     note = f"{asked} questions ({names}; {skipped} without usable evidence left out)"
     retention = results[: len(coding_points)]
-    return rows_for(tallies, stats, presets, windows, note) + coding_rows(coding_points, retention)
+    rows = rows_for(tallies, stats, presets, windows, note) + coding_rows(coding_points, retention)
+    return rows + compacted.rows_of(results[after:])
 
 
 CODING_POINTS: tuple[tuple[int | None, int | None], ...] = (

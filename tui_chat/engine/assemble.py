@@ -187,6 +187,9 @@ async def assemble(
         counter=counter,
         calibration=calibration,
         ledger=ledger.from_json(summary.ledger) if summary is not None else (),
+        covered_tokens=await store.messages.tokens_upto(conversation.id, coverage)
+        if coverage
+        else 0,
         pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
         tools=tools,
     )

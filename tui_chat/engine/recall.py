@@ -100,7 +100,7 @@ async def recall(
         Passages to offer, best first (the builder takes what fits its budget).
     """
     words = fts.recall_terms(query)
-    counts, total = await store.search.recall_counts(words)
+    counts, total = await store.search.recall_counts(conversation_id, words, coverage)
     first = await store.search.recall_hits(conversation_id, words, coverage, counts)
     near, near_weights = await related_hits(store, conversation_id, words, coverage)
     if not first and not near:
@@ -109,7 +109,7 @@ async def recall(
     texts = [request_text(m) for m in sources]
     asked = set(words)
     candidates = [w for w in fts.recall_terms(" ".join(texts), limit=64) if w not in asked]
-    found = await store.search.word_counts(candidates)
+    found = await store.search.word_counts(conversation_id, candidates, coverage)
     extra = expansion_terms(texts, words, found)
     second = await store.search.recall_hits(conversation_id, extra, coverage) if extra else []
     hit_ids = list(dict.fromkeys(h.message_id for h in [*first, *second, *near]))

@@ -302,6 +302,16 @@ class Messages:
         assert row is not None
         return int(row[0]), int(row[1])
 
+    async def tokens_upto(self, conversation_id: str, up_to_id: int) -> int:
+        """The stored token counts of the conversation's messages up to ``up_to_id``, summed
+        (from the ``(conversation_id, id, token_count)`` index alone)."""
+        row = await self._sql.one(
+            "SELECT IFNULL(sum(token_count), 0) FROM messages "
+            "WHERE conversation_id = ? AND id <= ?",
+            (conversation_id, up_to_id),
+        )
+        return int(row[0]) if row is not None else 0
+
     async def last(self, conversation_id: str) -> Message | None:
         """The newest message, if any."""
         messages = await self.history(conversation_id, limit=1, newest=True)

@@ -137,7 +137,12 @@ class _Builder:
         # Without a new message the last turn is what is sent: it is never dropped.
         self.max_drop = max(0, self.turn_count - (0 if fresh is not None else 1))
         self.recall_cap = recall_cap(
-            inputs.summary, self.timeline, self.limit, inputs.pauses, self.policy.cache_ttl
+            inputs.summary,
+            self.timeline,
+            self.limit,
+            inputs.pauses,
+            self.policy.cache_ttl,
+            inputs.covered_tokens,
         )
         recalled = inputs.recalled
         if self.recall_cap is not None:

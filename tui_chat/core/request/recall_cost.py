@@ -35,18 +35,25 @@ def recall_cap(
     limit: int,
     pauses: Sequence[float],
     cache_ttl: str,
+    covered_tokens: int = 0,
 ) -> int | None:
-    """The most tokens recall may take, or ``None`` (no cap) when there is no summary or the
-    history it stands for could not be carried anyway: it and the raw turns do not fit the
-    model's ``limit`` (a small window, where recall is what keeps the past at all).
+    """The most tokens recall may take, or ``None`` (no cap) when there is no summary, when
+    the user asked for the version (``manual``: a compact made to shrink the request, not its
+    bill, where the cap would leave recall a twentieth of the folded history while the strong
+    plain search fills the same request), or when the history it stands for could not be
+    carried anyway: it and the raw turns do not fit the model's ``limit`` (a small window,
+    where recall is what keeps the past at all).
 
-    The folded history is the summary's messages at the raw turns' mean size (a running
-    version's own source counts only its last span and the summary before it).
+    The folded history is ``covered_tokens`` (the covered messages' stored counts), or else
+    the summary's messages at the raw turns' mean size (a running version's own source counts
+    only its last span and the summary before it: a version every three turns made that a
+    few hundred tokens, and capped recall near 100 tokens in a history of 20,000).
     """
-    if summary is None:
+    if summary is None or summary.trigger == "manual":
         return None
     raw = timeline.span_tokens(0, len(timeline))
-    folded = max(summary.source_tokens, int(summary.covered_messages * raw / max(1, len(timeline))))
+    estimate = int(summary.covered_messages * raw / max(1, len(timeline)))
+    folded = max(summary.source_tokens, covered_tokens or estimate)
     if folded + raw > limit:
         return None
     return int(RECALL_COST_SHARE * carried_price(pauses, cache_ttl) * folded)
