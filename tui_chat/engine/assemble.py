@@ -20,6 +20,7 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.reply_options import reply_options
 from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
 from tui_chat.core.request.recall import Passage
+from tui_chat.core.request.recall_need import RECENT_MESSAGES
 from tui_chat.core.request.superseded import without_spans, without_superseded
 from tui_chat.core.request.timeline import Timeline, prepared
 from tui_chat.core.tokens import (
@@ -33,7 +34,7 @@ from tui_chat.core.unanswered import (
     left_out_note,
     refused_prompts,
 )
-from tui_chat.engine.recall import recall
+from tui_chat.engine.recall import need, recall
 from tui_chat.engine.tail import TailCache
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
@@ -161,10 +162,14 @@ async def assemble(
         raw = raw[:-1]
     anchors = await store.anchors.pinned(conversation.id)
     recalled: list[Passage] = []
+    needed = 0.0
     if policy.recall and coverage and query:
         # Recall is a bonus: a broken search index (doctor reports it) never stops a send.
         with contextlib.suppress(SearchIndexError):
             recalled = await recall(store, conversation.id, query, coverage, counter, sent_at)
+            if recalled:
+                recent = [m.text for m in raw[-RECENT_MESSAGES:]]
+                needed = await need(store, query, recent)
     inputs = ContextInputs(
         model=conversation.model,
         context_window=window.context_window,
@@ -180,6 +185,7 @@ async def assemble(
         calibration=calibration,
         ledger=ledger.from_json(summary.ledger) if summary is not None else (),
         pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
+        recall_need=needed,
     )
     # The pure builder gets the messages prepared: the kept timeline, aligned to this tail.
     built = build_request(inputs, prepared(inputs, timeline))
