@@ -476,11 +476,35 @@ def _coding_retention(point: tuple[int | None, int | None]) -> tuple[float, dict
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Research entry point (:func:`benchmarks.quality_research.main`)."""
-    from benchmarks.quality_research import main as research
+    """Research entry point: ``python -m benchmarks.quality --presets window --windows 4000``."""
+    import argparse
 
-    research(argv)
+    parser = argparse.ArgumentParser(description="LoCoMo evidence-in-request figures")
+    parser.add_argument("--presets", default="")
+    parser.add_argument("--windows", default="4000")
+    parser.add_argument("--conversations", default="")
+    parser.add_argument("--raw-window", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--no-truncation", action="store_true")
+    args = parser.parse_args(argv)
+    global RAW_WINDOW
+    RAW_WINDOW = args.raw_window
+    from tui_chat.core.presets import PRESETS
+
+    presets = [p for p in args.presets.split(",") if p] or list(PRESETS)
+    windows = [int(w) for w in args.windows.split(",")]
+    paths = sorted(LOCOMO_DIR.glob("*.json"))
+    if args.conversations:
+        paths = [p for p in paths if p.stem in args.conversations.split(",")]
+    dialogues = [load_dialogue(p) for p in paths]
+    tallies, stats = measure(dialogues, presets, windows, args.jobs, not args.no_truncation)
+    for r in rows_for(tallies, stats, presets, windows, ""):
+        value = "n/a" if r.value is None else f"{r.value:5.1f}"
+        print(f"{value}  {r.figure}  | {r.note}")
 
 
 if __name__ == "__main__":
-    main()
+    # As ``benchmarks.quality`` (the module the spawned workers import), not as ``__main__``.
+    from benchmarks.quality import main as research
+
+    research()

@@ -1,17 +1,13 @@
-"""Research tools for the quality group: ``python -m benchmarks.quality --presets adaptive
---windows 2000,4000,8000 --jobs 2 --no-truncation`` prints the rows of chosen configurations, and
-``TUI_CHAT_QUALITY_SETTINGS`` changes a lever in the worker processes to measure it first.
+"""Research switches of the quality group, read in its worker processes:
+``TUI_CHAT_QUALITY_SETTINGS`` changes a lever to measure it first, ``TUI_CHAT_QUALITY_DUMP``
+writes every question's outcome. (``python -m benchmarks.quality --presets adaptive --windows
+2000,4000,8000 --jobs 2 --no-truncation`` prints the rows of chosen configurations.)
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from typing import Any
-
-from benchmarks import quality
-from benchmarks.common import LOCOMO_DIR
-from benchmarks.locomo import load_dialogue
 
 EXTRA_SETTINGS: tuple[tuple[str, str], ...] = tuple(
     tuple(pair.split("=", 1))  # type: ignore[misc]
@@ -76,30 +72,3 @@ def patch_presets() -> None:
         changes[key] = float(value) if "float" in kind else int(value) if "int" in kind else value
     for name, policy in list(presets.PRESETS.items()):
         presets.PRESETS[name] = replace(policy, **changes)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Research entry point: ``python -m benchmarks.quality --presets window --windows 4000``."""
-    import argparse
-
-    parser = argparse.ArgumentParser(description="LoCoMo evidence-in-request figures")
-    parser.add_argument("--presets", default="")
-    parser.add_argument("--windows", default="4000")
-    parser.add_argument("--conversations", default="")
-    parser.add_argument("--raw-window", action="store_true")
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--no-truncation", action="store_true")
-    args = parser.parse_args(argv)
-    quality.RAW_WINDOW = args.raw_window
-    from tui_chat.core.presets import PRESETS
-
-    presets = [p for p in args.presets.split(",") if p] or list(PRESETS)
-    windows = [int(w) for w in args.windows.split(",")]
-    paths = sorted(LOCOMO_DIR.glob("*.json"))
-    if args.conversations:
-        paths = [p for p in paths if p.stem in args.conversations.split(",")]
-    dialogues = [load_dialogue(p) for p in paths]
-    tallies, stats = quality.measure(dialogues, presets, windows, args.jobs, not args.no_truncation)
-    for r in quality.rows_for(tallies, stats, presets, windows, ""):
-        value = "n/a" if r.value is None else f"{r.value:5.1f}"
-        print(f"{value}  {r.figure}  | {r.note}")

@@ -41,6 +41,7 @@ GROUPS: tuple[str, ...] = (
     "quality",
     "cost",
     "sessions",
+    "exports",
     "past_budget",
     "tui",
 )

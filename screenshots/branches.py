@@ -1,4 +1,4 @@
-"""The README screenshot of branches within a conversation (issue 20 item 2).
+"""The screenshot of branches within a conversation (docs/tui.md, "Branches").
 
 Usage::
 

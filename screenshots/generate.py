@@ -1,4 +1,5 @@
-"""Generate the README screenshots from a seeded demo database, through the real app.
+"""Generate the screenshots of the README and docs/ from a seeded demo database, through
+the real app.
 
 Usage::
 

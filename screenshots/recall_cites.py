@@ -1,4 +1,4 @@
-"""The README screenshot of a reply citing recalled messages (issue 19 item 3).
+"""The screenshot of a reply citing recalled messages (docs/tui.md, "Cited recall").
 
 Usage::
 

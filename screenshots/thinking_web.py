@@ -1,4 +1,4 @@
-"""The README screenshot of a reply with thinking and a web search (issue 19 items 1-2).
+"""The screenshot of a reply with thinking and a web search (docs/tui.md, "Thinking").
 
 Usage::
 

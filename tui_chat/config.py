@@ -18,6 +18,7 @@ from typing import Any
 
 from tui_chat import paths
 from tui_chat.core.presets import PRESETS, PolicyError, parse_setting
+from tui_chat.core.tools import McpConfigError, ServerSpec, parse_mcp_json
 from tui_chat.llm.models import model_info
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -54,6 +55,10 @@ class Config:
     """The file this config was read from, if any."""
     warnings: tuple[str, ...] = ()
     """Problems that do not stop tui-chat (e.g. a config holding ``api_key`` others can read)."""
+    mcp_servers: tuple[ServerSpec, ...] = ()
+    """The MCP servers of ``mcp.json`` beside the config file (none when it is absent)."""
+    mcp_error: str | None = None
+    """Why ``mcp.json`` could not be used (its line named); the chat runs without its servers."""
 
     @property
     def has_key(self) -> bool:
@@ -288,7 +293,29 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         values["api_key"] = env["ANTHROPIC_API_KEY"]
     if env.get("ANTHROPIC_BASE_URL"):
         values["base_url"] = env["ANTHROPIC_BASE_URL"]
+    values["mcp_servers"], values["mcp_error"] = _mcp(paths.mcp_path(path), env, values)
+    if values["mcp_error"]:
+        warnings = (*warnings, values["mcp_error"])
     return Config(**values, source=source, warnings=tuple(w for w in warnings if w))
+
+
+def _mcp(
+    path: Path, env: Mapping[str, str], values: Mapping[str, Any]
+) -> tuple[tuple[ServerSpec, ...], str | None]:
+    """The servers of ``mcp.json`` (none when absent), or why the file cannot be used."""
+    if not path.exists():
+        return (), None
+    if not path.is_file():
+        return (), f"{path}: cannot read: not a regular file"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return (), f"{path}: cannot read: {exc}"
+    secrets = [str(values["api_key"])] if values.get("api_key") else []
+    try:
+        return parse_mcp_json(text, env, secrets, source=str(path)), None
+    except McpConfigError as exc:
+        return (), str(exc)
 
 
 def _exposed_key_warning(path: Path) -> str:

@@ -8,6 +8,9 @@ One rule for every file tui-chat writes at a path the user chose:
   onto the path, so the path holds either the old file or the complete new one;
 * a symlink at the final component is never followed: with ``force`` the link itself is
   replaced, its target is left alone;
+* ``force`` replaces regular files (and symlinks) only: a character device or a FIFO is written
+  into, as ``cat > /dev/null`` would (a FIFO only while a reader has it open), and a socket or
+  a block device is refused, so ``-o /dev/null --force`` never turns ``/dev/null`` into a file;
 * the file is created 0600 (it holds conversations);
 * on any failure (full disk, read-only directory, interrupted write) the temporary file is
   removed and the old file is intact.
@@ -38,6 +41,32 @@ class TargetExistsError(FileExistsError):
         return f"{self.path} already exists; it was not changed"
 
 
+class NotARegularFileError(OSError):
+    """``force`` was given for a path that is neither a regular file nor a symlink, and it
+    cannot be written into (a socket, a block device, a FIFO nobody reads)."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(errno.EINVAL, why, str(path))
+        self.path = path
+
+    def __str__(self) -> str:
+        kept = "it was not changed (--force replaces regular files only)"
+        return f"{self.path} {self.strerror}; {kept}"
+
+
+def _kind(mode: int) -> str | None:
+    """What a special file is (``None`` for a regular file, a symlink or a directory)."""
+    for test, name in (
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISBLK, "block device"),
+    ):
+        if test(mode):
+            return name
+    return None
+
+
 def check_target(path: Path, *, force: bool = False) -> None:
     """Refuse ``path`` early (before any work) when it exists and ``force`` is not given.
 
@@ -48,6 +77,7 @@ def check_target(path: Path, *, force: bool = False) -> None:
     Raises:
         TargetExistsError: ``path`` exists (as anything, a dangling symlink included).
         IsADirectoryError: ``path`` is a directory (even with ``force``).
+        NotARegularFileError: ``force`` for a socket or a block device (never replaced).
     """
     try:
         info = path.lstat()
@@ -57,6 +87,41 @@ def check_target(path: Path, *, force: bool = False) -> None:
         raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
     if not force:
         raise TargetExistsError(path)
+    kind = _kind(info.st_mode)
+    if kind in ("socket", "block device"):
+        raise NotARegularFileError(path, f"is a {kind}")
+
+
+def _open_special(path: Path) -> int | None:
+    """A descriptor to write into ``path`` when it is a character device or a FIFO (``None``
+    for anything else). A FIFO is opened without waiting: with no reader it is refused."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return None
+    kind = _kind(info.st_mode)
+    if kind not in ("character device", "FIFO"):
+        return None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise NotARegularFileError(path, "is a FIFO no process is reading") from None
+        raise _naming(exc, path) from exc
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _pour(source: Path, fd: int, path: Path) -> None:
+    """Copy ``source`` into the open special file ``fd`` (``path`` names it in errors)."""
+    try:
+        with source.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
+    except OSError as exc:
+        raise _naming(exc, path) from exc
 
 
 @contextlib.contextmanager
@@ -74,12 +139,23 @@ def replacing(path: Path, *, force: bool = False) -> Iterator[Path]:
     Yields:
         The temporary file's path (created empty, mode 0600).
 
+    With ``force``, a character device or a FIFO at ``path`` is written into instead (the
+    temporary file is then made in the system's temporary folder, and removed).
+
     Raises:
         TargetExistsError: ``path`` exists and ``force`` is not given (checked before and
             again, atomically, when the file is put in place).
+        NotARegularFileError: ``force`` for a socket, a block device or an unread FIFO.
         OSError: Creating, writing, syncing or renaming failed; nothing is left behind.
     """
     check_target(path, force=force)
+    special = _open_special(path) if force else None
+    if special is not None:
+        try:
+            yield from _into_special(path, special)
+        finally:
+            os.close(special)
+        return
     try:
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
@@ -100,6 +176,20 @@ def replacing(path: Path, *, force: bool = False) -> Iterator[Path]:
             raise _naming(exc, path) from exc
         raise
     _fsync_directory(path.parent)
+
+
+def _into_special(path: Path, fd: int) -> Iterator[Path]:
+    """The body of :func:`replacing` for a device or FIFO: fill a private temporary file, then
+    pour it into ``fd``; the temporary file is removed whatever happens."""
+    handle, name = tempfile.mkstemp(prefix="tui-chat-", suffix=".tmp")
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        yield temporary
+        _pour(temporary, fd, path)
+    finally:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
 
 
 def _naming(exc: OSError, path: Path) -> OSError:

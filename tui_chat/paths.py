@@ -45,3 +45,8 @@ def default_db_path() -> Path:
 def config_path() -> Path:
     """The config file (may not exist)."""
     return config_dir() / "config.toml"
+
+
+def mcp_path(config: Path | None = None) -> Path:
+    """``mcp.json``, beside the config file (may not exist)."""
+    return (config or config_path()).parent / "mcp.json"

@@ -15,12 +15,12 @@ background" and on the ``anthropic`` SDK's beta types (``BetaCompactionConfigPar
 - ``count_tokens`` accepts the parameter and ignores it.
 
 What the documentation does not spell out, and this server therefore decides on its own
-(README, "Summarizers", lists these): the wording and status of the error for a model or
-endpoint without the feature (400 ``invalid_request_error`` naming ``compaction``), the
-signature's format (``sig_`` + an HMAC of the content), that a tampered block is refused
-with 400, that a block counts as input by the tokens of its ``content`` alone, and the
-stream events of a streamed compaction (the block start carries the signature, one
-``compaction_delta`` carries the content).
+(docs/docs-checked.md, "Server compaction", lists these): the wording and status of the
+error for a model or endpoint without the feature (400 ``invalid_request_error`` naming
+``compaction``), the signature's format (``sig_`` + an HMAC of the content), that a tampered
+block is refused with 400, that a block counts as input by the tokens of its ``content``
+alone, and the stream events of a streamed compaction (the block start carries the
+signature, one ``compaction_delta`` carries the content).
 """
 
 from __future__ import annotations

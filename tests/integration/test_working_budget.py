@@ -293,15 +293,15 @@ class TestRelevanceFloor:
     def test_where_the_history_could_be_carried_only_matching_passages_are_recalled(
         self,
     ) -> None:
-        from tui_chat.core.request import build_request
+        from tests.unit.core.test_request_builder import build_alone
 
-        built = build_request(self._inputs(200_000))
+        built = build_alone(self._inputs(200_000))
         assert built.recalled_ids == (3,)
 
     def test_a_small_window_keeps_every_candidate(self) -> None:
-        from tui_chat.core.request import build_request
+        from tests.unit.core.test_request_builder import build_alone
 
-        built = build_request(self._inputs(4_000))
+        built = build_alone(self._inputs(4_000))
         assert set(built.recalled_ids) == {3, 5}
 
 

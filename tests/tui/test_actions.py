@@ -12,8 +12,9 @@ from typing import Any, cast
 import pytest
 from textual.actions import parse
 
-from tui_chat.tui.actions import ACTIONS, KEYMAP, Key, help_sections, palette
+from tui_chat.tui.actions import ACTIONS, KEYMAP, Key, palette
 from tui_chat.tui.app import ChatApp
+from tui_chat.tui.help_table import help_sections
 from tui_chat.tui.screens.context_preview import ContextPreviewScreen
 from tui_chat.tui.screens.file_picker import FilePicker
 from tui_chat.tui.screens.help import HelpScreen

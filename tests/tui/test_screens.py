@@ -12,8 +12,8 @@ from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import on_screen, ready, settle, until
 from tests.tui.seed import seed_demo
 from tui_chat.engine.service import ChatService
-from tui_chat.tui.actions import help_sections
 from tui_chat.tui.app import ChatApp
+from tui_chat.tui.help_table import help_sections
 from tui_chat.tui.screens.context_preview import ContextPreviewScreen
 from tui_chat.tui.screens.help import HelpScreen
 from tui_chat.tui.screens.inspector import InspectorScreen

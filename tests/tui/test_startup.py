@@ -167,3 +167,62 @@ async def test_the_app_opens_the_engine_itself_and_shows_the_chat(
         await until(pilot, lambda: app.main_screen.conversation is not None)
         await until(pilot, lambda: bool(app.main_screen.chat.views))
         assert app.main_screen.focused is app.main_screen.composer
+
+
+HEAVY = {"tiktoken", "anthropic", "pydantic", "numpy", "wordllama", "pypdf", "mcp", "httpx"}
+"""Packages that cost tens or hundreds of milliseconds to import: none before the first frame."""
+
+
+@pytest.mark.slow  # a real process
+async def test_nothing_heavy_is_imported_before_the_first_frame_is_displayed(
+    service: ChatService, tmp_path: Path
+) -> None:
+    """``sys.modules`` when the first frame of the main screen is handed to the terminal
+    (Textual's ``App._display``), with a key set and the fallback timer of "after the next
+    frame" at a millisecond (a loaded machine's frame can come later than that timer): no
+    heavy package. Once settled, the warm-up has imported the SDK (the check sees an import).
+    Failed before: tiktoken at every start (the token counter's check imported it)."""
+    await seed_demo(service, tmp_path)
+    loaded = _loaded_after(
+        f"""
+        import asyncio, sys
+        from textual.app import App
+        from tui_chat.config import load_config
+        from tui_chat.tui import after_frame
+        from tui_chat.tui.app import ChatApp
+        from tui_chat.tui.screens.main import MainScreen
+
+        after_frame.FRAME_WAIT = 0.001
+        heavy = {sorted(HEAVY)!r}
+        first: list[str] = []
+        display = App._display
+
+        def noted(self: App, screen: object, renderable: object) -> None:
+            if not first and isinstance(screen, MainScreen) and renderable is not None:
+                first.append("frame")
+                first.extend(m for m in sys.modules if m.split(".")[0] in heavy)
+            display(self, screen, renderable)
+
+        App._display = noted
+
+        async def start() -> None:
+            app = ChatApp(load_config())
+            async with app.run_test(size=(120, 36)) as pilot:
+                for _ in range(2000):
+                    if "anthropic" in sys.modules and app.main_screen.chat.views:
+                        break
+                    await pilot.pause(0.01)
+
+        asyncio.run(start())
+        assert first, "no frame was displayed"
+        sys.modules.update({{"at first frame:" + name: sys for name in first}})
+        """,
+        env={
+            "ANTHROPIC_API_KEY": "sk-ant-test-key-0000",
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+        },
+    )
+    at_first = {name.removeprefix("at first frame:") for name in loaded if name.startswith("at ")}
+    assert "frame" in at_first
+    assert not at_first - {"frame"}, sorted(at_first)
+    assert "anthropic" in loaded  # the warm-up imported it, after the frame

@@ -162,13 +162,21 @@ async def _list(service: ChatService, args: Args) -> int:
         return 0
     if not infos:
         render.out("No conversations yet. Start one with: tui-chat send --new 'hello'")
-    for info in infos:
-        render.out(render.conversation_line(info))
+    if args.branches:
+        for info in infos:
+            render.out(render.conversation_line(info))
+        return 0
+    from tui_chat.core.family import family_rows
+
+    # One line per family, as the TUI's list: the branch it opens, ⑂n when it has n branches.
+    for row in family_rows(infos, await service.branches.families(), None):
+        branches = f"  ⑂{row.branches}" if row.branches > 1 else ""
+        render.out(render.conversation_line(row.info, row.title) + branches)
     return 0
 
 
 SHOW_PAGE = 1_000
-"""Messages read and printed at a time by ``show --json`` (memory stays flat in the length)."""
+"""Messages read and printed at a time by ``show`` (memory stays flat in the length)."""
 
 
 async def _show(service: ChatService, args: Args) -> int:
@@ -191,9 +199,12 @@ async def _show(service: ChatService, args: Args) -> int:
                 first = False
             after = page[-1].id
         sys.stdout.write("]\n}\n" if first else "\n  ]\n}\n")
-    else:
-        messages = await service.messages.history(conversation.id)
-        render.print_conversation(conversation, messages, pinned)
+    else:  # a page of messages at a time, as the JSON
+        render.print_heading(conversation)
+        after = 0
+        while page := await service.messages.page(conversation.id, after_id=after, limit=SHOW_PAGE):
+            render.print_messages(page, pinned)
+            after = page[-1].id
     return 0
 
 
@@ -347,14 +358,16 @@ async def _export(service: ChatService, args: Args) -> int:
         await service.transfer.export_to(conversation.id, args.output, args.fmt, force=args.force)
         print(f"exported {conversation.id} to {args.output}", file=sys.stderr)
         return 0
-    fmt = args.fmt or "md"
-    if fmt != "md":  # written as it is read: memory flat in the conversation's length
+    # Written as it is read: memory flat in the conversation's length.
+    if (fmt := args.fmt or "md") == "md":  # each piece ends a line: no \r\n is split
         await service.transfer.export_stream(
-            conversation.id, lambda part: sys.stdout.write(part.translate(render.C1_ESCAPES)), fmt
+            conversation.id, lambda part: sys.stdout.write(inert(part)), fmt
         )
-        sys.stdout.write("\n")
         return 0
-    render.out(inert(await service.transfer.export(conversation.id, fmt)))
+    await service.transfer.export_stream(
+        conversation.id, lambda part: sys.stdout.write(part.translate(render.C1_ESCAPES)), fmt
+    )
+    sys.stdout.write("\n")
     return 0
 
 

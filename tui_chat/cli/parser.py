@@ -32,6 +32,8 @@ class Args(argparse.Namespace):
     system: str | None
     text: str
     include_archived: bool
+    branches: bool
+    """``list --branches``: a line per branch, not per family."""
     query: str
     limit: int
     key: str
@@ -137,9 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("conv", metavar="CONV", nargs="?", default="last")
     _json_flag(p)
 
-    p = sub.add_parser("list", help="list conversations")
+    p = sub.add_parser("list", help="list conversations (one line per family of branches)")
     p.add_argument(
         "--all", dest="include_archived", action="store_true", help="include archived conversations"
+    )
+    p.add_argument(
+        "--branches", action="store_true", help="a line for every branch (--json always has them)"
     )
     _json_flag(p)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from tui_chat.core.inert import inert
@@ -154,21 +154,24 @@ def context_json(built: BuiltRequest, preset: str) -> JsonObject:
 # -- text ----------------------------------------------------------------------------------
 
 
-def conversation_line(info: ConversationInfo) -> str:
-    """One conversation in ``list``: id, last change, counts and title."""
+def conversation_line(info: ConversationInfo, title: str | None = None) -> str:
+    """One conversation in ``list``: id, last change, counts and title (``title``: its
+    family's, for the branch a family's line opens)."""
     c = info.conversation
     flag = " (archived)" if c.archived_at else ""
     return (
         f"{c.id}  {c.updated_at[:16].replace('T', ' ')}  {info.message_count:>5} msgs "
-        f"{info.token_count:>8} tok {usd(info.cost_usd):>9}  {inert(c.title)}{flag}"
+        f"{info.token_count:>8} tok {usd(info.cost_usd):>9}  {inert(title or c.title)}{flag}"
     )
 
 
-def print_conversation(
-    conversation: Conversation, messages: list[Message], pinned: set[int]
-) -> None:
-    """A conversation's messages as ``show`` prints them."""
+def print_heading(conversation: Conversation) -> None:
+    """The line ``show`` prints before a conversation's messages."""
     out(f"# {inert(conversation.title)}  ({conversation.id}, {conversation.model})")
+
+
+def print_messages(messages: Iterable[Message], pinned: set[int]) -> None:
+    """Messages as ``show`` prints them (a page at a time: memory flat in the length)."""
     for m in messages:
         marks: list[str] = [m.status] if m.status != "complete" else []
         refusal = refusal_category(m)
@@ -191,6 +194,10 @@ def print_context(conversation: Conversation, built: BuiltRequest, preset: str) 
         f"input {b.input_tokens} tokens (calibrated {b.calibrated_tokens}) of {b.usable} usable "
         f"(window {b.window} - max output {b.max_output})"
     )
+    if b.counted:
+        out(f"counted: {b.counted}")
+    if b.price_note:
+        out(f"note: {b.price_note}")
     for name, tokens in b.sections.items():
         out(f"  {name:<12}{tokens:>8}")
     for warning in b.warnings:

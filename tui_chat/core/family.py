@@ -13,9 +13,12 @@ before show different owners there (an edited prompt, the first message after a 
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["Branch", "Divergence", "Family", "divergences"]
+from tui_chat.core.models import ConversationInfo
+
+__all__ = ["Branch", "Divergence", "Family", "FamilyRow", "divergences", "family_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,3 +219,63 @@ def _shown(owner: str | None, group: list[Branch], viewed: str, viewed_owner: st
     if owner is None:
         return min(group, key=lambda b: (b.created_at, b.id)).id
     return max(group, key=lambda b: (b.updated_at, b.created_at)).id
+
+
+@dataclass(frozen=True, slots=True)
+class FamilyRow:
+    """One entry of a conversation list (the TUI's, ``tui-chat list``): a conversation with its
+    branches.
+
+    Attributes:
+        info: The branch the entry opens (the one on screen, else the one last viewed, else
+            the latest active), with its counts.
+        title: The conversation's title (its first branch's).
+        title_id: The branch whose title it is (renaming the entry renames it).
+        updated_at: The latest activity of any of its branches.
+        branches: How many of its branches are listed.
+    """
+
+    info: ConversationInfo
+    title: str
+    title_id: str
+    updated_at: str
+    branches: int
+
+
+def family_rows(
+    conversations: list[ConversationInfo],
+    families: tuple[Mapping[str, str], Mapping[str, str]],
+    current_id: str | None,
+) -> list[FamilyRow]:
+    """One row per conversation family, in list order (newest activity first).
+
+    Args:
+        conversations: Newest first.
+        families: Branch id -> family id (a conversation missing is its own family), and
+            family id -> the branch it shows.
+        current_id: The conversation on screen (its family's entry opens it).
+    """
+    members, shown = families
+    groups: dict[str, list[ConversationInfo]] = {}
+    for info in conversations:
+        groups.setdefault(members.get(info.conversation.id, info.conversation.id), []).append(info)
+    rows = []
+    for family_id, infos in groups.items():
+        ids = [i.conversation.id for i in infos]
+        opened = next(
+            (c for c in (current_id, shown.get(family_id)) if c in ids), infos[0].conversation.id
+        )
+        first = next(
+            (i for i in infos if i.conversation.id == family_id),
+            min(infos, key=lambda i: (i.conversation.created_at, i.conversation.id)),
+        )
+        rows.append(
+            FamilyRow(
+                infos[ids.index(opened)],
+                first.conversation.title,
+                first.conversation.id,
+                max(i.conversation.updated_at for i in infos),
+                len(infos),
+            )
+        )
+    return rows

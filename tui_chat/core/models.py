@@ -43,13 +43,16 @@ class Usage:
     """Web searches the server ran for this reply (``usage.server_tool_use``; billed per use)."""
     web_fetch_requests: int = 0
     """Pages the server fetched for this reply (billed as the input tokens they add)."""
+    speed: str = ""
+    """``fast`` when the reply ran in fast mode (``usage.speed``; billed at the model's fast
+    multiplier), ``standard`` or empty otherwise."""
 
     @property
     def total_input(self) -> int:
         """The real size of the request: uncached + cache writes + cache reads."""
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, Any]:
         """Serialise for JSON columns and exports."""
         return {
             "input_tokens": self.input_tokens,
@@ -62,6 +65,7 @@ class Usage:
                 else {}
             ),
             **{key: value for key, value in self._extra().items() if value},
+            **({"speed": self.speed} if self.speed else {}),
         }
 
     def _extra(self) -> dict[str, int]:
@@ -86,6 +90,7 @@ class Usage:
             thinking_tokens=int(data.get("thinking_tokens") or 0),
             web_search_requests=int(data.get("web_search_requests") or 0),
             web_fetch_requests=int(data.get("web_fetch_requests") or 0),
+            speed=str(data.get("speed") or ""),
         )
 
 

@@ -30,7 +30,7 @@ class Policy:
     """The working budget: the most tokens a request may carry (``None``: the model's usable
     window). Every part's share and the gauge are measured against it; below it nothing is
     folded, and the ``budget`` trigger folds the oldest turns when the next turn would pass
-    it (README, "The working budget")."""
+    it (docs/context.md, "The working budget")."""
     cache_ttl: str = "auto"
     """Prompt-cache lifetime of the request's breakpoints: ``5m``, ``1h``, or ``auto`` (1 hour
     when the conversation's own pauses make it cheaper, :mod:`tui_chat.core.cache_ttl`)."""

@@ -16,7 +16,7 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.reply_options import REPLY_KEYS
 
 DEFAULT_BUDGET = 100_000
-"""The default working budget in tokens (README, "The working budget": why this figure)."""
+"""The default working budget in tokens (docs/context.md, "Why 100k")."""
 
 PRESETS: dict[str, Policy] = {
     "threshold": Policy(
@@ -89,12 +89,13 @@ PRESETS: dict[str, Policy] = {
 ``adaptive``, ours and the default: every part of the request has a budget that is a share of
 the usable window (summary 10 %, identifier ledger 5 %, recall 55 % and whatever the others
 leave, up to 6,000 tokens; raw turns 25 %, compacted down to half of it; pins 10 %).
-The shares were chosen on the dev LoCoMo conversations (README, "Why adaptive is the
+The shares were chosen on the dev LoCoMo conversations (docs/presets.md, "Why adaptive is the
 default"). Its trigger is ``cost`` (:mod:`tui_chat.core.payback`): raw turns are folded, down
 to ``keep_recent`` messages, as soon as that pays for itself within ``payback_turns`` given
 prompt-cache prices, and at the latest at ``ratio`` of the window; measured in the cost
 benchmark against the raw-turns budget (``tokens``, still available with ``tui-chat set CONV
-trigger tokens``), it costs far less at no loss on LoCoMo (README, "Compact when it pays")."""
+trigger tokens``), it costs far less at no loss on LoCoMo (docs/presets.md, "Compact when it
+pays")."""
 
 DEFAULT_PRESET = "adaptive"
 

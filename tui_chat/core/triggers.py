@@ -264,7 +264,7 @@ def plan_boundary(policy: Policy, raw_messages: Sequence[Message], *, manual: bo
         return 0
     last_done = is_complete_turn(turns[-1])
     # The cost trigger sizes what it folds by price: only ``keep_recent`` messages stay
-    # verbatim, recall brings back what a question needs (README, "Compact when it pays").
+    # verbatim, recall brings back what a question needs (docs/presets.md, "Compact when it pays").
     # The budget trigger folds down to its share of the budget; asked by the user, a fold
     # keeps only ``keep_recent`` messages, as ``/compact`` does elsewhere.
     by_tokens = policy.trigger != "cost" and not (policy.trigger == "budget" and manual)

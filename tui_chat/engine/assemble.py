@@ -12,6 +12,7 @@ import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from tui_chat.core import ledger
 from tui_chat.core.cache_ttl import GAPS, pauses
@@ -77,6 +78,10 @@ and other content kept but never sent count in a message's stored size, so a tai
 over the window (not twice it) is what fills it once cleaned."""
 
 
+GUESSED_PRICE = "price guessed (model not in the table: $10 / $50 per MTok assumed)"
+"""What the gauge and the cost figures say of a model whose prices the table lacks."""
+
+
 def tail_budget(window: Window, calibration: float) -> int:
     """Stored tokens of raw tail to read so the builder can fill the usable window.
 
@@ -116,6 +121,7 @@ async def assemble(
     calibration: float = 1.0,
     new_files: Sequence[ContentBlock] = (),
     cache: TailCache | None = None,
+    tools: tuple[dict[str, Any], ...] = (),
 ) -> BuiltRequest:
     """Build the exact next request for ``conversation``.
 
@@ -133,6 +139,7 @@ async def assemble(
         new_files: Files attached to ``new_text`` (references, sent before the text).
         cache: The conversation's build state kept between builds (``None``: a new one,
             everything read and prepared for this build). The request is the same either way.
+        tools: The MCP tools' definitions to send (the servers switched on and ready).
     """
     if cache is None:
         cache = TailCache()
@@ -186,15 +193,23 @@ async def assemble(
         ledger=ledger.from_json(summary.ledger) if summary is not None else (),
         pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
         recall_need=needed,
+        tools=tools,
     )
-    # The pure builder gets the messages prepared: the kept timeline, aligned to this tail.
+    # The pure builder gets the messages prepared: the kept timeline, aligned to this tail;
+    # what it laid out is kept there for the next build.
     built = build_request(inputs, prepared(inputs, timeline))
+    timeline.keep(built.layout)
     # Thinking, effort and the web tools the conversation turned on (core/reply_options).
     options, notes = reply_options(policy, conversation.model, window.max_output, info.features)
+    mcp_tools = built.request.get("tools", [])
     built.request.update(options)
+    if mcp_tools and "tools" in options:  # the web tools first, then the MCP servers'
+        built.request["tools"] = [*options["tools"], *mcp_tools]
     if (note := left_out_note(left_out, refused_prompts(tail) if left_out else None)) is not None:
         notes.append(note)
-    if not notes:
+    price_note = "" if info.priced else GUESSED_PRICE
+    if not notes and not price_note:
         return built
     warnings = (*built.breakdown.warnings, *notes)
-    return replace(built, breakdown=replace(built.breakdown, warnings=warnings))
+    breakdown = replace(built.breakdown, warnings=warnings, price_note=price_note)
+    return replace(built, breakdown=breakdown)

@@ -22,6 +22,8 @@ from tui_chat.engine.catalog import ModelCatalog
 from tui_chat.engine.events import EngineEvent, EventCallback
 from tui_chat.engine.remote_files import RemoteFiles
 from tui_chat.engine.settings import ServiceSettings
+from tui_chat.engine.tools.calls import ToolCalls
+from tui_chat.engine.tools.manager import ToolServers
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
@@ -61,9 +63,21 @@ class EngineContext:
     bus: EventBus = field(default_factory=EventBus)
     files: RemoteFiles = field(init=False)
     """Attachments through the Files API where the endpoint has it (``remote_files.py``)."""
+    tools: ToolServers = field(init=False)
+    """The MCP servers of ``mcp.json`` (started by the front end, after its first frame)."""
+    tool_calls: ToolCalls = field(init=False)
+    """Runs the calls a reply asks for, approval first."""
 
     def __post_init__(self) -> None:
         self.files = RemoteFiles(self.store, self.client)
+        self.tools = ToolServers(self.config.mcp_servers, self.counter)
+        self.tool_calls = ToolCalls(self.tools, self.store.tool_settings)
+
+    async def tools_off(self, conversation_id: str) -> frozenset[str]:
+        """The servers switched off in a conversation (none read when none is configured)."""
+        if not self.tools.configured:
+            return frozenset()
+        return await self.store.tool_settings.off(conversation_id)
 
     def info_for(self, model: str) -> ModelInfo:
         """A model's figures: the endpoint's list, else the model table; config overrides last."""

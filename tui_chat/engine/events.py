@@ -89,9 +89,32 @@ class CompactionFailed:
     paused: bool
 
 
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """A tool the model asked for is about to run (after its approval)."""
+
+    conversation_id: str
+    use_id: str
+    name: str
+    """The name it was called by (``server__tool``)."""
+    arguments: object
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultsSaved:
+    """The results of a reply's tool calls are stored (a user message of ``tool_result``
+    blocks, in the order of the calls); the next reply follows."""
+
+    message: Message
+    seconds: dict[str, float]
+    """How long each call took, by ``tool_use`` id (0 for one that never ran)."""
+
+
 EngineEvent = (
     SendWaiting
     | UserMessageSaved
+    | ToolCallStarted
+    | ToolResultsSaved
     | ReplyStarted
     | ReplyDelta
     | ReplyFinished

@@ -5,7 +5,8 @@ are inline, attached images are embedded as ``data:`` URIs, and a Content-Securi
 forbids every fetch and every script, so a link or an image the model wrote cannot call out
 when the file is opened. Messages are rendered from Markdown with raw HTML escaped
 (``markdown-it-py`` with ``html`` off, the library Textual itself renders Markdown with):
-model output stays inert text.
+model output stays inert text, and every control character is made a visible stand-in
+(:func:`~tui_chat.core.inert.inert`): the page never carries one.
 
 Pins, failed or refused replies and the messages the active summary covers are marked; the
 summary versions are listed at the top (the active one open). Memory stays flat in the
@@ -26,6 +27,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from tui_chat.core.attachments import ref_label, refs
+from tui_chat.core.inert import inert
 from tui_chat.core.models import Conversation, Message, Summary
 from tui_chat.engine.export_web import reply_html
 from tui_chat.store.repository import Store
@@ -194,12 +196,16 @@ async def write_html_export(
         NotFound: no such conversation.
     """
     conversation = await store.conversations.get(conversation_id)
+
+    def put(text: str) -> None:  # the page never carries a control character
+        write(inert(text))
+
     pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
     summaries = await store.summaries.versions(conversation_id)
     active = next((s for s in summaries if s.id == conversation.active_summary_id), None)
-    write(page_head(conversation))
-    write(summaries_html(summaries, conversation.active_summary_id))
-    write('<main class="messages">\n')
+    put(page_head(conversation))
+    put(summaries_html(summaries, conversation.active_summary_id))
+    put('<main class="messages">\n')
     after, count = 0, 0
     while batch := await store.messages.history(conversation_id, after_id=after, limit=page):
         for message in batch:
@@ -214,9 +220,7 @@ async def write_html_export(
                 if active is not None and message.id <= active.covers_to_message_id
                 else None
             )
-            write(message_html(message, pinned, folded, files))
+            put(message_html(message, pinned, folded, files))
         after, count = batch[-1].id, count + len(batch)
-    write(
-        f'</main>\n<footer class="meta"><p>{count} messages · exported by tui-chat</p></footer>\n'
-    )
-    write("</body>\n</html>\n")
+    put(f'</main>\n<footer class="meta"><p>{count} messages · exported by tui-chat</p></footer>\n')
+    put("</body>\n</html>\n")

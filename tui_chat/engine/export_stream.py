@@ -1,38 +1,58 @@
-"""This project's JSON export written as it is read, a page of messages at a time.
+"""This project's JSON and Markdown exports written as they are read, a page of messages at a
+time.
 
 The export of a 1,000,000-message conversation held every message, its JSON and the whole
 text at once (7 GB). Here the conversation's head, then each page of messages, then the
 summary versions, the fork and each attached file (once, base64, one at a time) go to
 ``write`` as they are made: memory stays flat in the conversation's length, and the text is
 byte for byte one ``json.dumps(…, indent=2)`` of the whole export (a test holds the two
-equal).
+equal), with every control character escaped (:func:`dumps`). The Markdown export is written
+the same way (:func:`write_markdown_export`): the heading, then each message as it is read, the
+text :func:`export_markdown` makes of the whole.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from tui_chat.core.attachments import refs
 from tui_chat.engine.restore import fork_export, summary_export
-from tui_chat.engine.transfer import export_head, message_export
+from tui_chat.engine.transfer import (
+    export_head,
+    markdown_head,
+    message_export,
+    message_markdown,
+)
 from tui_chat.store.repository import Store
 
 PAGE = 1_000
 """Messages read and written at a time."""
 
 
+_UNESCAPED = re.compile(r"[\x7f-\x9f]")
+
+
+def dumps(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=2)`` with DEL and the C1 controls escaped
+    too (``json`` escapes C0 only): the file holds no control character, and reads back the
+    same text."""
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return _UNESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _value(value: Any) -> str:
     """``value`` as it appears at depth 1 of the indented export (its first line unindented)."""
-    return textwrap.indent(json.dumps(value, ensure_ascii=False, indent=2), "  ").lstrip()
+    return textwrap.indent(dumps(value), "  ").lstrip()
 
 
 def _item(value: Any) -> str:
     """``value`` as an element of a list at depth 1 (indented by four spaces)."""
-    return textwrap.indent(json.dumps(value, ensure_ascii=False, indent=2), "    ")
+    return textwrap.indent(dumps(value), "    ")
 
 
 async def write_json_export(
@@ -46,7 +66,7 @@ async def write_json_export(
     conversation = await store.conversations.get(conversation_id)
     pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
     head = {**export_head(conversation), "messages": []}
-    text = json.dumps(head, ensure_ascii=False, indent=2)
+    text = dumps(head)
     write(text[: text.rindex("[]")] + "[")
     files: dict[str, Mapping[str, Any]] = {}  # the references only, never the bytes
     after, first = 0, True
@@ -77,3 +97,22 @@ async def write_json_export(
         write(("\n" if first else ",\n") + _item(entry))
         first = False
     write("]\n}" if first else "\n  ]\n}")
+
+
+async def write_markdown_export(
+    store: Store, conversation_id: str, write: Callable[[str], object], page: int = PAGE
+) -> None:
+    """Write the conversation's Markdown export to ``write`` in pieces, each ending with a
+    newline (so a line's ``\\r\\n`` is never split between two): the text of
+    :func:`~tui_chat.engine.transfer.export_markdown`.
+
+    Raises:
+        NotFound: no such conversation.
+    """
+    conversation = await store.conversations.get(conversation_id)
+    pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
+    write("\n".join(markdown_head(conversation)))  # ends with its blank line's newline
+    after = 0
+    while batch := await store.messages.history(conversation_id, after_id=after, limit=page):
+        write("".join(f"\n{message_markdown(m, m.id in pinned)}\n" for m in batch))
+        after = batch[-1].id

@@ -1,8 +1,8 @@
 """Exporting a conversation: to text (Markdown, JSON, HTML), to a file, or to a stream; and
 :class:`Transfer`, the use-case service that exports and imports (``service.transfer``).
 
-JSON and HTML are written a page of messages at a time (memory flat in the conversation's
-length); Markdown is made whole. A file is written by the rule of :mod:`tui_chat.files`:
+Every format is written a page of messages at a time (memory flat in the conversation's
+length, a test reads the pages). A file is written by the rule of :mod:`tui_chat.files`:
 an existing file is refused unless replacing is asked, and then replaced atomically.
 """
 
@@ -11,15 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from tui_chat.core.inert import inert
 from tui_chat.core.models import Conversation
 from tui_chat.core.tokens import TokenCounter
-from tui_chat.engine.export_stream import write_json_export
-from tui_chat.engine.transfer import export_format, export_markdown, import_conversation
-from tui_chat.files import check_target, replacing, write_file
+from tui_chat.engine.export_stream import write_json_export, write_markdown_export
+from tui_chat.engine.transfer import export_format, import_conversation
+from tui_chat.files import check_target, replacing
 from tui_chat.store.repository import Store
 
 FORMATS = ("md", "json", "html")
-"""Every export format; ``json`` and ``html`` are streamed."""
+"""Every export format; each is streamed."""
 
 
 class UnknownFormat(ValueError):
@@ -36,30 +37,31 @@ def check_format(fmt: str) -> str:
 async def export_stream(
     store: Store, conversation_id: str, write: Callable[[str], object], fmt: str
 ) -> None:
-    """Write the ``json`` or ``html`` export to ``write`` a page at a time."""
-    # Markdown and Pygments load with the first HTML export, not with every command.
-    from tui_chat.engine.export_html import write_html_export
+    """Write the ``md``, ``json`` or ``html`` export to ``write`` a page at a time."""
+    if check_format(fmt) == "html":
+        # Markdown and Pygments load with the first HTML export, not with every command.
+        from tui_chat.engine.export_html import write_html_export
 
-    export = write_html_export if fmt == "html" else write_json_export
-    await export(store, conversation_id, write)
+        await write_html_export(store, conversation_id, write)
+    elif fmt == "json":
+        await write_json_export(store, conversation_id, write)
+    else:
+        # A file cats as the screen: stored text made inert piece by piece (each ends a line).
+        await write_markdown_export(store, conversation_id, lambda piece: write(inert(piece)))
 
 
 async def export_text(store: Store, conversation_id: str, fmt: str = "md") -> str:
     """The conversation as JSON (``json``), Markdown (``md``) or one HTML page (``html``)."""
-    if check_format(fmt) != "md":
-        parts: list[str] = []
-        await export_stream(store, conversation_id, parts.append, fmt)
-        return "".join(parts)
-    conversation = await store.conversations.get(conversation_id)
-    messages = await store.messages.history(conversation_id)
-    pinned = {a.message_id: a.note for a, _ in await store.anchors.pinned(conversation_id)}
-    return export_markdown(conversation, messages, pinned)
+    parts: list[str] = []
+    await export_stream(store, conversation_id, parts.append, fmt)
+    return "".join(parts)
 
 
 async def export_file(
     store: Store, conversation_id: str, path: Path, fmt: str | None, *, force: bool
 ) -> None:
-    """Write the conversation to ``path`` (format by its suffix unless ``fmt`` is given).
+    """Write the conversation to ``path`` (format by its suffix unless ``fmt`` is given) as
+    it is read, a page of messages at a time.
 
     Raises:
         UnknownFormat: nothing is written.
@@ -68,9 +70,6 @@ async def export_file(
     """
     fmt = check_format(fmt or export_format(path))
     check_target(path, force=force)  # before the work of rendering the export
-    if fmt == "md":
-        write_file(path, await export_text(store, conversation_id, fmt), force=force)
-        return
     with replacing(path, force=force) as tmp, tmp.open("w", encoding="utf-8") as out:
         await export_stream(store, conversation_id, out.write, fmt)
 
@@ -99,7 +98,8 @@ class Transfer:
     async def export_stream(
         self, conversation_id: str, write: Callable[[str], object], fmt: str = "json"
     ) -> None:
-        """Write the ``json`` or ``html`` export to ``write`` a page of messages at a time."""
+        """Write the ``md``, ``json`` or ``html`` export to ``write`` a page of messages at a
+        time."""
         await export_stream(self.store, conversation_id, write, fmt)
 
     async def import_file(

@@ -55,9 +55,11 @@ class Requests:
     ) -> BuiltRequest:
         """:meth:`build` with the policy and the active summary already read."""
         context = self._engine
+        off = await context.tools_off(conversation.id)
         return await assemble(
             context.store,
             conversation,
+            tools=context.tools.definitions(off),
             policy=policy,
             info=context.info_for(conversation.model),
             counter=context.counter,
@@ -78,6 +80,7 @@ class Requests:
             conversation,
             await context.calibration(conversation.model),
             context.info_for(conversation.model),
+            context.tools.stamp(await context.tools_off(conversation.id)),
         )
         return await self.tails.base(conversation.id, stamp, lambda: self.build(conversation))
 

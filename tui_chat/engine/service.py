@@ -26,6 +26,8 @@ from tui_chat.engine.remote_files import CLOSE_WAIT
 from tui_chat.engine.requests import Requests
 from tui_chat.engine.send import ChatSession, SendOutcome
 from tui_chat.engine.settings import ServiceSettings
+from tui_chat.engine.tools import Tools
+from tui_chat.engine.tools.calls import Approver
 from tui_chat.engine.usage import CostCache
 from tui_chat.engine.versions import Summaries
 from tui_chat.engine.watch import OutsideWrites
@@ -81,6 +83,9 @@ class ChatService:
         self.outside = OutsideWrites(store)  # did another process write? (data_version)
         self.access = store.access
         """How the database file was opened (read-only, and why)."""
+        self.tools = Tools(self._engine.tools, store.tool_settings)
+        """The MCP servers of ``mcp.json``: ``start`` them (after the first frame), their
+        reports, their tools; the calls run inside a send."""
 
     @classmethod
     async def open(cls, config: ServiceSettings, db_path: Path | None = None) -> ChatService:
@@ -102,6 +107,7 @@ class ChatService:
     async def close(self) -> None:
         """Stop background work and close the database and the HTTP client."""
         await self._worker.cancel_all()
+        await self._engine.tools.stop()  # no server outlives the app
         await self._engine.files.settle(CLOSE_WAIT)
         await self._client.aclose()
         await self._store.close()
@@ -134,17 +140,22 @@ class ChatService:
         text: str,
         on_event: EventCallback | None = None,
         attachments: Sequence[Attachment] = (),
+        approve: Approver | None = None,
     ) -> SendOutcome:
-        """Store the user's message (and attached files) and stream the reply."""
+        """Store the user's message (and attached files) and stream the reply; the tools it
+        calls run with ``approve``'s approval (or a standing one), else get an error result."""
         conversation = await self._store.conversations.get(conversation_id)
-        outcome = await self._session.send(conversation_id, text, on_event, attachments)
+        outcome = await self._session.send(conversation_id, text, on_event, attachments, approve)
         if conversation.title == NEW_TITLE:
             named = text if text.strip() else " ".join(a.name for a in attachments)
             await self._store.conversations.update(conversation_id, title=_title_from(named))
         return outcome
 
     async def retry(
-        self, conversation_id: str, on_event: EventCallback | None = None
+        self,
+        conversation_id: str,
+        on_event: EventCallback | None = None,
+        approve: Approver | None = None,
     ) -> SendOutcome:
         """Ask again for the reply to the last user message."""
         last = await self._store.messages.last(conversation_id)
@@ -152,7 +163,7 @@ class ChatService:
             raise SettingError("nothing to retry: the conversation is empty")
         if last.role == "assistant" and last.status == "complete":
             raise SettingError("nothing to retry: the last reply is complete")
-        return await self._session.reply(conversation_id, on_event)
+        return await self._session.reply(conversation_id, on_event, approve)
 
     # -- background work ---------------------------------------------------------------------
 

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
+from tui_chat.core.tools import ServerSpec
+
 __all__ = ["ModelOverrides", "ServiceSettings"]
 
 ModelOverrides = Mapping[str, Mapping[str, float]]
@@ -55,3 +57,7 @@ class ServiceSettings(Protocol):
     @property
     def models(self) -> ModelOverrides:
         """Per-model overrides of window, output limit and prices."""
+
+    @property
+    def mcp_servers(self) -> tuple[ServerSpec, ...]:
+        """The configured MCP servers (``mcp.json``)."""

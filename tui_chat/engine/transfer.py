@@ -111,13 +111,19 @@ def message_export(m: Message, pinned: dict[int, str]) -> dict[str, Any]:
     return {**message_record(m), "pinned": m.id in pinned, "pin_note": pinned.get(m.id)}
 
 
+def markdown_head(conversation: Conversation) -> list[str]:
+    """The lines of the Markdown export before its first message: title, model, system."""
+    lines = [f"# {conversation.title}", "", f"Model: `{conversation.model}`", ""]
+    if conversation.system_prompt:
+        lines += ["> System: " + conversation.system_prompt.replace("\n", "\n> "), ""]
+    return lines
+
+
 def export_markdown(
     conversation: Conversation, messages: list[Message], pinned: dict[int, str]
 ) -> str:
     """The conversation as readable Markdown."""
-    lines = [f"# {conversation.title}", "", f"Model: `{conversation.model}`", ""]
-    if conversation.system_prompt:
-        lines += ["> System: " + conversation.system_prompt.replace("\n", "\n> "), ""]
+    lines = markdown_head(conversation)
     for message in messages:
         lines += [message_markdown(message, message.id in pinned), ""]
     return "\n".join(lines)

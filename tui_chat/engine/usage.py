@@ -82,7 +82,7 @@ async def usage_report(
         target.cache_read_tokens += usage.cache_read_input_tokens
         target.output_tokens += usage.output_tokens
         target.web_searches += usage.web_search_requests
-        target.chat_usd += cost_usd(info_for(day.model), usage)
+        target.chat_usd += cost_usd(info_for(day.model), usage, day.prompt_floor)
     for calls in await store.usage.summary_calls(since):
         target = row(calls.day, calls.model)
         target.summary_calls += calls.calls
@@ -101,7 +101,7 @@ async def conversation_costs(
     if not costs:
         return costs
     for part in await store.usage.conversations(list(costs)):
-        price = cost_usd(info_for(part.model), part.usage) + part.summary_usd
+        price = cost_usd(info_for(part.model), part.usage, part.prompt_floor) + part.summary_usd
         costs[part.conversation_id] = costs.get(part.conversation_id, 0.0) + price
     return costs
 

@@ -442,6 +442,7 @@ def _result_from_snapshot(snapshot: Any) -> StreamResult:
             ),
             web_search_requests=_count(usage.server_tool_use, "web_search_requests"),
             web_fetch_requests=_count(usage.server_tool_use, "web_fetch_requests"),
+            speed=str(getattr(usage, "speed", None) or ""),
         ),
         stop_reason=snapshot.stop_reason,
         model=snapshot.model,

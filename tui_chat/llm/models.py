@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tui_chat.core.models import Usage
+from tui_chat.core.prices import FALLBACK_PRICES, Prices, Rates
+from tui_chat.llm.model_table import ROWS
 
 __all__ = [
-    "CACHE_READ_MULTIPLIER",
-    "CACHE_WRITE_MULTIPLIER",
     "FALLBACK_CONTEXT_WINDOW",
     "FALLBACK_MAX_OUTPUT",
     "WEB_SEARCH_PRICE",
@@ -38,21 +38,9 @@ FALLBACK_CONTEXT_WINDOW = 200_000
 FALLBACK_MAX_OUTPUT = 8_192
 """Maximum output tokens assumed for a model id that is not in the table."""
 
-CACHE_WRITE_MULTIPLIER = 1.25
-"""Price of a (5-minute) cache write relative to the input price."""
-CACHE_WRITE_1H_MULTIPLIER = 2.0
-"""Price of a 1-hour cache write relative to the input price."""
-
-CACHE_READ_MULTIPLIER = 0.1
-"""Price of a cache read relative to the input price."""
-
 WEB_SEARCH_PRICE = 10.0 / 1_000
 """USD per web search (Claude's web search tool page, "Usage and pricing": $10 per 1,000
 searches, on top of the tokens its results add); web fetch costs only its tokens."""
-
-# Unknown models are priced like Sonnet so a cost estimate never reads as free.
-_FALLBACK_INPUT_PRICE = 3.0
-_FALLBACK_OUTPUT_PRICE = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,47 +52,51 @@ class ModelInfo:
             known models; the id as given for unknown ones).
         context_window: Total tokens the model accepts (input + output).
         max_output: Maximum output tokens per response.
-        input_price: USD per million uncached input tokens.
-        output_price: USD per million output tokens.
+        prices: The model's price card (its own cache multipliers, tiers, fast mode).
         known: False when the figures are fallbacks for an id missing from the table
             (and not fully supplied by overrides or the endpoint).
         source: Where the window and output limit come from: ``"table"`` (or the fallback
             figures) or ``"endpoint"`` (``GET /v1/models``).
         features: What the endpoint says the model supports (:func:`model_features`);
             empty when it did not say.
+        thinking: ``adaptive``, ``adaptive-always``, ``enabled`` (budget form) or ``none``
+            (the table's; the endpoint's capabilities win in :mod:`tui_chat.core.reply_options`).
+        effort: The model's default effort (``None``: it takes none, or unknown).
+        tokenizer: 2 for the newer tokenizer of Claude 4.7 and later (about 30 % more tokens
+            for the same text), 1 before; unknown models count as 2 (the larger count).
     """
 
     id: str
     context_window: int
     max_output: int
-    input_price: float
-    output_price: float
+    prices: Prices
     known: bool
     source: str = "table"
     features: tuple[str, ...] = ()
+    thinking: str = "enabled"
+    effort: str | None = None
+    tokenizer: int = 2
+
+    @property
+    def input_price(self) -> float:
+        """USD per million uncached input tokens (the base tier)."""
+        return self.prices.base.input
+
+    @property
+    def output_price(self) -> float:
+        """USD per million output tokens (the base tier)."""
+        return self.prices.base.output
+
+    @property
+    def priced(self) -> bool:
+        """True when the prices are the table's or the configuration's, not the fallback."""
+        return self.prices.known
 
     @property
     def usable_window(self) -> int:
         """Input tokens available once the maximum output is reserved."""
         return max(0, self.context_window - self.max_output)
 
-
-# id: (context window, max output, $/MTok input, $/MTok output)
-_TABLE: dict[str, tuple[int, int, float, float]] = {
-    "claude-opus-4-6": (1_000_000, 128_000, 5.0, 25.0),
-    "claude-sonnet-4-6": (1_000_000, 64_000, 3.0, 15.0),
-    "claude-sonnet-4-5": (200_000, 64_000, 3.0, 15.0),
-    "claude-haiku-4-5": (200_000, 64_000, 1.0, 5.0),
-    "claude-opus-4-5": (200_000, 64_000, 5.0, 25.0),
-    "claude-opus-4-1": (200_000, 32_000, 15.0, 75.0),
-    "claude-opus-4-0": (200_000, 32_000, 15.0, 75.0),
-    "claude-sonnet-4-0": (200_000, 64_000, 3.0, 15.0),
-    "claude-3-7-sonnet": (200_000, 64_000, 3.0, 15.0),
-    "claude-3-5-sonnet": (200_000, 8_192, 3.0, 15.0),
-    "claude-3-5-haiku": (200_000, 8_192, 0.8, 4.0),
-    "claude-3-opus": (200_000, 4_096, 15.0, 75.0),
-    "claude-3-haiku": (200_000, 4_096, 0.25, 1.25),
-}
 
 # Alternative spellings that are not just a date suffix away from a table id.
 _ALIASES: dict[str, str] = {
@@ -140,7 +132,7 @@ def base_model_id(model_id: str) -> str:
 
 def known_models() -> list[str]:
     """Return the canonical ids of every model in the table, newest families first."""
-    return list(_TABLE)
+    return list(ROWS)
 
 
 _FEATURES: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -233,19 +225,26 @@ def model_info(
             positive number (zero is allowed for prices).
     """
     base = base_model_id(model_id)
-    row = _TABLE.get(base)
+    row = ROWS.get(base)
     if row is None:
         info = ModelInfo(
             id=model_id.strip(),
             context_window=FALLBACK_CONTEXT_WINDOW,
             max_output=FALLBACK_MAX_OUTPUT,
-            input_price=_FALLBACK_INPUT_PRICE,
-            output_price=_FALLBACK_OUTPUT_PRICE,
+            prices=FALLBACK_PRICES,
             known=False,
         )
     else:
-        window, max_output, input_price, output_price = row
-        info = ModelInfo(base, window, max_output, input_price, output_price, known=True)
+        info = ModelInfo(
+            base,
+            row.window,
+            row.max_output,
+            row.prices,
+            known=True,
+            thinking=row.thinking,
+            effort=row.effort,
+            tokenizer=row.tokenizer,
+        )
     if endpoint:
         info = _from_endpoint(info, endpoint)
     if not overrides:
@@ -264,9 +263,13 @@ def _apply_overrides(info: ModelInfo, overrides: Mapping[str, Any]) -> ModelInfo
     for key in ("context_window", "max_output"):
         if key in overrides:
             changes[key] = _positive_int(key, overrides[key])
-    for key in ("input_price", "output_price"):
-        if key in overrides:
-            changes[key] = _non_negative_float(key, overrides[key])
+    prices = {
+        key: _non_negative_float(key, overrides[key])
+        for key in ("input_price", "output_price")
+        if key in overrides
+    }
+    if prices:
+        changes["prices"] = _configured(info.prices, prices)
     if "context_window" in changes and "max_output" in changes:
         changes["known"] = True
     window = changes.get("context_window", info.context_window)
@@ -276,6 +279,27 @@ def _apply_overrides(info: ModelInfo, overrides: Mapping[str, Any]) -> ModelInfo
             f"max_output ({max_output}) must be smaller than context_window ({window})"
         )
     return replace(info, **changes)
+
+
+def _configured(card: Prices, given: Mapping[str, float]) -> Prices:
+    """The card with the configuration's prices: the cache rates keep the card's multipliers,
+    and a configured price is one flat price (no long-prompt tier)."""
+    base = card.base
+    price_in = given.get("input_price", base.input)
+    rates = Rates(
+        input=price_in,
+        output=given.get("output_price", base.output),
+        write_5m=price_in * card.write_ratio,
+        write_1h=price_in * card.write_1h_ratio,
+        read=price_in * card.read_ratio,
+    )
+    return Prices(
+        base=rates,
+        fast=card.fast,
+        batch=card.batch,
+        known=True,
+        source="configuration ([models] input_price / output_price)",
+    )
 
 
 def _positive_int(key: str, value: Any) -> int:
@@ -304,28 +328,35 @@ def _non_negative_float(key: str, value: Any) -> float:
     return number
 
 
-def cost_usd(info: ModelInfo, usage: Usage) -> float:
-    """Price one response.
+def cost_usd(info: ModelInfo, usage: Usage, prompt_tokens: int | None = None) -> float:
+    """Price one response at its model's own card.
 
-    Cache writes are billed at 1.25x the input price (5-minute TTL) or 2x (1-hour TTL, the
-    part ``Usage.cache_creation_1h_input_tokens`` names), cache reads at 0.1x (Claude's
-    prompt-caching page, "Pricing"); thinking is part of ``output_tokens``; each web search
-    adds :data:`WEB_SEARCH_PRICE`.
+    The request's prompt (input + cache writes + cache reads) picks the tier: past a long-prompt
+    threshold every token of the request, output included, is billed at the higher rates
+    (Haiku 5.5 past 100,000). Cache writes are billed at the card's 5-minute or 1-hour rate
+    (the part ``Usage.cache_creation_1h_input_tokens`` names), reads at the card's read rate
+    (0.1x, 0.05x or 0.025x of input by model); a reply that ran in fast mode
+    (``usage.speed == "fast"``) pays the card's fast multiplier; thinking is part of
+    ``output_tokens``; each web search adds :data:`WEB_SEARCH_PRICE`.
 
     Args:
         info: The model's figures (see :func:`model_info`).
-        usage: Token usage reported by the API.
+        usage: Token usage reported by the API (or the sum of replies of one price tier).
+        prompt_tokens: The prompt size that picks the tier (default: ``usage``'s own; for a
+            sum, the least prompt of its replies).
 
     Returns:
         The cost in USD.
     """
+    prompt = usage.total_input if prompt_tokens is None else prompt_tokens
+    rates = info.prices.rates(prompt, fast=usage.speed == "fast")
     hour = min(usage.cache_creation_1h_input_tokens, usage.cache_creation_input_tokens)
-    input_cost = info.input_price * (
-        usage.input_tokens
-        + (usage.cache_creation_input_tokens - hour) * CACHE_WRITE_MULTIPLIER
-        + hour * CACHE_WRITE_1H_MULTIPLIER
-        + usage.cache_read_input_tokens * CACHE_READ_MULTIPLIER
+    input_cost = (
+        rates.input * usage.input_tokens
+        + rates.write_5m * (usage.cache_creation_input_tokens - hour)
+        + rates.write_1h * hour
+        + rates.read * usage.cache_read_input_tokens
     )
-    output_cost = info.output_price * usage.output_tokens
+    output_cost = rates.output * usage.output_tokens
     searches = usage.web_search_requests * WEB_SEARCH_PRICE
     return (input_cost + output_cost) / 1_000_000 + searches

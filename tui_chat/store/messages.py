@@ -17,7 +17,7 @@ from tui_chat.core.turns import starts_turn
 from tui_chat.store.errors import NotFound
 from tui_chat.store.rows import MESSAGE_COLUMNS, clean_text, clean_value, message_from, to_json
 from tui_chat.store.sql import Sql
-from tui_chat.store.usage import USAGE_FIELDS
+from tui_chat.store.usage import PRICE_GROUP, USAGE_SUMS, summed_usage
 
 BATCH = 1_000
 """Messages written per ``executemany`` by :meth:`Messages.add_many`."""
@@ -301,19 +301,13 @@ class Messages:
         messages = await self.history(conversation_id, limit=1, newest=True)
         return messages[0] if messages else None
 
-    async def usage_totals(self, conversation_id: str) -> list[tuple[str, Usage]]:
-        """Summed API usage of a conversation's replies, per model (every figure of
-        :class:`Usage`, so the 1-hour cache writes are priced at their own rate)."""
-        sums = ", ".join(f"sum(json_extract(usage, '$.{name}'))" for name in USAGE_FIELDS)
+    async def usage_totals(self, conversation_id: str) -> list[tuple[str, Usage, int]]:
+        """Summed API usage of a conversation's replies, per model, speed and prompt tier
+        (every count of :class:`Usage`, so the 1-hour cache writes are priced at their own
+        rate), each with the least prompt of its group (:func:`summed_usage`)."""
         rows = await self._sql.all(
-            f"SELECT IFNULL(model, ''), {sums} FROM messages "
-            "WHERE conversation_id = ? AND usage IS NOT NULL GROUP BY model",
+            f"SELECT IFNULL(model, ''), {USAGE_SUMS} FROM messages "
+            f"WHERE conversation_id = ? AND usage IS NOT NULL GROUP BY model, {PRICE_GROUP}",
             (conversation_id,),
         )
-        return [
-            (
-                str(r[0]),
-                Usage(**{n: int(v or 0) for n, v in zip(USAGE_FIELDS, r[1:], strict=True)}),
-            )
-            for r in rows
-        ]
+        return [(str(r[0]), *summed_usage(r[1:])) for r in rows]

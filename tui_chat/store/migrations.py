@@ -367,6 +367,29 @@ MIGRATIONS: tuple[str, ...] = (
         uploaded_at TEXT NOT NULL, PRIMARY KEY (endpoint, sha256)
     );
     """,
+    # 16: the revision counts only what can change a request: a version's writes while it is
+    # in progress (its worker renewing or taking over the compaction lease) leave it alone,
+    # since an in-progress version is never sent; its completion or failure still counts, as
+    # does every write to a finished version.
+    """
+    DROP TRIGGER revision_summary_update;
+    CREATE TRIGGER revision_summary_update AFTER UPDATE ON summaries
+        WHEN old.status != 'in_progress' OR new.status != 'in_progress' BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = new.conversation_id;
+    END;
+    """,
+    # 17: MCP tools: the "always allow" a person gave a tool or a whole server (``tool`` ''),
+    # kept across sessions until revoked, and the servers switched off in a conversation.
+    """
+    CREATE TABLE tool_approvals (
+        server TEXT NOT NULL, tool TEXT NOT NULL DEFAULT '', granted_at TEXT NOT NULL,
+        PRIMARY KEY (server, tool)
+    );
+    CREATE TABLE conversation_tools_off (
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        server TEXT NOT NULL, PRIMARY KEY (conversation_id, server)
+    );
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -34,6 +34,7 @@ from tui_chat.store.search import Search
 from tui_chat.store.send_leases import SendLeases
 from tui_chat.store.sql import Sql
 from tui_chat.store.summaries import Summaries
+from tui_chat.store.tool_settings import ToolSettings
 from tui_chat.store.usage import UsageLedger
 
 
@@ -64,6 +65,8 @@ class Store:
     """Forks and where they came from."""
     drafts: Drafts
     """The unsent draft of each conversation."""
+    tool_settings: ToolSettings
+    """Tools: standing approvals, servers switched off per conversation."""
     imports: Imports
     """Which file each import came from; what an import restores beyond messages."""
     usage: UsageLedger
@@ -88,6 +91,7 @@ class Store:
         self.usage = UsageLedger(self._sql)
         self.forks = Forks(self._sql)
         self.drafts = Drafts(self._sql)
+        self.tool_settings = ToolSettings(self._sql)
         self.imports = Imports(self._sql)
         self.access = Access(read_only=False)
         self._snapshot: Snapshot | None = None  # the private copy read (store/opening.py)

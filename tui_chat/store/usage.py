@@ -13,15 +13,36 @@ from tui_chat.core.models import Usage
 from tui_chat.store.rows import to_json
 from tui_chat.store.sql import Sql
 
-USAGE_FIELDS = tuple(f.name for f in fields(Usage))
-"""Every figure of :class:`Usage`, each a key of a reply's ``usage`` JSON."""
-USAGE_SUMS = ", ".join(f"sum(json_extract(usage, '$.{name}'))" for name in USAGE_FIELDS)
-"""The SQL that sums every figure of the replies' ``usage`` JSON, in :data:`USAGE_FIELDS` order."""
+USAGE_FIELDS = tuple(f.name for f in fields(Usage) if f.type in ("int", int))
+"""Every count of :class:`Usage`, each a key of a reply's ``usage`` JSON."""
+PROMPT_SPLITS = (100_000, 200_000)
+"""Prompt sizes the sums are split at: every long-prompt threshold of the model table (a
+request past one is billed at its model's higher tier on every token, so replies either side
+of it are priced apart; a test keeps this list covering the table)."""
+_PROMPT = " + ".join(
+    f"IFNULL(json_extract(usage, '$.{name}'), 0)"
+    for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+)
+PRICE_GROUP = "IFNULL(json_extract(usage, '$.speed'), ''), " + " + ".join(
+    f"(({_PROMPT}) > {split})" for split in PROMPT_SPLITS
+)
+"""The SQL of the two columns replies are summed apart by: their speed (fast mode is billed
+at a multiple) and how many of :data:`PROMPT_SPLITS` their prompt passed."""
+USAGE_SUMS = (
+    PRICE_GROUP + ", " + ", ".join(f"sum(json_extract(usage, '$.{name}'))" for name in USAGE_FIELDS)
+)
+"""The SQL that selects a group's speed and prompt split, then sums every count of the
+replies' ``usage`` JSON in :data:`USAGE_FIELDS` order (group by :data:`PRICE_GROUP` too)."""
 
 
-def summed_usage(values: Sequence[int | None]) -> Usage:
-    """The :class:`Usage` of the sums :data:`USAGE_SUMS` selects (``NULL`` read as 0)."""
-    return Usage(**{n: int(v or 0) for n, v in zip(USAGE_FIELDS, values, strict=True)})
+def summed_usage(values: Sequence[int | str | None]) -> tuple[Usage, int]:
+    """The :class:`Usage` of the columns :data:`USAGE_SUMS` selects (``NULL`` read as 0), and
+    the least prompt size of its group (what prices its tier: 0, or just past a split)."""
+    speed, passed, *sums = values
+    counts = {n: int(v or 0) for n, v in zip(USAGE_FIELDS, sums, strict=True)}
+    split = int(passed or 0)
+    floor = PROMPT_SPLITS[split - 1] + 1 if split else 0
+    return Usage(**counts, speed=str(speed or "")), floor
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +54,8 @@ class DayUsage:
     model: str
     replies: int
     usage: Usage
+    prompt_floor: int = 0
+    """The least prompt of these replies (their price tier: see :func:`summed_usage`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +78,8 @@ class ConversationUsage:
     model: str
     usage: Usage
     summary_usd: float = 0.0
+    prompt_floor: int = 0
+    """The least prompt of these replies (their price tier: see :func:`summed_usage`)."""
 
 
 class UsageLedger:
@@ -69,18 +94,10 @@ class UsageLedger:
             "SELECT date(created_at, 'localtime') AS day, IFNULL(model, ''), count(*), "
             f"{USAGE_SUMS} FROM messages WHERE usage IS NOT NULL "
             "AND (? IS NULL OR date(created_at, 'localtime') >= ?) "
-            "GROUP BY day, model ORDER BY day, model",
+            f"GROUP BY day, model, {PRICE_GROUP} ORDER BY day, model",
             (since, since),
         )
-        return [
-            DayUsage(
-                day=str(r[0]),
-                model=str(r[1]),
-                replies=int(r[2]),
-                usage=summed_usage(r[3:]),
-            )
-            for r in rows
-        ]
+        return [DayUsage(str(r[0]), str(r[1]), int(r[2]), *summed_usage(r[3:])) for r in rows]
 
     async def summary_calls(self, since: str | None = None) -> list[DaySummaryCalls]:
         """Summary calls by local day and model, oldest day first."""
@@ -107,10 +124,13 @@ class UsageLedger:
         listed = to_json(list(ids))
         rows = await self._sql.all(
             f"SELECT conversation_id, IFNULL(model, ''), {USAGE_SUMS} FROM messages "
-            f"WHERE usage IS NOT NULL AND {wanted} GROUP BY conversation_id, model",
+            f"WHERE usage IS NOT NULL AND {wanted} GROUP BY conversation_id, model, {PRICE_GROUP}",
             (listed,),
         )
-        out = [ConversationUsage(str(r[0]), str(r[1]), summed_usage(r[2:])) for r in rows]
+        out = []
+        for r in rows:
+            usage, floor = summed_usage(r[2:])
+            out.append(ConversationUsage(str(r[0]), str(r[1]), usage, prompt_floor=floor))
         calls = await self._sql.all(
             "SELECT conversation_id, sum(call_cost_usd) FROM summaries "
             f"WHERE call_model IS NOT NULL AND {wanted} GROUP BY conversation_id",

@@ -12,7 +12,7 @@ from typing import Final
 
 from textual.binding import Binding, BindingType
 
-from tui_chat.tui.action_types import Action, Note, Section
+from tui_chat.tui.action_types import Action, Note
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +150,7 @@ ACTIONS: Final[dict[str, Action]] = {
         "Export conversation",
         show=False,
         palette="Export conversation",
-        palette_help="Write the conversation to Markdown or JSON",
+        palette_help="Write the conversation to Markdown, JSON or HTML",
     ),
     "settings": Action(
         "settings",
@@ -255,6 +255,14 @@ ACTIONS: Final[dict[str, Action]] = {
     "composer.submit": Action("submit", "Send"),  # run by the composer, in key order
     "composer.clear": Action("clear_text", "Clear", "Clear (up brings it back)", show=False),
     "composer.newline": Action("newline", "Newline"),
+    "composer.page_up": Action(
+        "screen.scroll_chat('up')", "Page up", "Scroll the chat a page up", False
+    ),
+    "composer.page_down": Action(
+        "screen.scroll_chat('down')", "Page down", "Scroll the chat a page down", False
+    ),
+    "composer.top": Action("screen.scroll_chat('top')", "Top", "Jump to the chat's start", False),
+    "composer.bottom": Action("screen.scroll_chat('end')", "End", "Jump to the chat's end", False),
     # -- the chat pane (messages) ------------------------------------------------------------
     "chat.previous": Action("select_previous", "Previous message", show=False),
     "chat.next": Action("select_next", "Next message", show=False),
@@ -306,6 +314,7 @@ ACTIONS: Final[dict[str, Action]] = {
     "inspector.text": Action("show_tab('text')", "Text", show=False),
     "inspector.segments": Action("show_tab('segments')", "Segments", show=False),
     "inspector.diff": Action("show_tab('diff')", "Diff", show=False),
+    "inspector.identifiers": Action("show_tab('identifiers')", "Identifiers", show=False),
     "search.results": Action("focus_results", "Results", show=False),
     "usage.day": Action("per('day')", "Per day"),
     "usage.month": Action("per('month')", "Per month"),
@@ -349,6 +358,10 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("enter", "composer.submit"),
         Key("ctrl+j,shift+enter,alt+enter", "composer.newline", key_display="ctrl+j"),
         Key("ctrl+l", "composer.clear"),
+        Key("pageup", "composer.page_up"),
+        Key("pagedown", "composer.page_down"),
+        Key("ctrl+home", "composer.top"),
+        Key("ctrl+end", "composer.bottom"),
         Note("up / down", "Prompt history (first / last line)"),
         Note("backspace", "At the start: remove the last attached file"),
         Note("tab", "Go to the messages"),
@@ -394,6 +407,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("t", "inspector.text"),
         Key("s", "inspector.segments"),
         Key("d", "inspector.diff"),
+        Key("i", "inspector.identifiers"),
     ),
     "conversations": (
         Key("n", "conversations.new", command=True),
@@ -438,24 +452,6 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
 """The keys of each part of the app, in footer and help order."""
 
 
-HELP_SECTIONS: Final[tuple[Section, ...]] = (
-    Section("Everywhere", "app"),
-    Section("Chat", "main"),
-    Section("Composer", "composer"),
-    Section("Messages (tab or {})", "chat", "focus_messages"),
-    Section("Navigation mode ({}; i, enter, esc leave)", "navigation", "focus_messages"),
-    Section("Summary timeline ({})", "timeline", "toggle_timeline"),
-    Section("Summary inspector", "inspector"),
-    Section("Conversation list ({})", "conversations", "toggle_conversations"),
-    Section("Search ({})", "search", "search"),
-    Section("Context preview ({})", "preview", "context_preview"),
-    Section("Usage ({})", "usage", "usage"),
-    Section("Settings ({})", "settings", "settings"),
-    Section("Attach a file ({})", "picker", "attach_file"),
-)
-"""The parts of the app the help screen lists, in order."""
-
-
 def bindings(scope: str, *, priority: bool = False) -> list[BindingType]:
     """The Textual ``BINDINGS`` of one part of the app (a :data:`KEYMAP` key).
 
@@ -467,26 +463,11 @@ def bindings(scope: str, *, priority: bool = False) -> list[BindingType]:
     return [entry.binding(priority) for entry in KEYMAP[scope] if isinstance(entry, Key)]
 
 
-def _main_keys(action_id: str) -> str:
+def main_keys(action_id: str) -> str:
     """The main-screen keys of an action ('' when it has none)."""
     return next(
         (k.shown for k in KEYMAP["main"] if isinstance(k, Key) and k.action == action_id), ""
     )
-
-
-def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
-    """(section title, [(keys, description)]) for every part of the help screen."""
-    sections = []
-    for section in HELP_SECTIONS:
-        rows = [
-            (entry.shown, ACTIONS[entry.action].help_text)
-            if isinstance(entry, Key)
-            else (entry.keys, entry.text)
-            for entry in KEYMAP[section.scope]
-        ]
-        title = section.title.format(_main_keys(section.opened_by))
-        sections.append((title, rows))
-    return sections
 
 
 def palette() -> tuple[tuple[str, str, str], ...]:
@@ -494,7 +475,7 @@ def palette() -> tuple[tuple[str, str, str], ...]:
     entries = []
     for action_id, action in ACTIONS.items():
         if action.palette:
-            keys = _main_keys(action_id)
+            keys = main_keys(action_id)
             help_text = f"{action.palette_help}  {keys}" if keys else action.palette_help
             entries.append((action.palette, action.action, help_text))
     return tuple(entries)

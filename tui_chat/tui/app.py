@@ -27,8 +27,8 @@ from tui_chat.tui.after_frame import after_frame
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
 from tui_chat.tui.messages import EngineBridge
-from tui_chat.tui.reply_flow import ReplyEnded
 from tui_chat.tui.screens.main import MainScreen
+from tui_chat.tui.screens.reply_flow import ReplyEnded
 from tui_chat.tui.screenshot import with_screenshot
 from tui_chat.tui.widgets import reply_stream
 
@@ -128,7 +128,15 @@ class ChatApp(ChatHost):
         await main.open_conversation(self._initial_conversation_id, panels_after_paint=True)
         # `tui-chat` starts with the cyclic garbage collector off (cli.main): on once drawn.
         after_frame(self, gc.enable)
-        after_frame(self, partial(self.run_worker, self._warm_up, thread=True))
+
+    def on_ready(self) -> None:
+        """The first frame is on the terminal (Textual's ``Ready``, sent once after the first
+        screen's first layout was displayed): warm up after the next. Started from
+        :meth:`on_mount` with :func:`after_frame`, the warm-up imported the SDK before the
+        first frame now and then (its one-second timer fired first on a loaded machine, or
+        the frame it waited for was not drawn): one start in three on a loaded machine."""
+        if self._initial_conversation_id is not None:
+            after_frame(self, partial(self.run_worker, self._warm_up, thread=True))
 
     def _warm_up(self) -> None:
         """Once drawn, in a thread: import the SDK (about a second of CPU that the first send

@@ -16,6 +16,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tui_chat.child_env import child_env
+
 TIMEOUT = 5.0
 """Seconds a clipboard tool may take (a clipboard owner that never answers must not hang)."""
 
@@ -39,7 +41,12 @@ def _run(argv: Sequence[str]) -> bytes:
     """A tool's output (empty when it fails: an empty clipboard is an error for most)."""
     try:
         done = subprocess.run(
-            list(argv), capture_output=True, timeout=TIMEOUT, check=False, stdin=subprocess.DEVNULL
+            list(argv),
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            env=child_env(),  # never the API key
         )
     except (OSError, subprocess.TimeoutExpired):
         return b""
@@ -157,6 +164,7 @@ def write_clipboard(text: str) -> str | None:
             stderr=subprocess.DEVNULL,
             timeout=TIMEOUT,
             check=False,
+            env=child_env(),  # never the API key
         )
     except (OSError, subprocess.TimeoutExpired):
         return None

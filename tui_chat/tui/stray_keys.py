@@ -15,6 +15,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
+from tui_chat.tui.inert_fields import InertInput
+
 if TYPE_CHECKING:
     _Field = Widget
 else:
@@ -81,5 +83,5 @@ class InOrder(_Field):
         await super()._on_key(event)
 
 
-class OrderedInput(InOrder, Input):
+class OrderedInput(InOrder, InertInput):
     """An :class:`~textual.widgets.Input` whose keys all act in the order typed."""

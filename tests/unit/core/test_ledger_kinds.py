@@ -147,9 +147,8 @@ def test_a_short_summary_leaves_its_room_to_the_ledger() -> None:
     ledger carry more identifiers, never more than the two budgets together."""
     from dataclasses import replace
 
-    from tests.unit.core.test_request_builder import inputs, summary
+    from tests.unit.core.test_request_builder import build_alone, inputs, summary
     from tui_chat.core.presets import PRESETS
-    from tui_chat.core.request import build_request
     from tui_chat.core.request.budget import for_window, ledger_budget
 
     texts = [f"Ticket OPS-{i} fails at src/app/mod_{i}.py:{100 + i}" for i in range(1, 400)]
@@ -157,7 +156,7 @@ def test_a_short_summary_leaves_its_room_to_the_ledger() -> None:
     usable = 20_000
     policy = for_window(replace(PRESETS["adaptive"], budget=None), usable)
     short = summary(400, body="We fixed the import tickets.")
-    built = build_request(
+    built = build_alone(
         replace(inputs(policy=policy, window=usable + 8_000, summary_=short), ledger=entries)
     )
     own = ledger_budget(policy, usable)

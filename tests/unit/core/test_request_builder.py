@@ -23,6 +23,7 @@ from tui_chat.core.request import (
     anchor_entry,
     build_request,
     draft_breakdown,
+    fresh_timeline,
     memory_text,
 )
 from tui_chat.core.request.budget import within_budget
@@ -37,6 +38,11 @@ WINDOW = PRESETS["window"]
 
 
 # -- factories --------------------------------------------------------------------------------
+
+
+def build_alone(inputs: ContextInputs) -> BuiltRequest:
+    """The request built with a fresh timeline (nothing kept from an earlier build)."""
+    return build_request(inputs, fresh_timeline(inputs))
 
 
 def text(value: str) -> ContentBlock:
@@ -161,7 +167,7 @@ def texts(message: dict[str, Any]) -> list[str]:
 
 
 def test_first_message_alone() -> None:
-    built = build_request(inputs())
+    built = build_alone(inputs())
     request = built.request
     assert list(request) == ["model", "system", "messages", "max_tokens"]
     assert request["model"] == "claude-haiku-4-5"
@@ -185,7 +191,7 @@ def test_first_message_alone() -> None:
 
 
 def test_no_system_key_without_system_text() -> None:
-    built = build_request(inputs(system="   "))
+    built = build_alone(inputs(system="   "))
     assert "system" not in built.request
     assert built.breakdown.sections["system"] == 0
 
@@ -196,7 +202,7 @@ def test_inputs_are_not_mutated() -> None:
     raw = list(h.messages)
     before = json.dumps([m.content for m in raw])
     new = [text("next")]
-    build_request(inputs(raw, new))
+    build_alone(inputs(raw, new))
     assert json.dumps([m.content for m in raw]) == before
     assert new == [text("next")]
 
@@ -205,7 +211,7 @@ def test_memory_block_carries_the_breakpoint_and_recall_rides_in_the_new_message
     h = History()
     old = h.turn("we use SQLite with WAL", "noted")
     raw = h.turn("and the schema?", "three tables")
-    built = build_request(
+    built = build_alone(
         inputs(
             raw,
             summary_=summary(old[-1].id, version=3),
@@ -252,9 +258,9 @@ def test_memory_block_is_byte_identical_between_compactions() -> None:
         "summary_": summary(old[-1].id),
         "anchors": [pin(old[0], "db port")],
     }
-    first = build_request(inputs(raw, "q2", **common))
+    first = build_alone(inputs(raw, "q2", **common))
     more = [*raw, *h.turn("q2", "a2")]
-    second = build_request(inputs(more, "q3", **common))
+    second = build_alone(inputs(more, "q3", **common))
     assert first.request["system"] == second.request["system"]
     # The previous request is a prefix of the next one (the cache can read it).
     assert second.request["messages"][: len(raw)] == first.request["messages"][: len(raw)]
@@ -263,7 +269,7 @@ def test_memory_block_is_byte_identical_between_compactions() -> None:
 def test_anchor_inside_the_raw_window_is_sent_raw_only() -> None:
     h = History()
     raw = h.turn("the key is X-42", "ok")
-    built = build_request(inputs(raw, anchors=[pin(raw[0], "key")]))
+    built = build_alone(inputs(raw, anchors=[pin(raw[0], "key")]))
     assert built.anchor_ids == ()
     assert len(built.request["system"]) == 1  # no memory block
     assert built.sent_message_ids == (raw[0].id, raw[1].id)
@@ -277,12 +283,12 @@ def test_anchor_budget_sends_oldest_first_and_warns() -> None:
     raw = h.turn("now", "sure")
     entry_tokens = COUNTER.count(anchor_entry(*pin(old[0])))
     policy = replace(WINDOW, anchor_budget_tokens=entry_tokens * 2 + 1)
-    built = build_request(
+    built = build_alone(
         inputs(raw, policy=policy, summary_=summary(old[-1].id), anchors=[pin(m) for m in old[:4]])
     )
     assert built.anchor_ids == (old[0].id, old[1].id)
     assert any(w.startswith("2 pinned message(s) not sent") for w in built.breakdown.warnings)
-    capped = build_request(
+    capped = build_alone(
         inputs(
             raw,
             policy=replace(WINDOW, max_anchors=1),
@@ -300,7 +306,7 @@ def test_recall_skips_what_is_sent_and_respects_its_budget() -> None:
     old.append(h.add("assistant", "ok"))
     raw = h.turn("recent", "yes")
     policy = replace(WINDOW, recall_max_excerpts=3)
-    built = build_request(
+    built = build_alone(
         inputs(
             raw,
             policy=policy,
@@ -311,12 +317,10 @@ def test_recall_skips_what_is_sent_and_respects_its_budget() -> None:
     )
     assert built.recalled_ids == (old[3].id, old[5].id, old[6].id)
     small = replace(WINDOW, recall_budget_tokens=COUNTER.count(anchor_entry(*pin(old[3]))) + 40)
-    built = build_request(
-        inputs(raw, policy=small, summary_=summary(old[-1].id), recalled=old[3:8])
-    )
+    built = build_alone(inputs(raw, policy=small, summary_=summary(old[-1].id), recalled=old[3:8]))
     assert built.recalled_ids == (old[3].id,)
     assert built.breakdown.sections["recall"] <= small.recall_budget_tokens
-    off = build_request(inputs(raw, policy=replace(WINDOW, recall=False), recalled=old[3:8]))
+    off = build_alone(inputs(raw, policy=replace(WINDOW, recall=False), recalled=old[3:8]))
     assert off.recalled_ids == () and len(off.request["system"]) == 1
 
 
@@ -324,7 +328,7 @@ def test_huge_recalled_message_is_cut_to_the_budget() -> None:
     h = History()
     huge = h.add("assistant", "important detail " * 2_000)
     raw = h.turn("q", "a")
-    built = build_request(inputs(raw, summary_=summary(huge.id), recalled=[huge]))
+    built = build_alone(inputs(raw, summary_=summary(huge.id), recalled=[huge]))
     assert built.recalled_ids == (huge.id,)
     assert built.breakdown.sections["recall"] <= WINDOW.recall_budget_tokens
     result = built.request["messages"][-1]["content"][1]
@@ -339,7 +343,7 @@ def test_failed_reply_is_skipped_and_user_messages_merge() -> None:
     first = h.turn("hello", "hi")
     asked = h.add("user", "question one")
     failed = h.add("assistant", status="error")
-    built = build_request(inputs([*first, asked, failed], "question two"))
+    built = build_alone(inputs([*first, asked, failed], "question two"))
     messages = built.request["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert texts(messages[-1]) == ["question one", "question two"]
@@ -349,7 +353,7 @@ def test_failed_reply_is_skipped_and_user_messages_merge() -> None:
 def test_incomplete_reply_is_sent_with_its_partial_text() -> None:
     h = History()
     raw = [h.add("user", "write a poem"), h.add("assistant", "Roses are", status="incomplete")]
-    built = build_request(inputs(raw, "go on"))
+    built = build_alone(inputs(raw, "go on"))
     assert texts(built.request["messages"][1]) == ["Roses are"]
 
 
@@ -360,7 +364,7 @@ def test_retried_reply_replaces_the_cut_off_one() -> None:
         h.add("assistant", "Roses are", status="incomplete"),
         h.add("assistant", "Roses are red."),
     ]
-    built = build_request(inputs(raw, "thanks"))
+    built = build_alone(inputs(raw, "thanks"))
     assert texts(built.request["messages"][1]) == ["Roses are red."]
     assert raw[1].id not in built.sent_message_ids
 
@@ -377,7 +381,7 @@ def test_thinking_and_empty_text_are_never_sent() -> None:
     )
     raw = [h.add("user", "q"), reply]
     raw = [raw[1], raw[0]][::-1]
-    built = build_request(inputs(raw, "next"))
+    built = build_alone(inputs(raw, "next"))
     assert built.request["messages"][1]["content"] == [text("answer")]
     # Modified, so recounted rather than taken from the stored 999.
     assert built.breakdown.sections["recent"] < 999
@@ -386,7 +390,7 @@ def test_thinking_and_empty_text_are_never_sent() -> None:
 def test_stored_token_count_is_reused_for_unmodified_messages() -> None:
     h = History()
     raw = [h.add("user", "hello", token_count=1_234), h.add("assistant", "hi", token_count=10)]
-    built = build_request(inputs(raw, "next"))
+    built = build_alone(inputs(raw, "next"))
     assert built.breakdown.sections["recent"] == 1_244
 
 
@@ -398,12 +402,12 @@ def test_tool_pairs_are_kept_and_results_come_first() -> None:
         h.add("user", tool_result("t1"), "also this"),
         h.add("assistant", "found it"),
     ]
-    built = build_request(inputs(raw, "thanks"))
+    built = build_alone(inputs(raw, "thanks"))
     messages = built.request["messages"]
     assert messages[1]["content"][1]["type"] == "tool_use"
     assert messages[2]["content"][0] == tool_result("t1")
     # Text typed after the results stays after them.
-    built = build_request(inputs(raw[:2], [text("wait"), tool_result("t1")]))
+    built = build_alone(inputs(raw[:2], [text("wait"), tool_result("t1")]))
     last = built.request["messages"][-1]["content"]
     assert [b["type"] for b in last] == ["tool_result", "text"]
 
@@ -414,7 +418,7 @@ def test_orphan_tool_use_at_the_end_becomes_text() -> None:
         h.add("user", "run it"),
         h.add("assistant", tool_use("t9", "shell"), status="incomplete"),
     ]
-    built = build_request(inputs(raw, "what happened?"))
+    built = build_alone(inputs(raw, "what happened?"))
     reply = built.request["messages"][1]["content"]
     assert [b["type"] for b in reply] == ["text"]
     assert "shell" in reply[0]["text"] and "not recorded" in reply[0]["text"]
@@ -428,7 +432,7 @@ def test_broken_imported_pairs_become_text() -> None:
         h.add("user", tool_result("a"), tool_result("zzz")),
         h.add("assistant", "done"),
     ]
-    built = build_request(inputs(raw, "next"))
+    built = build_alone(inputs(raw, "next"))
     messages = built.request["messages"]
     assert [b["type"] for b in messages[1]["content"]] == ["tool_use", "text"]
     assert [b["type"] for b in messages[2]["content"]] == ["tool_result", "text"]
@@ -438,7 +442,7 @@ def test_broken_imported_pairs_become_text() -> None:
 def test_leading_assistant_gets_a_user_message_first() -> None:
     h = History()
     raw = [h.add("assistant", "welcome back"), *h.turn("hi", "hello")]
-    built = build_request(inputs(raw, "next"))
+    built = build_alone(inputs(raw, "next"))
     messages = built.request["messages"]
     assert messages[0]["role"] == "user"
     assert messages[1]["content"] == [text("welcome back")]
@@ -447,7 +451,7 @@ def test_leading_assistant_gets_a_user_message_first() -> None:
 def test_preview_ends_without_trailing_whitespace() -> None:
     h = History()
     raw = [h.add("user", "q"), h.add("assistant", "answer  \n")]
-    built = build_request(inputs(raw, None))
+    built = build_alone(inputs(raw, None))
     last = built.request["messages"][-1]
     assert last["role"] == "assistant"
     assert last["content"][-1]["text"] == "answer"
@@ -456,7 +460,7 @@ def test_preview_ends_without_trailing_whitespace() -> None:
 def test_retry_sends_the_stored_question_last() -> None:
     h = History()
     raw = [*h.turn("q1", "a1"), h.add("user", "q2"), h.add("assistant", status="error")]
-    built = build_request(inputs(raw, None))
+    built = build_alone(inputs(raw, None))
     assert built.request["messages"][-1]["role"] == "user"
     assert texts(built.request["messages"][-1]) == ["q2"]
     assert built.breakdown.sections["new_message"] == 0
@@ -464,7 +468,7 @@ def test_retry_sends_the_stored_question_last() -> None:
 
 def test_empty_new_message_is_refused() -> None:
     with pytest.raises(ValueError):
-        build_request(inputs([], [text("  ")]))
+        build_alone(inputs([], [text("  ")]))
 
 
 def test_message_char_limit_cuts_raw_but_not_new_or_pinned() -> None:
@@ -473,7 +477,7 @@ def test_message_char_limit_cuts_raw_but_not_new_or_pinned() -> None:
     raw = [h.add("user", long_a), h.add("assistant", "b" * 2_500), h.add("user", "c" * 2_200)]
     raw.append(h.add("assistant", "short"))
     policy = PRESETS["threshold"]
-    built = build_request(inputs(raw, "d" * 5_000, policy=policy, anchors=[pin(raw[2])]))
+    built = build_alone(inputs(raw, "d" * 5_000, policy=policy, anchors=[pin(raw[2])]))
     messages = built.request["messages"]
     assert texts(messages[0]) == ["a" * 2_000 + "\n" + CUT_NOTE.format(n=1_000)]
     assert texts(messages[1])[0].endswith(CUT_NOTE.format(n=500))
@@ -490,7 +494,7 @@ def test_message_char_limit_cuts_tool_results_keeping_the_pair() -> None:
         h.add("user", tool_result("f", "x" * 5_000)),
         h.add("assistant", "it is long"),
     ]
-    built = build_request(inputs(raw, "ok", policy=PRESETS["threshold"]))
+    built = build_alone(inputs(raw, "ok", policy=PRESETS["threshold"]))
     result = built.request["messages"][2]["content"][0]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "f"
     assert len(result["content"]) < 2_100 and "cut 3000 chars" in result["content"]
@@ -507,7 +511,7 @@ def test_single_user_message_format() -> None:
     raw.append(h.add("user", tool_result("t")))
     raw.append(h.add("assistant", "tool done"))
     policy = replace(PRESETS["threshold"], single_user_message=True)
-    built = build_request(inputs(raw, "current one", policy=policy, summary_=summary(old[-1].id)))
+    built = build_alone(inputs(raw, "current one", policy=policy, summary_=summary(old[-1].id)))
     messages = built.request["messages"]
     assert len(messages) == 1 and messages[0]["role"] == "user"
     body = messages[0]["content"][0]["text"]
@@ -528,7 +532,7 @@ def test_single_user_message_format() -> None:
 
 def test_single_user_message_case_a_sends_the_message_as_is() -> None:
     policy = replace(WINDOW, single_user_message=True)
-    built = build_request(inputs([], "just this", policy=policy))
+    built = build_alone(inputs([], "just this", policy=policy))
     assert texts(built.request["messages"][0]) == ["just this"]
 
 
@@ -540,7 +544,7 @@ def test_oldest_turns_are_dropped_to_fit() -> None:
     raw = [m for i in range(10) for m in h.turn(f"q{i} " + "word " * 200, f"a{i}")]
     per_turn = raw[0].token_count + raw[1].token_count
     usable = per_turn * 4 + 200
-    built = build_request(inputs(raw, "now", window=usable + 1_000, max_output=1_000))
+    built = build_alone(inputs(raw, "now", window=usable + 1_000, max_output=1_000))
     assert built.fits
     assert built.breakdown.input_tokens <= usable
     dropped = built.dropped_message_ids
@@ -552,7 +556,7 @@ def test_oldest_turns_are_dropped_to_fit() -> None:
 
 
 def test_does_not_fit_when_the_new_message_alone_is_too_big() -> None:
-    built = build_request(inputs([], "word " * 5_000, window=3_000, max_output=1_000))
+    built = build_alone(inputs([], "word " * 5_000, window=3_000, max_output=1_000))
     assert not built.fits
     assert any("does not fit" in w for w in built.breakdown.warnings)
     assert built.request["messages"][-1]["content"][0]["text"].startswith("word")
@@ -561,9 +565,9 @@ def test_does_not_fit_when_the_new_message_alone_is_too_big() -> None:
 def test_calibration_counts_when_fitting() -> None:
     h = History()
     raw = [m for i in range(6) for m in h.turn(f"q{i} " + "word " * 200, f"a{i}")]
-    base = build_request(inputs(raw, "now", window=10_000, max_output=1_000))
+    base = build_alone(inputs(raw, "now", window=10_000, max_output=1_000))
     assert base.breakdown.input_tokens < 9_000 and not base.dropped_message_ids
-    scaled = build_request(
+    scaled = build_alone(
         inputs(
             raw,
             "now",
@@ -577,29 +581,30 @@ def test_calibration_counts_when_fitting() -> None:
 
 
 def test_breakdown_trigger_and_warning_points() -> None:
-    built = build_request(inputs(window=100_000, max_output=20_000))
+    built = build_alone(inputs(window=100_000, max_output=20_000))
     assert built.breakdown.usable == 80_000
     assert built.breakdown.trigger_tokens == 60_000
     assert built.breakdown.warn_tokens == 64_000
-    tokens = build_request(inputs(policy=PRESETS["threshold"]))
+    tokens = build_alone(inputs(policy=PRESETS["threshold"]))
     fixed = tokens.breakdown.sections["system"]
     assert tokens.breakdown.trigger_tokens == 8_000 + fixed
-    assert build_request(inputs(policy=PRESETS["turns"])).breakdown.trigger_tokens is None
+    assert build_alone(inputs(policy=PRESETS["turns"])).breakdown.trigger_tokens is None
     as_dict = built.breakdown.to_dict()
-    assert as_dict["sections"] == built.breakdown.sections and as_dict["usable"] == 80_000
+    sent = {k: v for k, v in built.breakdown.sections.items() if k != "tools"}  # no tools: none
+    assert as_dict["sections"] == sent and as_dict["usable"] == 80_000
 
 
 def test_draft_breakdown_counts_only_the_draft() -> None:
     h = History()
-    base = build_request(inputs(h.turn("q", "a"), None))
+    base = build_alone(inputs(h.turn("q", "a"), None))
     draft = "a draft being typed"
     gauge = draft_breakdown(base, COUNTER.count(draft))
     assert gauge.sections["new_message"] == COUNTER.count(draft) + MESSAGE_OVERHEAD_TOKENS
-    full = build_request(inputs(h.messages, draft))
+    full = build_alone(inputs(h.messages, draft))
     assert gauge.sections == full.breakdown.sections
     assert gauge.input_tokens == full.breakdown.input_tokens
     assert draft_breakdown(base, 0).sections["new_message"] == 0
-    small = build_request(inputs([], None, window=1_200, max_output=1_000))
+    small = build_alone(inputs([], None, window=1_200, max_output=1_000))
     over = draft_breakdown(small, 500)
     assert over.input_tokens > over.usable
     assert any(w.startswith("the draft ") for w in over.warnings)
@@ -721,13 +726,13 @@ def _expected_memory_anchors(inp: ContextInputs, built: BuiltRequest) -> list[in
 )
 @given(scenarios())
 def test_request_invariants(inp: ContextInputs) -> None:
-    built = build_request(inp)
+    built = build_alone(inp)
     request = built.request
     messages = request["messages"]
     breakdown = built.breakdown
 
     # Determinism.
-    again = build_request(inp)
+    again = build_alone(inp)
     assert json.dumps(again.request, sort_keys=True) == json.dumps(request, sort_keys=True)
     assert again.breakdown == breakdown
 
@@ -831,7 +836,7 @@ def test_request_invariants(inp: ContextInputs) -> None:
 @given(scenarios())
 def test_big_windows_never_drop(inp: ContextInputs) -> None:
     roomy = replace(inp, context_window=10_000_000, max_output=8_000)
-    built = build_request(roomy)
+    built = build_alone(roomy)
     assert built.fits
     assert built.dropped_message_ids == ()
     assert list(built.anchor_ids) == _expected_memory_anchors(roomy, built)
@@ -844,7 +849,7 @@ def test_pin_in_a_dropped_turn_moves_to_the_memory_block() -> None:
     pinned = raw[0]
     per_turn = raw[0].token_count + raw[1].token_count
     usable = per_turn * 4
-    built = build_request(
+    built = build_alone(
         inputs(raw, "now", window=usable + 1_000, max_output=1_000, anchors=[pin(pinned, "keep")])
     )
     assert built.fits and pinned.id in built.dropped_message_ids

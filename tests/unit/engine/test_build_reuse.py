@@ -24,7 +24,7 @@ from tui_chat.core.attachments import ATTACHMENT_TYPE
 from tui_chat.core.models import Anchor, ContentBlock, Message, MessageStatus, Role, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import PRESETS
-from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
+from tui_chat.core.request import BuiltRequest, ContextInputs, build_request, fresh_timeline
 from tui_chat.core.request.recall import as_passages
 from tui_chat.core.request.render import request_text
 from tui_chat.core.request.superseded import without_superseded
@@ -167,9 +167,11 @@ class Scenario:
         replies a retry replaced left out of the messages, then the timeline aligned."""
         inputs = self.inputs()
         if timeline is None:
-            return build_request(inputs)
+            return build_request(inputs, fresh_timeline(inputs))
         inputs = replace(inputs, raw_messages=without_superseded(inputs.raw_messages))
-        return build_request(inputs, prepared(inputs, timeline))
+        built = build_request(inputs, prepared(inputs, timeline))
+        timeline.keep(built.layout)
+        return built
 
     def inputs(self) -> ContextInputs:
         pinned = [m for m in self.history if m.id in self.pins]
@@ -234,6 +236,27 @@ def test_a_kept_timeline_prepares_only_new_messages() -> None:
         if message_id in before and message_id < 198:
             assert piece is before[message_id]
     assert any(timeline.runs.get(span) is run for span, run in runs.items())
+
+
+def test_a_build_writes_nothing_to_the_timeline_it_reads() -> None:
+    """The builder is pure: what it laid out comes back as its layout, and the timeline
+    changes only when its keeper hands that back (before, each build wrote its runs and
+    chains into the timeline it was given)."""
+    history = [make(i, "ask" if i % 2 else "answer") for i in range(1, 120)]
+    scenario = Scenario()
+    scenario.history = history
+    inputs = scenario.inputs()
+    timeline = prepared(inputs, Timeline(8))
+    runs, chains, pieces = dict(timeline.runs), list(timeline.chains), list(timeline.pieces)
+    first = build_request(inputs, timeline)
+    assert (timeline.runs, timeline.chains, timeline.pieces) == (runs, chains, pieces)
+    assert first.layout.runs and first.layout.chains, "this build laid runs out"
+    assert build_request(inputs, timeline).request == first.request  # the same, again
+    timeline.keep(first.layout)
+    assert timeline.runs == first.layout.runs
+    again = build_request(inputs, timeline)
+    assert again.request == first.request
+    assert not again.layout.runs  # every run came from the timeline
 
 
 def test_a_reply_no_longer_followed_by_a_retry_is_sent_again() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from tui_chat.core.models import ContentBlock
 from tui_chat.engine.service import ChatService
 from tui_chat.store.repository import Store
+from tui_chat.store.summaries import SummaryResult, SummaryStart
 
 
 async def _say(store: Store, cid: str, role: str, text: str) -> int:
@@ -59,6 +60,50 @@ async def test_every_write_that_changes_a_request_counts_the_revision_up(tmp_pat
         assert await store.conversations.revision("nope") == -1
     finally:
         await store.close()
+
+
+async def test_a_compaction_lease_renewed_or_taken_over_leaves_the_revision(
+    tmp_path: Path,
+) -> None:
+    """An in-progress version is never sent: its worker renewing the lease (every few
+    seconds while a summary call runs) or another taking it over leaves every kept build
+    valid; the version's start, completion and failure count. Before, each renewal counted,
+    and the gauge built the whole request again while a compaction ran."""
+    store = await Store.open(tmp_path / "r.db")
+    try:
+        cid = (await store.conversations.create(title="t", model="m", system_prompt="")).id
+        first = await _say(store, cid, "user", "hello there")
+        await _say(store, cid, "assistant", "hi")
+
+        def start(owner: str) -> SummaryStart:
+            return SummaryStart(cid, None, "running", first, "auto", owner, lease_seconds=0.0)
+
+        async def revision() -> int:
+            return await store.conversations.revision(cid)
+
+        version = await store.summaries.begin(start("one"))
+        begun = await revision()
+        assert await store.summaries.renew_lease(version.id, owner="one", lease_seconds=0.0)
+        assert await revision() == begun, "a lease renewal counted"
+        taken = await store.summaries.take_over_expired(cid, owner="two", lease_seconds=60.0)
+        assert taken is not None and taken.lease_owner == "two"
+        assert await store.summaries.renew_lease(version.id, owner="two", lease_seconds=60.0)
+        assert await revision() == begun, "a take-over counted"
+        await store.summaries.fail(version.id, owner="two", error="the call failed")
+        failed = await revision()
+        assert failed > begun, "a failure left the revision"
+        again = await store.summaries.begin(start("three"))
+        await store.summaries.complete(again.id, _result(), owner="three")
+        assert await revision() > failed, "a completion left the revision"
+    finally:
+        await store.close()
+
+
+def _result() -> SummaryResult:
+    return SummaryResult(
+        text="They said hello.", segments=[], fields={}, covered_messages=1, source_tokens=4,
+        summary_tokens=4, summarizer="extractive", identifiers_kept=0, identifiers_total=0,
+    )  # fmt: skip
 
 
 async def _gauge_tokens(service: ChatService, cid: str) -> int:

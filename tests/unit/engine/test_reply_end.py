@@ -1,5 +1,6 @@
 """A reply's end, as the engine reports it: one event that says how it ended (the TUI's one
-end-of-reply route, tui/reply_flow.py), and a send whose bookkeeping a late cancel never cuts."""
+end-of-reply route, tui/screens/reply_flow.py), and a send whose bookkeeping a late cancel
+never cuts."""
 
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ from tui_chat.core.request.render import (
     memory_text,
     summary_section,
 )
-from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs
+from tui_chat.core.request.timeline import Timeline, fresh_timeline, prepared
+from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs, Layout
 
 __all__ = [
     "CONTINUED_TEXT",
@@ -32,9 +33,13 @@ __all__ = [
     "Breakdown",
     "BuiltRequest",
     "ContextInputs",
+    "Layout",
+    "Timeline",
     "anchor_entry",
     "build_request",
     "draft_breakdown",
+    "fresh_timeline",
     "memory_text",
+    "prepared",
     "summary_section",
 ]

@@ -28,10 +28,11 @@ compacts first anyway.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
+from tui_chat.core.payback import break_even
 from tui_chat.core.policy import Policy
 
 GIVE_WAY: tuple[str, ...] = ("recall_floor", "ledger", "turns", "recall", "anchors", "summary")
@@ -137,3 +138,22 @@ def budgets(policy: Policy, usable: int) -> dict[str, int]:
         "recall": policy.recall_budget_tokens if policy.recall else 0,
         "recent": min(recent, usable),
     }
+
+
+def trigger_tokens(policy: Policy, usable: int, sections: Mapping[str, int]) -> int | None:
+    """The request size at which the policy's trigger fires, for the gauge's mark."""
+    if policy.trigger == "budget":
+        return usable
+    if policy.trigger == "ratio":
+        return int(policy.ratio * usable)
+    recall = min(sections["recall"], policy.recall_budget_tokens)  # a filling recall yields
+    fixed = sections["system"] + sections["anchors"] + sections["summary"] + sections["ledger"]
+    if policy.trigger == "tokens":
+        return policy.threshold_tokens + fixed + recall
+    if policy.trigger == "cost":
+        net = int(policy.ratio * usable)
+        pays_at = break_even(
+            policy, fixed=fixed + recall, summary=sections["summary"], usable=usable
+        )
+        return net if pays_at is None else min(pays_at, net)
+    return None

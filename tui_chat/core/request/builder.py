@@ -30,7 +30,6 @@ turns and recall out.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
@@ -38,9 +37,13 @@ from typing import Any
 from tui_chat.core import ledger
 from tui_chat.core.attachments import is_ref
 from tui_chat.core.cache_ttl import CacheTtl, choose_ttl
-from tui_chat.core.payback import break_even
-from tui_chat.core.policy import Policy
-from tui_chat.core.request.budget import RECALL_FLOOR, budgets, ledger_budget, within_budget
+from tui_chat.core.request.budget import (
+    RECALL_FLOOR,
+    budgets,
+    ledger_budget,
+    trigger_tokens,
+    within_budget,
+)
 from tui_chat.core.request.clip import fit_text
 from tui_chat.core.request.compose import EPHEMERAL, Candidate, MemoryTexts, RequestLayout
 from tui_chat.core.request.pieces import new_piece
@@ -54,11 +57,17 @@ from tui_chat.core.request.render import (
     summary_section,
     summary_section_header,
 )
-from tui_chat.core.request.runs import Composed, Unit, chain, compose_run, independent
+from tui_chat.core.request.runs import Chain, Composed, Unit, chain, compose_run, independent
 from tui_chat.core.request.selection import Selector, recall_text
-from tui_chat.core.request.superseded import without_superseded
-from tui_chat.core.request.timeline import Timeline, prepared
-from tui_chat.core.request.types import SECTIONS, Breakdown, BuiltRequest, ContextInputs, Piece
+from tui_chat.core.request.timeline import Timeline
+from tui_chat.core.request.tool_defs import tools_tokens
+from tui_chat.core.request.types import (
+    SECTIONS,
+    Breakdown,
+    BuiltRequest,
+    ContextInputs,
+    Layout,
+)
 from tui_chat.core.tokens import calibrate
 
 
@@ -111,19 +120,19 @@ FILL_RESERVE = 16
 class _Builder:
     """Holds the prepared inputs of one :func:`build_request` call and finds a fitting layout."""
 
-    def __init__(self, inputs: ContextInputs, timeline: Timeline | None) -> None:
+    def __init__(self, inputs: ContextInputs, timeline: Timeline) -> None:
         self.inputs = inputs
         self.policy = inputs.policy
         self.counter = inputs.counter
         # The model's limit, and the window the request is kept within (the working budget).
         self.limit = max(0, inputs.context_window - inputs.max_output)
         self.usable = within_budget(self.policy, self.limit)
-        if timeline is None:
-            # Nothing prepared by the caller: the messages, replaced replies left out, for
-            # this build alone.
-            raw = without_superseded(inputs.raw_messages)
-            timeline = prepared(replace(inputs, raw_messages=raw))
         self.timeline = timeline
+        """Only read: what this build lays out goes to :attr:`runs` and :attr:`chains`."""
+        self.runs: dict[tuple[int, int], Composed] = {}
+        """Runs this build composed that the timeline did not hold."""
+        self.chains: list[Chain] | None = None
+        """The chains of runs, newest first, once this build joined one."""
         self.turn_count = self.timeline.turn_count()
         fresh = new_piece(inputs.new_message, self.counter)
         # Without a new message the last turn is what is sent: it is never dropped.
@@ -141,6 +150,7 @@ class _Builder:
         self.selector = Selector(self.policy, self.counter, inputs.anchors, recalled)
         self.layout = RequestLayout(inputs.system_prompt, fresh, self.counter)
         self.system_tokens = self.counter.count(inputs.system_prompt.strip())
+        self.tools_tokens = tools_tokens(inputs.tools, self.counter)
         summary = inputs.summary
         self.block = summary.compaction_block if summary is not None else None
         self.summary_text = summary_section(summary) if summary and self.block is None else ""
@@ -219,6 +229,7 @@ class _Builder:
         preamble = count(MEMORY_PREAMBLE)
         sections = dict.fromkeys(SECTIONS, 0)
         sections["system"] = self.system_tokens
+        sections["tools"] = self.tools_tokens
         if texts.summary:
             sections["summary"] = preamble + count(texts.summary)
         if texts.anchors:
@@ -276,7 +287,7 @@ class _Builder:
         levels = [bounds, timeline.wide_bounds(start, WIDE), timeline.wide_bounds(start, WIDE**2)]
         groups: list[list[Composed]] = []
         for first, last in _spans(levels):
-            run = timeline.run(first, last, self._compose_run)
+            run = self._run(first, last)
             if groups and independent(groups[-1][-1], run):
                 groups[-1].append(run)
             else:
@@ -286,17 +297,33 @@ class _Builder:
         longest = max(groups, key=len, default=[])
         for group in groups:
             if group is longest:
-                made = chain(group, timeline.chains)
+                made_before = timeline.chains if self.chains is None else self.chains
+                made = chain(group, made_before)
                 # One chain per compose of a build (the window's front moves between them).
-                timeline.chains = [made, *(c for c in timeline.chains if c is not made)][:3]
+                self.chains = [made, *(c for c in made_before if c is not made)][:3]
                 units.append(made)
             else:
                 units.extend(group)
         units.append(timeline.span_pieces(bounds[-1] - origin, end))
         return units
 
-    def _compose_run(self, pieces: list[Piece]) -> Composed:
-        return compose_run(pieces, self.counter)
+    def _run(self, start: int, end: int) -> Composed:
+        """The composed run of the messages at absolute positions ``start`` to ``end``: the
+        timeline's (an earlier build laid it out), else composed once for this build."""
+        span = (start, end)
+        found: Composed | None = self.timeline.runs.get(span)
+        if found is None:
+            found = self.runs.get(span)
+        if found is None:
+            origin = self.timeline.origin
+            pieces = self.timeline.span_pieces(start - origin, end - origin)
+            found = self.runs[span] = compose_run(pieces, self.counter)
+        return found
+
+    def laid_out(self) -> Layout:
+        """What this build laid out, for the caller to keep in its timeline."""
+        chains = None if self.chains is None else tuple(self.chains)
+        return Layout(runs=self.runs, chains=chains)
 
     def build(self) -> tuple[Candidate, _Shed]:
         """Give way in :data:`~.budget.GIVE_WAY` order until the request fits."""
@@ -363,10 +390,11 @@ def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) 
         notes.append(f"the identifier ledger was left out to fit the {_room(builder)}")
     if shed.turns:
         count = builder.timeline.turn_start(shed.turns)
+        # A send compacts first when turns would give way (engine/send/session.py): say so.
         notes.append(
-            f"{shed.turns} oldest turn(s) ({count} messages) left out to fit the "
-            f"{_room(builder)} of {builder.usable} tokens; compact the conversation to keep "
-            "them in a summary"
+            f"{shed.turns} oldest turn(s) ({count} messages) over the {_room(builder)} of "
+            f"{builder.usable} tokens: they will be summarised at the next send (compact now "
+            "to see the summary first; left out only if summarising fails)"
         )
     if shed.anchors is not None:
         notes.append(f"pinned messages reduced to fit the {_room(builder)}")
@@ -380,24 +408,6 @@ def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) 
     return notes
 
 
-def _trigger_tokens(policy: Policy, usable: int, sections: Mapping[str, int]) -> int | None:
-    if policy.trigger == "budget":
-        return usable
-    if policy.trigger == "ratio":
-        return int(policy.ratio * usable)
-    recall = min(sections["recall"], policy.recall_budget_tokens)  # a filling recall yields
-    fixed = sections["system"] + sections["anchors"] + sections["summary"] + sections["ledger"]
-    if policy.trigger == "tokens":
-        return policy.threshold_tokens + fixed + recall
-    if policy.trigger == "cost":
-        net = int(policy.ratio * usable)
-        pays_at = break_even(
-            policy, fixed=fixed + recall, summary=sections["summary"], usable=usable
-        )
-        return net if pays_at is None else min(pays_at, net)
-    return None
-
-
 def _ttl(builder: _Builder, candidate: Candidate) -> CacheTtl:
     """The lifetime the breakpoints ask for: the policy's, or chosen by the pauses."""
     asked = builder.policy.cache_ttl
@@ -408,19 +418,21 @@ def _ttl(builder: _Builder, candidate: Candidate) -> CacheTtl:
     return choose_ttl(builder.inputs.pauses, candidate.total, turn)
 
 
-def build_request(inputs: ContextInputs, timeline: Timeline | None = None) -> BuiltRequest:
-    """Build the exact next request and its token breakdown.
+def build_request(inputs: ContextInputs, timeline: Timeline) -> BuiltRequest:
+    """Build the exact next request and its token breakdown. Pure: nothing it is given is
+    changed, the timeline included.
 
     Args:
         inputs: The conversation's state; ``raw_messages`` are reused with their stored
             ``token_count`` wherever they are sent unmodified.
-        timeline: ``inputs.raw_messages`` as prepared by :func:`~.timeline.prepared` (the
-            engine keeps one per conversation, so only new messages are prepared and laid-out
-            runs are reused). ``None``: the messages are prepared here, replies a retry
-            replaced left out (:mod:`.superseded`). The request is the same either way.
+        timeline: The messages to send, prepared: :func:`~.timeline.prepared` aligns a kept
+            timeline to them (the engine keeps one per conversation, so only new messages are
+            prepared), :func:`~.timeline.fresh_timeline` makes one for a build alone. Runs
+            laid out by earlier builds and kept in it are reused.
 
     Returns:
-        The request, its breakdown and what it carries.
+        The request, its breakdown and what it carries, with what this build laid out
+        (:attr:`BuiltRequest.layout`: give it to :meth:`~.timeline.Timeline.keep` to reuse it).
 
     Raises:
         ValueError: when ``new_message`` is given but has nothing to send.
@@ -443,6 +455,8 @@ def build_request(inputs: ContextInputs, timeline: Timeline | None = None) -> Bu
         content[-1] = {**content[-1], "cache_control": mark}
         messages[marked] = {"role": last["role"], "content": content}
     request: dict[str, Any] = {"model": inputs.model}
+    if inputs.tools:  # first in the API's cache prefix: tools, system, messages
+        request["tools"] = [dict(tool) for tool in inputs.tools]
     if candidate.system:
         request["system"] = [
             {**block, "cache_control": mark} if "cache_control" in block else block
@@ -458,7 +472,7 @@ def build_request(inputs: ContextInputs, timeline: Timeline | None = None) -> Bu
         sections=candidate.sections,
         input_tokens=total,
         calibrated_tokens=calibrate(total, inputs.calibration),
-        trigger_tokens=_trigger_tokens(inputs.policy, builder.usable, candidate.sections),
+        trigger_tokens=trigger_tokens(inputs.policy, builder.usable, candidate.sections),
         warn_tokens=int(inputs.policy.warn_ratio * builder.usable),
         warnings=tuple(_warnings(builder, candidate, shed, fits)),
         calibration=inputs.calibration,
@@ -477,4 +491,5 @@ def build_request(inputs: ContextInputs, timeline: Timeline | None = None) -> Bu
         dropped_message_ids=tuple(dropped),
         fits=fits,
         attachments=builder.holds_refs(shed),
+        layout=builder.laid_out(),
     )

@@ -24,7 +24,8 @@ Pure: no I/O; the engine keeps one timeline per conversation and passes it in.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 from operator import attrgetter, is_
 from typing import Any
 
@@ -32,7 +33,8 @@ from tui_chat.core.attachments import is_ref
 from tui_chat.core.models import Message
 from tui_chat.core.request.pieces import prepare
 from tui_chat.core.request.runs import Chain
-from tui_chat.core.request.types import ContextInputs, Piece
+from tui_chat.core.request.superseded import without_superseded
+from tui_chat.core.request.types import ContextInputs, Layout, Piece
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.turns import starts_turn
 from tui_chat.core.unanswered import answers
@@ -325,15 +327,13 @@ class Timeline:
             line = -(-(bound + 1) // width) * width
         return found
 
-    def run(self, start: int, end: int, make: Callable[[list[Piece]], Any]) -> Any:
-        """The composed run of the messages at absolute positions ``start`` to ``end``, made
-        by ``make`` once and kept."""
-        span = (start, end)
-        found = self.runs.get(span)
-        if found is None:
-            origin = self.origin
-            found = self.runs[span] = make(self.span_pieces(start - origin, end - origin))
-        return found
+    def keep(self, layout: Layout) -> None:
+        """Keep what a build of the messages this timeline holds laid out, for the next
+        builds to reuse (call it before the timeline is aligned again)."""
+        if self.grid > 0:
+            self.runs.update(layout.runs)
+        if layout.chains is not None:
+            self.chains = list(layout.chains)
 
 
 def _holds_refs(piece: Piece | None) -> int:
@@ -366,3 +366,9 @@ def prepared(inputs: ContextInputs, kept: Timeline | None = None) -> Timeline:
     pinned = frozenset(message.id for _, message in inputs.anchors)
     timeline.align(inputs.raw_messages, (inputs.counter, inputs.policy.message_char_limit, pinned))
     return timeline
+
+
+def fresh_timeline(inputs: ContextInputs) -> Timeline:
+    """``inputs.raw_messages`` prepared for one build that keeps nothing: replies a retry
+    replaced are left out (:mod:`.superseded`), as the engine's tail leaves them out."""
+    return prepared(replace(inputs, raw_messages=without_superseded(inputs.raw_messages)))

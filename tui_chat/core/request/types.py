@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -13,6 +13,7 @@ from tui_chat.core.request.recall import Passage
 from tui_chat.core.tokens import TokenCounter
 
 SECTIONS: tuple[str, ...] = (
+    "tools",
     "system",
     "anchors",
     "summary",
@@ -63,6 +64,9 @@ class ContextInputs:
     recall_need: float = 0.0
     """The share of the new message's word weight the recent turns lack
     (:func:`~tui_chat.core.request.recall_need.novelty`): how far recall's cost cap gives way."""
+    tools: tuple[dict[str, Any], ...] = ()
+    """Tool definitions sent as ``tools`` (MCP servers' tools switched on); they open the
+    request, so every cache breakpoint after them keeps them cached."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,11 @@ class Breakdown:
     budget: int | None = None
     """The working budget when it is smaller than the model's usable window (``usable`` is
     then the budget itself); ``None`` when the request may use the whole window."""
+    counted: str = ""
+    """Which count the figures are: the offline estimate and the calibration it is scaled
+    by (the tokenizer generation's, or learnt from replies), or the API's own count."""
+    price_note: str = ""
+    """Why the cost figures are a guess ('' when the model's prices are known)."""
 
     @property
     def used(self) -> int:
@@ -118,12 +127,16 @@ class Breakdown:
             "trigger_tokens": self.trigger_tokens,
             "warn_tokens": self.warn_tokens,
             "used": self.used,
-            "sections": dict(self.sections),
+            # ``tools`` only when the request has tools (what a conversation without them
+            # reports, and the recorded requests, stay as they were).
+            "sections": {k: v for k, v in self.sections.items() if v or k != "tools"},
             "budgets": dict(self.budgets),
             "elastic": self.elastic,
             "budget": self.budget,
             "cache_ttl": self.cache_ttl,
             "warnings": list(self.warnings),
+            **({"counted": self.counted} if self.counted else {}),
+            **({"price_note": self.price_note} if self.price_note else {}),
         }
 
 
@@ -150,6 +163,25 @@ class BuiltRequest:
     attachments: bool = True
     """Whether ``request`` may hold attachment references to expand before sending (False
     only when none of its messages holds one)."""
+    layout: Layout = field(default_factory=lambda: Layout(), compare=False, repr=False)
+    """What this build laid out for later builds of the same messages to reuse; the caller
+    keeps it in its timeline (:meth:`~.timeline.Timeline.keep`), the builder never does."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What one :func:`~.builder.build_request` laid out that a later build of the same
+    messages can reuse: the runs it composed and the chain of runs it joined last.
+
+    The builder only reads the timeline it is given; whoever keeps that timeline between
+    builds (the engine, one per conversation) hands this back to it.
+    """
+
+    runs: Mapping[tuple[int, int], Any] = field(default_factory=dict)
+    """Runs composed by this build (:class:`~.runs.Composed`), by absolute ``(start, end)``."""
+    chains: tuple[Any, ...] | None = None
+    """The chains of runs laid out last, newest first (:class:`~.runs.Chain`), once this
+    build joined one; ``None``: it joined none and the timeline's stay."""
 
 
 @dataclass(frozen=True)

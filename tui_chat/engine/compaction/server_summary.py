@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from tui_chat.core.models import Conversation
 from tui_chat.core.policy import Policy
-from tui_chat.core.request import ContextInputs, build_request
+from tui_chat.core.request import ContextInputs, build_request, fresh_timeline
 from tui_chat.core.summarize import SummaryError, SummaryInput, SummaryOutput
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.attachments import expand_request
@@ -70,21 +70,20 @@ async def compaction_request(
         counter: The token counter.
         request: The version being made (parent and span).
     """
-    built = build_request(
-        ContextInputs(
-            model=conversation.model,
-            context_window=info.context_window,
-            max_output=policy.summarizer_max_tokens,
-            system_prompt=conversation.system_prompt,
-            policy=replace(policy, recall=False, single_user_message=False),
-            summary=request.previous,
-            anchors=await store.anchors.pinned(conversation.id),
-            recalled=[],
-            raw_messages=list(request.messages),
-            new_message=None,
-            counter=counter,
-        )
+    inputs = ContextInputs(
+        model=conversation.model,
+        context_window=info.context_window,
+        max_output=policy.summarizer_max_tokens,
+        system_prompt=conversation.system_prompt,
+        policy=replace(policy, recall=False, single_user_message=False),
+        summary=request.previous,
+        anchors=await store.anchors.pinned(conversation.id),
+        recalled=[],
+        raw_messages=list(request.messages),
+        new_message=None,
+        counter=counter,
     )
+    built = build_request(inputs, fresh_timeline(inputs))
     return await expand_request(store, built.request)
 
 

@@ -40,6 +40,15 @@ from tui_chat.engine.requests import Requests
 from tui_chat.engine.send.lock import SendLock
 from tui_chat.engine.send.partial import PartialReply
 from tui_chat.engine.send.paused import stream_to_end
+from tui_chat.engine.send.tool_turns import (
+    CANCELLED,
+    CUT_OFF,
+    MAX_TOOL_ROUNDS,
+    ROUND_LIMIT,
+    ToolTurns,
+    asks_for_tools,
+)
+from tui_chat.engine.tools.calls import Approver
 from tui_chat.llm.client import StreamResult
 from tui_chat.llm.errors import ChatError
 
@@ -105,6 +114,7 @@ class ChatSession:
         self.catalog = context.catalog
         self.files = context.files
         self.send_lock = SendLock(context.store.send_leases)
+        self.tool_turns = ToolTurns(context.store, context.counter, context.tool_calls)
 
     async def send(
         self,
@@ -112,8 +122,11 @@ class ChatSession:
         text: str,
         on_event: EventCallback | None = None,
         attachments: Sequence[Attachment] = (),
+        approve: Approver | None = None,
     ) -> SendOutcome:
-        """Store the user's message (with its attached files), then stream and store the reply.
+        """Store the user's message (with its attached files), then stream and store the reply
+        (and, while the model asks for tools, their results and the next reply; a call runs
+        only with ``approve``'s or a standing approval).
 
         Raises:
             EmptyMessage: ``text`` is blank and nothing is attached (nothing is stored).
@@ -140,15 +153,41 @@ class ChatSession:
             )
             if on_event:
                 on_event(UserMessageSaved(user))
-            outcome = await self._reply(conversation_id, on_event)
+            outcome = await self._replies(conversation_id, on_event, approve)
         return SendOutcome(user, outcome.reply, outcome.error, outcome.request)
 
     async def reply(
-        self, conversation_id: str, on_event: EventCallback | None = None
+        self,
+        conversation_id: str,
+        on_event: EventCallback | None = None,
+        approve: Approver | None = None,
     ) -> SendOutcome:
         """Stream a reply to the stored history (retry), holding the send lease."""
         async with self._turn(conversation_id, on_event):
-            return await self._reply(conversation_id, on_event)
+            return await self._replies(conversation_id, on_event, approve)
+
+    async def _replies(
+        self, conversation_id: str, on_event: EventCallback | None, approve: Approver | None
+    ) -> SendOutcome:
+        """The reply, and the tool rounds it starts (engine/send/tool_turns.py)."""
+        turns = self.tool_turns
+        try:
+            outcome = await self._reply(conversation_id, on_event)
+            for round_ in range(MAX_TOOL_ROUNDS + 1):
+                if not asks_for_tools(outcome.reply):
+                    break
+                if round_ == MAX_TOOL_ROUNDS:  # answered, and one more reply to wrap up
+                    await turns.close(conversation_id, outcome.reply, ROUND_LIMIT, None, on_event)
+                else:
+                    await turns.answer(conversation_id, outcome.reply, approve, on_event)
+                outcome = await self._reply(conversation_id, on_event)
+            if outcome.reply.has_tool_use:  # cut off, or past the limit: answered all the same
+                reason = ROUND_LIMIT if asks_for_tools(outcome.reply) else CUT_OFF
+                await turns.close(conversation_id, outcome.reply, reason, None, on_event)
+        except BaseException:
+            await asyncio.shield(turns.close_last(conversation_id, CANCELLED, on_event))
+            raise
+        return outcome
 
     def _turn(
         self, conversation_id: str, on_event: EventCallback | None

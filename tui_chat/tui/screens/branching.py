@@ -25,8 +25,8 @@ from tui_chat.core.attachments import (
 from tui_chat.core.filetypes import image_type
 from tui_chat.core.models import Message
 from tui_chat.engine.send import EmptyMessage, MessageTooLarge
-from tui_chat.tui.conversation_commands import ConversationCommands
 from tui_chat.tui.screens.chat_view import ChatView
+from tui_chat.tui.screens.conversation_commands import ConversationCommands
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList

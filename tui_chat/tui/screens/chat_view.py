@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual import events, getters, on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
@@ -26,7 +27,6 @@ from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
 from tui_chat.tui.layout import PanelRow
 from tui_chat.tui.messages import OpenConversation
-from tui_chat.tui.outside import OutsideWatch
 from tui_chat.tui.stray_keys import is_stray, type_into
 from tui_chat.tui.text import inert, one_line
 from tui_chat.tui.widgets.chat_pane import ChatPane
@@ -110,7 +110,6 @@ class ChatView(Screen[None]):
         self.query_one("#no-key").display = not self.app.config.has_key
         self.panels.fit()
         self.composer.focus()
-        OutsideWatch(self).start()  # what other processes write shows up here
 
     @property
     def panels(self) -> PanelRow:
@@ -165,6 +164,20 @@ class ChatView(Screen[None]):
             and is_stray(self, event)
         ):
             self.set_focus(self.composer)
+
+    async def action_scroll_chat(self, where: str) -> None:
+        """Scroll the chat from the composer: a page ``up`` or ``down``, or to its ``top``
+        (the first page loaded if needed) or its ``end`` (followed again)."""
+        chat = self.chat
+        if where in ("up", "down"):
+            with contextlib.suppress(SkipAction):  # nothing to scroll yet
+                (chat.action_page_up if where == "up" else chat.action_page_down)()
+        elif where == "top":
+            await chat.action_select_first(select=False)
+        elif chat.has_newer and chat.conversation_id is not None:
+            await chat.show(chat.conversation_id)  # the latest page, followed
+        else:
+            chat.follow()
 
     def action_toggle_conversations(self) -> None:
         """Show or hide the conversation list."""

@@ -11,7 +11,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui_chat.tui.actions import bindings, help_sections
+from tui_chat.tui.actions import bindings
+from tui_chat.tui.help_table import help_sections
 
 
 def render_section(title: str, entries: list[tuple[str, str]]) -> Content:

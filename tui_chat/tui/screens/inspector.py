@@ -204,7 +204,7 @@ class InspectorScreen(ModalScreen[Activate | Regenerate | None]):
         with Vertical(id="inspector"):
             yield Static(
                 f"Summary v{self.summary.version} — t text · s segments · d diff · "
-                "identifiers tab: what the memory kept, per kind",
+                "i identifiers: what the memory kept, per kind",
                 id="inspector-title",
             )
             yield Static(figures(self.summary, active=self.active), id="inspector-figures")

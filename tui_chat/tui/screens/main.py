@@ -3,11 +3,11 @@
 Every user action is an ``action_*`` method named in the table of actions (``tui/actions.py``),
 which the key bindings, the command palette and the help screen read: here, or in the class
 this one builds on (:class:`~tui_chat.tui.screens.branching.BranchView`: one message, and whole
-conversations through :class:`~tui_chat.tui.conversation_commands.ConversationCommands`).
+conversations through :class:`~tui_chat.tui.screens.conversation_commands.ConversationCommands`).
 Each engine event arrives as its own message with its own handler; a reply ends by one route,
-the reply worker's end (:class:`~tui_chat.tui.reply_flow.ReplyFlow`, which also holds the
+the reply worker's end (:class:`~tui_chat.tui.screens.reply_flow.ReplyFlow`, which also holds the
 prompts queued meanwhile). Summary versions are handed to
-:class:`~tui_chat.tui.summary_commands.SummaryCommands`. The panels themselves and their
+:class:`~tui_chat.tui.screens.summary_commands.SummaryCommands`. The panels themselves and their
 reloading are :class:`~tui_chat.tui.screens.chat_view.ChatView`'s.
 """
 
@@ -27,10 +27,11 @@ from tui_chat.core.models import SearchHit, Summary
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.after_frame import after_frame
-from tui_chat.tui.reply_flow import ReplyEnded, ReplyFlow
 from tui_chat.tui.screens.branching import BranchView
 from tui_chat.tui.screens.chat_view import NO_KEY_HELP
-from tui_chat.tui.summary_commands import SummaryCommands
+from tui_chat.tui.screens.outside import OutsideWatch
+from tui_chat.tui.screens.reply_flow import ReplyEnded, ReplyFlow
+from tui_chat.tui.screens.summary_commands import SummaryCommands
 from tui_chat.tui.text import tokens
 from tui_chat.tui.widgets.chat_pane import PinsChanged
 from tui_chat.tui.widgets.composer import Composer
@@ -75,6 +76,10 @@ class MainScreen(BranchView):
         """Prompts queued while a reply runs, and what the reply's end does."""
         self.summary_commands = SummaryCommands(self)
         """Compact now, inspect, activate, roll back and regenerate summary versions."""
+
+    def on_mount(self) -> None:
+        """Watch for what other processes write (Textual runs the bases' ``on_mount`` too)."""
+        OutsideWatch(self).start()
 
     # -- the draft and the gauge -------------------------------------------------------------
 
@@ -234,7 +239,7 @@ class MainScreen(BranchView):
         if not self.app.replying:
             self.notify("No reply is streaming.", severity="warning")
             return
-        self.app.cancel_reply()  # the worker's end says it was cancelled (tui/reply_flow.py)
+        self.app.cancel_reply()  # the worker's end says it was cancelled (screens/reply_flow.py)
 
     def action_retry(self) -> None:
         """Ask again for the last reply (after an error or a cut-off)."""

@@ -25,6 +25,7 @@ from tui_chat.engine.catalog import (
     model_choices,
 )
 from tui_chat.tui.actions import bindings
+from tui_chat.tui.inert_fields import InertTextArea
 from tui_chat.tui.widgets.reply_settings import reply_changes, reply_rows
 
 NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (
@@ -139,7 +140,7 @@ class SettingsScreen(ModalScreen[list[str]]):
                     )
                 yield Static("", id="model-note", markup=False)
                 yield Label("System prompt")
-                yield TextArea(self.conversation.system_prompt, id="system", soft_wrap=True)
+                yield InertTextArea(self.conversation.system_prompt, id="system", soft_wrap=True)
                 with Horizontal(classes="row"):
                     yield Label("Preset (one per seed design)")
                     yield Select(

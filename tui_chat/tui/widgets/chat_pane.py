@@ -102,7 +102,7 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
         self.has_older = False
         self.has_newer = False
         self._loading = False
-        self._place = KeptPlace(self)
+        self._place = KeptPlace(self, self)
         """What the view shows stays there while pages are mounted and laid out."""
         # Paging from a key press waits for a page the scroll watcher is already loading.
         self._page_lock = asyncio.Lock()
@@ -464,8 +464,9 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
                 return
         self.selected = ids[ids.index(self.selected) + 1]
 
-    async def action_select_first(self) -> None:
-        """Select the conversation's first message (its first page is loaded if needed)."""
+    async def action_select_first(self, select: bool = True) -> None:
+        """Select the conversation's first message (its first page is loaded if needed); not
+        ``select``: show it from its top, nothing selected (``ctrl+home`` in the composer)."""
         if self.has_older and self.conversation_id is not None:
             # The window is replaced as show() replaces it: not in the middle of a page load
             # (every change of the window takes the page lock in turn).
@@ -473,8 +474,8 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
                 page, self.has_newer = await self.pages.after(self.conversation_id, 0)
                 self.has_older = False
                 await self._replace(page)
-            self.scroll_home(animate=False, immediate=True)
-        if views := self.views:
+        self.scroll_home(animate=False, immediate=True)
+        if select and (views := self.views):
             self.selected = views[0].message_id
 
     async def action_select_last(self) -> None:

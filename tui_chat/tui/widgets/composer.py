@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from tui_chat.tui.actions import KEYMAP, Key, bindings
+from tui_chat.tui.inert_fields import InertTextArea
 from tui_chat.tui.stray_keys import InOrder
 from tui_chat.tui.widgets.path_completions import PathCompletions, at_token, complete_paths
 
@@ -31,11 +32,13 @@ _SEND_KEYS = _keys("composer.submit")
 _NEWLINE_KEYS = _keys("composer.newline")
 
 
-class Composer(InOrder, TextArea):
+class Composer(InOrder, InertTextArea):
     """Where the user types. ``enter`` sends, ``ctrl+j``/``shift+enter`` insert a newline.
 
     ``up`` on the first line and ``down`` on the last line walk through earlier prompts; the
-    draft being typed is kept and comes back after the newest entry.
+    draft being typed is kept and comes back after the newest entry. What it holds is inert
+    (:class:`InertTextArea`): a pasted, edited or stored escape sequence never reaches the
+    terminal.
     """
 
     DEFAULT_CSS = """

@@ -20,71 +20,13 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui_chat.core.family import FamilyRow, family_rows
 from tui_chat.core.models import ConversationInfo
 from tui_chat.engine.usage_text import usd
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.messages import OpenConversation
 from tui_chat.tui.text import age, inert_content, one_line, tokens
 from tui_chat.tui.widgets.navigation import NavigationMode
-
-
-@dataclass(frozen=True, slots=True)
-class FamilyRow:
-    """One entry of the list: a conversation with its branches (issue 20 item 2).
-
-    Attributes:
-        info: The branch the entry opens (the one on screen, else the one last viewed, else
-            the latest active), with its counts.
-        title: The conversation's title (its first branch's).
-        title_id: The branch whose title it is (renaming the entry renames it).
-        updated_at: The latest activity of any of its branches.
-        branches: How many of its branches are listed.
-    """
-
-    info: ConversationInfo
-    title: str
-    title_id: str
-    updated_at: str
-    branches: int
-
-
-def family_rows(
-    conversations: list[ConversationInfo],
-    families: tuple[Mapping[str, str], Mapping[str, str]],
-    current_id: str | None,
-) -> list[FamilyRow]:
-    """One row per conversation family, in list order (newest activity first).
-
-    Args:
-        conversations: Newest first.
-        families: Branch id -> family id (a conversation missing is its own family), and
-            family id -> the branch it shows.
-        current_id: The conversation on screen (its family's entry opens it).
-    """
-    members, shown = families
-    groups: dict[str, list[ConversationInfo]] = {}
-    for info in conversations:
-        groups.setdefault(members.get(info.conversation.id, info.conversation.id), []).append(info)
-    rows = []
-    for family_id, infos in groups.items():
-        ids = [i.conversation.id for i in infos]
-        opened = next(
-            (c for c in (current_id, shown.get(family_id)) if c in ids), infos[0].conversation.id
-        )
-        first = next(
-            (i for i in infos if i.conversation.id == family_id),
-            min(infos, key=lambda i: (i.conversation.created_at, i.conversation.id)),
-        )
-        rows.append(
-            FamilyRow(
-                infos[ids.index(opened)],
-                first.conversation.title,
-                first.conversation.id,
-                max(i.conversation.updated_at for i in infos),
-                len(infos),
-            )
-        )
-    return rows
 
 
 class ConversationList(Vertical, NavigationMode):

@@ -11,12 +11,23 @@ the view then shows; nothing is timed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
+
+from textual.containers import VerticalScroll
 
 from tui_chat.tui.widgets.message_view import MessageView
 
-if TYPE_CHECKING:
-    from tui_chat.tui.widgets.chat_pane import ChatPane
+
+class PageEdges(Protocol):
+    """The pages of the pane whose place is kept: whether more lie beyond the window at either
+    end, and the load of the next one (the chat pane is one)."""
+
+    has_older: bool
+    has_newer: bool
+
+    def page_at_edge(self) -> None:
+        """Load the next page if the view is at the top (or bottom) with more beyond it."""
+        ...
 
 
 Place = tuple[MessageView, float]
@@ -27,11 +38,13 @@ class KeptPlace:
     """The place of one chat pane: a message and its row in the view.
 
     Args:
-        pane: The chat pane whose scroll position is kept.
+        pane: The scrolling pane of message views whose scroll position is kept.
+        edges: Its pages (the chat pane passes itself as both).
     """
 
-    def __init__(self, pane: ChatPane) -> None:
+    def __init__(self, pane: VerticalScroll, edges: PageEdges) -> None:
         self._pane = pane
+        self._edges = edges
         self._place: Place | None = None
         self._owed = 0.0
         """Lines scrolled past the top or bottom (keys held while a page loaded): taken up
@@ -89,13 +102,13 @@ class KeptPlace:
         if page is not None and self._laid_out(page):
             y += self._owed  # the page is laid out: the held keys scroll into it
             end = pane.max_scroll_y
-            past = (y < 0 and pane.has_older) or (y > end and pane.has_newer)
+            past = (y < 0 and self._edges.has_older) or (y > end and self._edges.has_newer)
             self._owed = (y if y < 0 else y - end) if past else 0.0  # into the next page
             self._page = None
             self._place = view, region.y - min(max(y, 0), end)
         self._scroll(y)
         if past:  # once the load that may be applying this is over
-            pane.call_later(pane.page_at_edge)
+            pane.call_later(self._edges.page_at_edge)
 
     def _laid_out(self, page: MessageView) -> bool:
         """Whether ``page`` is in the layout (and the pane's height, for lines owed below)."""

@@ -86,15 +86,28 @@ def totals(summaries: list[Summary], active_id: int | None, rate: float | None) 
             )
         )
         lines.append(Content(f"identifiers kept: {retention_label(active)}"))
-    source = sum(s.source_tokens for s in completed)
-    summary = sum(s.summary_tokens for s in completed)
-    if completed and source:
+    memory = active or max(completed, key=lambda s: (s.covers_to_message_id, s.id), default=None)
+    if memory is not None and (source := history_tokens(memory, summaries)) > 0:
+        kept = memory.summary_tokens
         lines.append(
-            Content(
-                f"all versions: {tokens(source)} → {tokens(summary)} (−{1 - summary / source:.0%})"
-            )
+            Content(f"history folded: {tokens(source)} → {tokens(kept)} (−{1 - kept / source:.0%})")
         )
     return Content("\n").join(lines)
+
+
+def history_tokens(summary: Summary, summaries: list[Summary]) -> int:
+    """The tokens of the messages a version stands for, from the conversation's start: each
+    version's own new messages (its source less its parent's summary) along its chain, so a
+    span is counted once however many versions (regenerated, rolled back) summarised it."""
+    by_id = {s.id: s for s in summaries}
+    total, seen = 0, set()
+    node: Summary | None = summary
+    while node is not None and node.id not in seen:
+        seen.add(node.id)
+        parent = by_id.get(node.parent_id) if node.parent_id is not None else None
+        total += max(0, node.source_tokens - (parent.summary_tokens if parent else 0))
+        node = parent
+    return total
 
 
 class SummaryCard(ListItem):

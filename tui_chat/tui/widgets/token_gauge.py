@@ -134,6 +134,8 @@ class TokenGauge(Widget):
             legend.append(f"compacts at {tokens(breakdown.trigger_tokens)} ")
         legend.append("spent ")
         legend.append((usd(self.cost), "bold"))
+        if breakdown.price_note:
+            legend.append((f" ({breakdown.price_note})", "$text-warning"))
         if self.paused:
             legend.append(("  auto-compaction paused", "bold $text-error"))
         lines.append(Content.assemble(*legend))

@@ -133,7 +133,8 @@ class ConversationCommands:
             await screen.open_conversation(conversation.id)
 
     def export(self) -> None:
-        """Export the conversation to a Markdown (``.md``) or JSON (``.json``) file."""
+        """Export the conversation to a Markdown (``.md``), JSON (``.json``) or HTML (``.html``)
+        file."""
         if (shown := self._screen.conversation) is not None:
             self._screen.run_worker(self._export(shown.id), exit_on_error=False)
 
@@ -143,13 +144,13 @@ class ConversationCommands:
         screen = self._screen
         default = screen.app.export_dir / f"tui-chat-{conv_id[:8]}.md"
         answer = await screen.app.push_screen_wait(
-            TextPrompt("Export conversation to (.md or .json)", str(default))
+            TextPrompt("Export conversation to (.md, .json or .html)", str(default))
         )
         if not answer or not answer.strip():
             return
         path = Path(answer.strip()).expanduser()
         try:
-            # JSON for a .json file, else Markdown; private (0600) like the database.
+            # JSON or HTML by the suffix (.json, .html), else Markdown; private (0600).
             await screen.app.service.transfer.export_to(conv_id, path)
         except TargetExistsError:
             # Only a file is replaced, and only when the user says so (by a new file moved

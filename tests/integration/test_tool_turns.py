@@ -1,0 +1,169 @@
+"""Tool turns end to end: the real SDK against the local server asking for tool calls (streamed
+``tool_use`` with ``input_json_delta``, ``stop_reason: "tool_use"``), real MCP servers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.fakes.mcp_fixtures import stdio
+from tui_chat.engine.events import EngineEvent, ToolCallStarted, ToolResultsSaved
+from tui_chat.engine.send import session as session_module
+from tui_chat.engine.service import ChatService
+from tui_chat.engine.tools.calls import APPROVAL_NEEDED, Decision, ToolCall
+
+Make = Callable[..., Awaitable[ChatService]]
+
+
+async def _service(make_service: Make, *specs: Any) -> ChatService:
+    service = await make_service(mcp_servers=tuple(specs or (stdio("t"),)))
+    await service.tools.wait_started()
+    return service
+
+
+async def allow(call: ToolCall) -> Decision:
+    return "once"
+
+
+def _results(message: Any) -> list[dict[str, Any]]:
+    return [b for b in message.content if b.get("type") == "tool_result"]
+
+
+def _paired(history: list[Any]) -> None:
+    """Every tool_use is answered by a tool_result in the next message."""
+    for index, message in enumerate(history):
+        uses = {b["id"] for b in message.content if b.get("type") == "tool_use"}
+        if uses:
+            answered = {b["tool_use_id"] for b in _results(history[index + 1])}
+            assert uses <= answered, (index, uses, answered)
+
+
+async def test_a_tool_call_runs_and_its_result_goes_back_until_the_model_stops(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await _service(make_service)
+    conv = await service.conversations.new()
+    fake_anthropic.push_tool_use("t__add", {"a": 2, "b": 40}, text="Adding.")
+    fake_anthropic.push_reply("The sum is 42.")
+    events: list[EngineEvent] = []
+    outcome = await service.send(conv.id, "what is 2 + 40?", events.append, approve=allow)
+    assert outcome.error is None and outcome.reply.text == "The sum is 42."
+    first, second = fake_anthropic.message_requests[-2:]
+    names = [tool["name"] for tool in first.body["tools"]]
+    assert "t__add" in names and "t__echo" in names
+    # The API's cache prefix is tools, system, messages: a breakpoint later keeps them cached.
+    assert all("cache_control" not in tool for tool in first.body["tools"])
+    assert "cache_control" in json.dumps(first.body["messages"])
+    last = second.body["messages"][-1]
+    assert last["role"] == "user" and last["content"][0]["type"] == "tool_result"
+    assert last["content"][0]["content"][0]["text"] == "42"
+    history = await service.messages.history(conv.id)
+    assert [m.role for m in history] == ["user", "assistant", "user", "assistant"]
+    assert history[1].stop_reason == "tool_use" and history[1].has_tool_use
+    assert history[1].content[-1]["input"] == {"a": 2, "b": 40}  # from input_json_delta
+    _paired(history)
+    assert any(isinstance(e, ToolCallStarted) for e in events)
+    saved = [e for e in events if isinstance(e, ToolResultsSaved)]
+    assert len(saved) == 1 and saved[0].message.id == history[2].id
+    hits = await service.messages.search("42", conversation_id=conv.id)
+    assert any(hit.message_id == history[2].id for hit in hits)
+
+
+async def test_without_approval_a_call_gets_an_error_result_and_never_runs(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await _service(make_service)
+    conv = await service.conversations.new()
+    fake_anthropic.push_tool_use("t__crash", {})
+    fake_anthropic.push_reply("I could not run it.")
+    await service.send(conv.id, "crash the server")
+    history = await service.messages.history(conv.id)
+    (result,) = _results(history[2])
+    assert result["is_error"] and result["content"][0]["text"] == APPROVAL_NEEDED
+    assert service.tools.reports()[0].state == "ready"  # the crash tool never ran
+    _paired(history)
+
+
+async def test_a_standing_approval_runs_calls_without_asking(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await _service(make_service)
+    conv = await service.conversations.new()
+    asked: list[ToolCall] = []
+
+    async def always_tool(call: ToolCall) -> Decision:
+        asked.append(call)
+        return "tool"
+
+    for _ in range(2):
+        fake_anthropic.push_tool_use("t__echo", {"text": "hi"})
+        fake_anthropic.push_reply("done")
+    await service.send(conv.id, "one", approve=always_tool)
+    await service.send(conv.id, "two")  # no approver: the stored "always" holds
+    assert [c.api_name for c in asked] == ["t__echo"] and asked[0].arguments == {"text": "hi"}
+    history = await service.messages.history(conv.id)
+    assert [_results(m)[0]["content"][0]["text"] for m in history if _results(m)] == ["hi", "hi"]
+
+
+async def test_escape_during_a_call_leaves_every_call_answered(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await _service(make_service)
+    conv = await service.conversations.new()
+    fake_anthropic.push_tool_use("t__slow", {"seconds": 60})
+    started = asyncio.Event()
+
+    def on_event(event: EngineEvent) -> None:
+        if isinstance(event, ToolCallStarted):
+            started.set()
+
+    task = asyncio.create_task(service.send(conv.id, "wait", on_event, approve=allow))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    history = await service.messages.history(conv.id)
+    assert [m.role for m in history] == ["user", "assistant", "user"]
+    (result,) = _results(history[2])
+    assert result["is_error"] and "cancelled" in result["content"][0]["text"]
+    _paired(history)
+    fake_anthropic.push_reply("fine")
+    outcome = await service.send(conv.id, "go on")  # the server validates the pairs
+    assert outcome.error is None
+
+
+async def test_the_rounds_of_a_send_are_limited(
+    make_service: Make, fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session_module, "MAX_TOOL_ROUNDS", 2)
+    service = await _service(make_service)
+    conv = await service.conversations.new()
+    fake_anthropic.push_tool_use("t__echo", {"text": "again"}, times=None)
+    await service.send(conv.id, "loop", approve=allow)
+    history = await service.messages.history(conv.id)
+    ran = [r for m in history for r in _results(m) if not r.get("is_error")]
+    stopped = [r for m in history for r in _results(m) if r.get("is_error")]
+    assert len(ran) == 2 and stopped and "limit" in stopped[0]["content"][0]["text"]
+    _paired(history)
+    assert history[-1].role == "user"  # the last calls answered, nothing left open
+
+
+async def test_tools_are_a_section_of_the_gauge_and_switch_off_per_conversation(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await _service(make_service)
+    conv = await service.conversations.new()
+    on = await service.requests.gauge(conv.id)
+    assert on.sections["tools"] > 0
+    built = await service.requests.context(conv.id, "hi")
+    assert built.breakdown.sections["tools"] == on.sections["tools"]
+    assert "tools" in json.dumps(built.request)
+    await service.tools.set_on(conv.id, "t", on=False)
+    off = await service.requests.gauge(conv.id)
+    assert off.sections["tools"] == 0
+    assert "tools" not in (await service.requests.context(conv.id, "hi")).request
