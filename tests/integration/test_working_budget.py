@@ -14,6 +14,7 @@ from tests.seam import engine_of
 from tui_chat.core.cache_ttl import choose_ttl, pauses, turn_price
 from tui_chat.core.models import Usage
 from tui_chat.core.presets import DEFAULT_PRESET, PRESETS, resolve_policy
+from tui_chat.core.request.recall_cost import RECALL_COST_SHARE
 from tui_chat.engine.service import ChatService
 from tui_chat.llm.models import cost_usd, model_info
 
@@ -204,11 +205,11 @@ class TestCacheLifetime:
 
 
 class TestRecallEarnsItsPlace:
-    async def _folded(self, service: ChatService, **settings: str) -> str:
+    async def _folded(self, service: ChatService, turns: int = 24, **settings: str) -> str:
         conv = await service.conversations.new()
         for key, value in {"summarizer": "extractive", **settings}.items():
             await service.conversations.set_setting(conv.id, key, value)
-        for i in range(24):
+        for i in range(turns):
             for role in ("user", "assistant"):
                 text = f"{role} note {i}: the crate number {1000 + i} went to dock {i % 7}. " * 4
                 await engine_of(service).store.messages.add(
@@ -221,18 +222,32 @@ class TestRecallEarnsItsPlace:
         await service.summaries.compact(conv.id)
         return conv.id
 
-    async def test_recall_never_costs_more_than_carrying_what_it_stands_for(
+    async def test_recall_for_a_message_carrying_on_the_talk_costs_no_more_than_carrying_the_past(
         self, make_service: Make
     ) -> None:
+        service = await make_service()
+        cid = await self._folded(service, turns=96, budget="20000")
+        active = next(s for s in await service.summaries.versions(cid) if s.status == "completed")
+        # Every word of it is in the newest turns: the cost cap holds.
+        built = await service.requests.context(cid, "so which crate number went to which dock?")
+        assert built.recalled_ids, "nothing recalled"
+        recalled = built.breakdown.sections["recall"]
+        assert 0 < recalled <= RECALL_COST_SHARE * 0.1 * active.source_tokens + 1
+
+    async def test_a_message_about_what_the_recent_turns_never_mention_may_recall_more(
+        self, make_service: Make
+    ) -> None:
+        """Its words (crates 1003 and 1011) are only in the folded past: the cap gives way
+        up to the recall budget's own maximum."""
         service = await make_service()
         cid = await self._folded(service, budget="20000")
         active = next(s for s in await service.summaries.versions(cid) if s.status == "completed")
         built = await service.requests.context(
             cid, "where did crate number 1003 go, and crate 1011?"
         )
-        assert built.recalled_ids, "nothing recalled"
         recalled = built.breakdown.sections["recall"]
-        assert 0 < recalled <= 0.05 * active.source_tokens + 1
+        assert recalled > RECALL_COST_SHARE * 0.1 * active.source_tokens + 1
+        assert recalled <= resolve_policy().recall_max_tokens
 
     async def test_a_small_window_where_the_history_cannot_be_carried_recalls_more(
         self, make_service: Make

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from tui_chat.core.cache_ttl import carried_price
 from tui_chat.core.models import Summary
 from tui_chat.core.request.recall import Passage
+from tui_chat.core.request.recall_need import need_weight
 from tui_chat.core.request.timeline import Timeline
 
 RELEVANCE_FLOOR = 0.1
@@ -24,9 +25,12 @@ where the cost cap applies: on the dev LoCoMo conversations the floor keeps 95.7
 evidence passages among the candidates and cuts the median recall from 76 passages to what
 matches (``benchmarks/RESULTS.md``, session 4)."""
 
-RECALL_COST_SHARE = 0.5
+RECALL_COST_SHARE = 0.2
 """Recall may cost at most this share of what carrying the folded history would: a fold must
-still save the rest (measured: at the full share recall ate a coding session's savings)."""
+still save the rest (measured: at the full share recall ate a coding session's savings). A
+message that needs the folded past more than its recent turns give may take more
+(:mod:`~.recall_need`): with that, 0.2 rather than 0.5 cut the past-budget chat's warm bill from
+1.19x to 0.87x sending everything for 1.2 points of evidence."""
 
 
 def recall_cap(
@@ -59,6 +63,11 @@ def recall_cap(
     return int(RECALL_COST_SHARE * carried_price(pauses, cache_ttl) * folded)
 
 
-def matching(recalled: Sequence[Passage]) -> list[Passage]:
-    """The passages that match the new message well enough to be sent where recall is capped."""
-    return [p for p in recalled if p.relevance >= RELEVANCE_FLOOR]
+def matching(recalled: Sequence[Passage], need: float = 0.0) -> list[Passage]:
+    """The passages that match the new message well enough to be sent where recall is capped.
+
+    The floor gives way as the cap does, by the message's need of the folded past
+    (:func:`~.recall_need.need_weight`): a message the recent turns say nothing about keeps
+    every candidate (its evidence often shares one rare word with it, a name or a place)."""
+    floor = RELEVANCE_FLOOR * (1.0 - need_weight(need))
+    return [p for p in recalled if p.relevance >= floor]
