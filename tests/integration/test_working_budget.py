@@ -220,18 +220,24 @@ class TestRecallEarnsItsPlace:
         await service.summaries.compact(conv.id)
         return conv.id
 
+    @pytest.mark.parametrize("model", ["claude-sonnet-5", "claude-sonnet-5-5"])
     async def test_recall_never_costs_more_than_carrying_what_it_stands_for(
-        self, make_service: Make
+        self, make_service: Make, model: str
     ) -> None:
-        service = await make_service()
+        # Half of what carrying the folded history costs at the model's read price: 0.1x of
+        # input on Sonnet 5, 0.05x on Sonnet 5.5, so Sonnet 5.5's cap is half as large.
+        service = await make_service(model=model)
         cid = await self._folded(service, budget="20000")
         active = next(s for s in await service.summaries.versions(cid) if s.status == "completed")
         built = await service.requests.context(
             cid, "where did crate number 1003 go, and crate 1011?"
         )
-        assert built.recalled_ids, "nothing recalled"
+        read = model_info(model).prices.read_ratio
         recalled = built.breakdown.sections["recall"]
-        assert 0 < recalled <= 0.05 * active.source_tokens + 1
+        assert recalled <= 0.5 * read * active.source_tokens + 1
+        if model == "claude-sonnet-5":
+            assert built.recalled_ids, "nothing recalled"
+            assert recalled > 0
 
     async def test_a_small_window_where_the_history_cannot_be_carried_recalls_more(
         self, make_service: Make

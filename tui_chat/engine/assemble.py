@@ -188,7 +188,13 @@ async def assemble(
     # The pure builder gets the messages prepared: the kept timeline, aligned to this tail.
     built = build_request(inputs, prepared(inputs, timeline))
     # Thinking, effort and the web tools the conversation turned on (core/reply_options).
-    options, notes = reply_options(policy, conversation.model, window.max_output, info.features)
+    options, notes = reply_options(
+        policy,
+        conversation.model,
+        window.max_output,
+        info.features,
+        fast_mode=info.prices.fast is not None,
+    )
     built.request.update(options)
     if (note := left_out_note(left_out, refused_prompts(tail) if left_out else None)) is not None:
         notes.append(note)
