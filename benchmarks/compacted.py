@@ -28,8 +28,8 @@ PARTS = ("summary", "ledger", "recall", "recent")
 
 
 async def _measure(dialogue: Dialogue, work: Path) -> tuple[Tally, Tally, dict[str, list[int]]]:
-    from benchmarks.quality import _open
     from benchmarks.quality_research import patch_presets
+    from benchmarks.quality_rows import open_service as _open
 
     patch_presets()
     source = export_file(dialogue, work / f"{dialogue.name}.json")
@@ -72,7 +72,8 @@ def rows(dialogues: Sequence[Dialogue], jobs: int = 1) -> list[Row]:
 
 def rows_of(results: Sequence[tuple[Tally, Tally, dict[str, list[int]]]]) -> list[Row]:
     """The rows of :func:`measure_one`'s results, added up in the order given."""
-    from benchmarks.quality import _hit_row, _margin_rows
+    from benchmarks.quality_rows import hit_row as _hit_row
+    from benchmarks.quality_rows import margin_rows as _margin_rows
 
     ours, probe = Tally(), Tally()
     parts: dict[str, list[int]] = {p: [] for p in PARTS}

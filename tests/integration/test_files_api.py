@@ -211,8 +211,12 @@ def test_cli_send_attach_uploads_once(
 
 
 async def test_a_continuation_summary_names_the_files_the_chat_request_named(
-    chat: Chat, fake_anthropic: FakeAnthropic
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
+    # A standalone call at a dear card (Fable 5.1), so continuing the cached request is the
+    # cheaper summary (the summarizer choice weighs both).
+    service = await make_service(compaction={"summarizer_model": "claude-fable-5-1"})
+    chat = Chat(service, (await service.conversations.new()).id, picture(tmp_path))
     await chat.service.conversations.set_setting(chat.conv, "summarizer", "claude")
     await chat.look()
     await chat.service.send(chat.conv, "and what else?")

@@ -242,6 +242,8 @@ async def _search(service: ChatService, args: Args) -> int:
 
 async def _context(service: ChatService, args: Args) -> int:
     conversation = await service.conversations.resolve(args.conv)
+    if args.count and await service.requests.check_count(conversation.id) is None:
+        print("not counted: no API key, or the endpoint has no count_tokens", file=sys.stderr)
     built = await service.requests.context(conversation.id, args.draft)
     preset = service.conversations.policy_for(conversation).preset
     path = await service.branches.path(conversation.id)

@@ -39,6 +39,8 @@ class Args(argparse.Namespace):
     key: str
     value: str
     draft: str | None
+    count: bool
+    """``context --count``: have the API count the request first and learn from it."""
     instructions: str | None
     version: int
     message_id: int
@@ -175,6 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("context", help="the exact next request and its token breakdown")
     p.add_argument("conv", metavar="CONV")
     p.add_argument("--message", dest="draft", help="a draft to include as the new message")
+    p.add_argument(
+        "--count",
+        action="store_true",
+        help="have the API count the request first (count_tokens; needs a key) and learn from it",
+    )
     _json_flag(p)
 
     p = sub.add_parser("compact", help="compact now and print the new version")

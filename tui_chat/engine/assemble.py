@@ -177,7 +177,7 @@ async def assemble(
             recalled = await recall(store, conversation.id, query, coverage, counter, sent_at)
             if recalled:
                 recent = [m.text for m in raw[-RECENT_MESSAGES:]]
-                needed = await need(store, query, recent)
+                needed = await need(store, conversation.id, query, recent, coverage)
     inputs = ContextInputs(
         model=conversation.model,
         context_window=window.context_window,
@@ -204,7 +204,13 @@ async def assemble(
     built = build_request(inputs, prepared(inputs, timeline))
     timeline.keep(built.layout)
     # Thinking, effort and the web tools the conversation turned on (core/reply_options).
-    options, notes = reply_options(policy, conversation.model, window.max_output, info.features)
+    options, notes = reply_options(
+        policy,
+        conversation.model,
+        window.max_output,
+        info.features,
+        fast_mode=info.prices.fast is not None,
+    )
     mcp_tools = built.request.get("tools", [])
     built.request.update(options)
     if mcp_tools and "tools" in options:  # the web tools first, then the MCP servers'

@@ -129,14 +129,16 @@ async def recall(
     return dates.boost(ranked, dates.spans(query, now))
 
 
-async def need(store: Store, query: str, recent: Sequence[str]) -> float:
-    """The share of ``query``'s word weight (idf) that the ``recent`` messages' text lacks
-    (:func:`~tui_chat.core.request.recall_need.novelty`): how much the new message needs the
-    folded past."""
+async def need(
+    store: Store, conversation_id: str, query: str, recent: Sequence[str], coverage: int
+) -> float:
+    """The share of ``query``'s word weight (idf, over the conversation's own folded prefix)
+    that the ``recent`` messages' text lacks (:func:`~tui_chat.core.request.recall_need.novelty`):
+    how much the new message needs the folded past."""
     words = fts.recall_terms(query)
     if not words:
         return 0.0
-    counts, total = await store.search.recall_counts(words)
+    counts, total = await store.search.recall_counts(conversation_id, words, coverage)
     stems = [fts.stem_prefix(w) or w for w in words]
     weights = [idf(count, total) for count in counts]
     return recall_need.novelty(stems, weights, "\n".join(recent).lower())

@@ -199,9 +199,13 @@ class Messages:
         usage: Usage | None = None,
         stop_reason: str | None = None,
         error: str | None = None,
+        api_id: str | None = None,
     ) -> Message:
-        """Change a streaming reply as it completes (the only rewrite a message gets)."""
+        """Change a streaming reply as it completes (the only rewrite a message gets);
+        ``api_id`` is the API's id of the reply (``msg_…``, for cache diagnostics)."""
         values: dict[str, Any] = {}
+        if api_id is not None:
+            values["api_id"] = api_id
         if content is not None:
             values["content"] = to_json(clean_value(content))
         if text is not None:
@@ -226,6 +230,16 @@ class Messages:
                     (*values.values(), message_id),
                 )
         return await self.get(message_id)
+
+    async def api_id(self, message_ids: Sequence[int]) -> str | None:
+        """The API id of the newest of these messages that has one (the reply the next
+        request follows: its ``diagnostics.previous_message_id``)."""
+        row = await self._sql.one(
+            "SELECT api_id FROM messages WHERE id IN (SELECT value FROM json_each(?)) "
+            "AND api_id IS NOT NULL ORDER BY id DESC LIMIT 1",
+            (to_json(list(message_ids)),),
+        )
+        return str(row[0]) if row else None
 
     async def get(self, message_id: int) -> Message:
         """One message by id. Raises :class:`NotFound`."""

@@ -30,6 +30,7 @@ from tui_chat.tui.host import ChatHost
 from tui_chat.tui.messages import EngineBridge
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.screens.reply_flow import ReplyEnded
+from tui_chat.tui.screens.tool_approval import ToolApproval
 from tui_chat.tui.screenshot import with_screenshot
 from tui_chat.tui.widgets import reply_stream
 
@@ -66,6 +67,7 @@ class ChatApp(ChatHost):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.tool_prompt = ToolApproval
         self._told_failed: set[str] = set()
         """MCP servers whose failure was said."""
         self._held: list[events.Key] = []

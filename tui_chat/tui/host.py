@@ -26,6 +26,8 @@ from tui_chat.core.inert import inert
 from tui_chat.tui.drafts import DraftKeeper
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from tui_chat.core.attachments import Attachment
     from tui_chat.core.models import Summary
     from tui_chat.engine.send import SendOutcome
@@ -73,6 +75,9 @@ class ChatHost(App[None]):
         self._service = service
         self._owns_service = service is None
         self.bridge: EngineBridge | None = None
+        self.tool_prompt: Callable[[ToolCall], Screen[Decision]] | None = None
+        """Makes the approval prompt of a tool call (the app sets it; without one, a call is
+        denied): the host sits below the screens and never imports one."""
         """Where engine events of the work started here go (set once the app is mounted)."""
         self._drafts: DraftKeeper | None = None
 
@@ -129,15 +134,15 @@ class ChatHost(App[None]):
 
     async def approve_tool(self, call: ToolCall) -> Decision:
         """Ask the person about a tool call (the approval prompt); a cancelled send closes it."""
-        from tui_chat.tui.screens.tool_approval import ToolApproval
-
+        if self.tool_prompt is None:
+            return "deny"
         answered: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
 
         def done(decision: Decision | None) -> None:
             if not answered.done():
                 answered.set_result(decision or "deny")
 
-        prompt = ToolApproval(call)
+        prompt = self.tool_prompt(call)
         await self.push_screen(prompt, done)
         try:
             return await answered

@@ -152,6 +152,8 @@ class TokenGauge(Widget):
         if breakdown.trigger_tokens:
             legend.append(("┃", "bold $text-error"))
             legend.append(f"compacts at {tokens(breakdown.trigger_tokens)} ")
+        if breakdown.counted:
+            legend.append((f"{breakdown.counted} ", "$text-muted"))
         legend.append("spent ")
         legend.append((usd(self.cost), "bold"))
         if breakdown.price_note:
