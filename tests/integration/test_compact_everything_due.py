@@ -1,6 +1,6 @@
 """Compact folds everything due, per-kind retention in ``summary --json``, a summary that would wipe
 the history is never activated, and at small windows the gauge, the trigger and the fit check use
-one figure and compaction runs before a turn is left out (issue 10 end to end).
+one figure and compaction runs before a turn is left out.
 
 CLI tests run the real ``tui-chat`` process against the local Anthropic-compatible server.
 """

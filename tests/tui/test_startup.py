@@ -1,4 +1,4 @@
-"""Start-up does only what the first frame needs (issue 14); checked without timing.
+"""Start-up does only what the first frame needs; checked without timing.
 
 Imports: each check runs in a fresh interpreter (this test process has imported everything)
 and reads ``sys.modules``. The screens the user opens later, the palette's commands, the CLI's

@@ -65,7 +65,7 @@ class ReplyFlow:
 
     def queue(self, composer: Composer, text: str) -> None:
         """Keep the draft (and its files) to send when the reply ends; the composer is free
-        for the next prompt (never glued to the next one typed — issue 22)."""
+        for the next prompt (never glued to the next one typed)."""
         screen = self._screen
         if screen.conversation is None:
             return

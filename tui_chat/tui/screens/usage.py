@@ -1,4 +1,4 @@
-"""The usage screen (issue 20 item 3): what the API cost per day or month and model, replies
+"""The usage screen: what the API cost per day or month and model, replies
 and summaries, as a table and a bar per period; the same report as ``tui-chat usage``."""
 
 from __future__ import annotations
