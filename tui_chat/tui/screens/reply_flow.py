@@ -158,6 +158,9 @@ class ReplyFlow:
         next queued prompt, and give back a prompt refused before it was stored."""
         screen = self._screen
         screen.refresh_bindings()
+        outcome = worker.result if worker.error is None else None
+        if outcome is not None and (notice := outcome.notice):
+            screen.notify(notice, title="Summary sent as text", severity="warning", markup=False)
         await screen.reload()
         if self.queued and not screen.app.replying:
             self.send_next()
