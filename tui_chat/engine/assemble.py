@@ -33,6 +33,7 @@ from tui_chat.core.tokens import (
 from tui_chat.core.turns import starts_turn
 from tui_chat.core.unanswered import (
     left_out_note,
+    not_sent_again,
     refused_prompts,
 )
 from tui_chat.engine.recall import need, recall
@@ -176,7 +177,7 @@ async def assemble(
             recalled = await recall(store, conversation.id, query, coverage, counter, sent_at)
             if recalled:
                 recent = [m.text for m in raw[-RECENT_MESSAGES:]]
-                needed = await need(store, query, recent)
+                needed = await need(store, conversation.id, query, recent, coverage)
     inputs = ContextInputs(
         model=conversation.model,
         context_window=window.context_window,
@@ -191,6 +192,9 @@ async def assemble(
         counter=counter,
         calibration=calibration,
         ledger=ledger.from_json(summary.ledger) if summary is not None else (),
+        covered_tokens=await store.messages.tokens_upto(conversation.id, coverage)
+        if coverage
+        else 0,
         pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
         recall_need=needed,
         tools=tools,
@@ -200,12 +204,19 @@ async def assemble(
     built = build_request(inputs, prepared(inputs, timeline))
     timeline.keep(built.layout)
     # Thinking, effort and the web tools the conversation turned on (core/reply_options).
-    options, notes = reply_options(policy, conversation.model, window.max_output, info.features)
+    options, notes = reply_options(
+        policy,
+        conversation.model,
+        window.max_output,
+        info.features,
+        fast_mode=info.prices.fast is not None,
+    )
     mcp_tools = built.request.get("tools", [])
     built.request.update(options)
     if mcp_tools and "tools" in options:  # the web tools first, then the MCP servers'
         built.request["tools"] = [*options["tools"], *mcp_tools]
-    if (note := left_out_note(left_out, refused_prompts(tail) if left_out else None)) is not None:
+    warned = not_sent_again(left_out, tail)  # a prompt sent again is warned of no more
+    if (note := left_out_note(warned, refused_prompts(tail) if warned else None)) is not None:
         notes.append(note)
     price_note = "" if info.priced else GUESSED_PRICE
     if not notes and not price_note:

@@ -101,7 +101,7 @@ async def recall(
         Passages to offer, best first (the builder takes what fits its budget).
     """
     words = fts.recall_terms(query)
-    counts, total = await store.search.recall_counts(words)
+    counts, total = await store.search.recall_counts(conversation_id, words, coverage)
     first = await store.search.recall_hits(conversation_id, words, coverage, counts)
     near, near_weights = await related_hits(store, conversation_id, words, coverage)
     if not first and not near:
@@ -110,7 +110,7 @@ async def recall(
     texts = [request_text(m) for m in sources]
     asked = set(words)
     candidates = [w for w in fts.recall_terms(" ".join(texts), limit=64) if w not in asked]
-    found = await store.search.word_counts(candidates)
+    found = await store.search.word_counts(conversation_id, candidates, coverage)
     extra = expansion_terms(texts, words, found)
     second = await store.search.recall_hits(conversation_id, extra, coverage) if extra else []
     hit_ids = list(dict.fromkeys(h.message_id for h in [*first, *second, *near]))
@@ -129,14 +129,16 @@ async def recall(
     return dates.boost(ranked, dates.spans(query, now))
 
 
-async def need(store: Store, query: str, recent: Sequence[str]) -> float:
-    """The share of ``query``'s word weight (idf) that the ``recent`` messages' text lacks
-    (:func:`~tui_chat.core.request.recall_need.novelty`): how much the new message needs the
-    folded past."""
+async def need(
+    store: Store, conversation_id: str, query: str, recent: Sequence[str], coverage: int
+) -> float:
+    """The share of ``query``'s word weight (idf, over the conversation's own folded prefix)
+    that the ``recent`` messages' text lacks (:func:`~tui_chat.core.request.recall_need.novelty`):
+    how much the new message needs the folded past."""
     words = fts.recall_terms(query)
     if not words:
         return 0.0
-    counts, total = await store.search.recall_counts(words)
+    counts, total = await store.search.recall_counts(conversation_id, words, coverage)
     stems = [fts.stem_prefix(w) or w for w in words]
     weights = [idf(count, total) for count in counts]
     return recall_need.novelty(stems, weights, "\n".join(recent).lower())

@@ -138,7 +138,13 @@ class _Builder:
         # Without a new message the last turn is what is sent: it is never dropped.
         self.max_drop = max(0, self.turn_count - (0 if fresh is not None else 1))
         self.recall_cap = recall_cap(
-            inputs.summary, self.timeline, self.limit, inputs.pauses, self.policy.cache_ttl
+            inputs.summary,
+            self.timeline,
+            self.limit,
+            inputs.pauses,
+            self.policy.cache_ttl,
+            inputs.covered_tokens,
+            self.policy.prices,
         )
         recalled = inputs.recalled
         if self.recall_cap is not None:
@@ -415,7 +421,7 @@ def _ttl(builder: _Builder, candidate: Candidate) -> CacheTtl:
         return "1h" if asked == "1h" else "5m"
     sections = candidate.sections
     turn = sections["recent"] // max(1, builder.turn_count) + sections["new_message"]
-    return choose_ttl(builder.inputs.pauses, candidate.total, turn)
+    return choose_ttl(builder.inputs.pauses, candidate.total, turn, builder.policy.prices)
 
 
 def build_request(inputs: ContextInputs, timeline: Timeline) -> BuiltRequest:

@@ -231,6 +231,47 @@ def idf(count: int, total: int) -> float:
     return math.log(1 + (total - count + 0.5) / (count + 0.5))
 
 
+BM25_K1 = 1.2
+"""BM25's term-frequency saturation (FTS5's own value)."""
+BM25_B = 0.75
+"""BM25's length normalisation (FTS5's own value)."""
+
+
+def bm25(
+    term_hits: Sequence[Mapping[int, int]], lengths: Mapping[int, int], docs: int
+) -> list[Hit]:
+    """Okapi BM25 of one conversation's matching messages, computed from that conversation
+    alone, best first (ties by id).
+
+    FTS5's own ``bm25()`` weighs each word by how many messages of the whole database hold
+    it, so importing another conversation changed the order of this one's recall; here each
+    word's idf counts the searched messages of the conversation (FTS5's formula and
+    constants), and a message's length is taken relative to the mean of the matching ones.
+
+    Args:
+        term_hits: Per searched word, message id -> how often the word occurs in it (every
+            matching message of the searched span).
+        lengths: Message id -> its text's length, for every message in ``term_hits``.
+        docs: How many messages the searched span holds.
+
+    Returns:
+        Hits with their relevance (higher is better).
+    """
+    if not lengths:
+        return []
+    mean = sum(lengths.values()) / len(lengths) or 1.0
+    scores: dict[int, float] = {}
+    for hits in term_hits:
+        held = len(hits)
+        weight = max(1e-6, math.log((max(docs, held) - held + 0.5) / (held + 0.5)))
+        for message_id, often in hits.items():
+            norm = 1 - BM25_B + BM25_B * lengths[message_id] / mean
+            gain = weight * often * (BM25_K1 + 1) / (often + BM25_K1 * norm)
+            scores[message_id] = scores.get(message_id, 0.0) + gain
+    ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    return [Hit(message_id, score) for message_id, score in ordered]
+
+
 def relevance(text: str, weights: Mapping[str, float]) -> float:
     """The share of the query's information ``text`` holds, in [0, 1].
 
