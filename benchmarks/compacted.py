@@ -5,8 +5,8 @@ window, the default preset and budget), compacted once as ``tui-chat compact`` d
 offline extractive summarizer), and every question is sent through
 ``service.requests.context``: the exact request the next turn would make. The strong plain
 search (:class:`~benchmarks.probes.StrongBm25Probe`) is given each question's own request size.
-The target: at least :data:`~benchmarks.quality_rows.TARGET_MARGIN` points above it, and no category
-with :data:`~benchmarks.quality_rows.MIN_CATEGORY` questions below it. ``--quick``: conv-30 only.
+The target: at least :data:`~benchmarks.quality.TARGET_MARGIN` points above it, and no category
+with :data:`~benchmarks.quality.MIN_CATEGORY` questions below it. ``--quick``: conv-30 only.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ PARTS = ("summary", "ledger", "recall", "recent")
 
 async def _measure(dialogue: Dialogue, work: Path) -> tuple[Tally, Tally, dict[str, list[int]]]:
     from benchmarks.quality_research import patch_presets
-    from benchmarks.quality_rows import _open
+    from benchmarks.quality_rows import open_service as _open
 
     patch_presets()
     source = export_file(dialogue, work / f"{dialogue.name}.json")
@@ -72,7 +72,8 @@ def rows(dialogues: Sequence[Dialogue], jobs: int = 1) -> list[Row]:
 
 def rows_of(results: Sequence[tuple[Tally, Tally, dict[str, list[int]]]]) -> list[Row]:
     """The rows of :func:`measure_one`'s results, added up in the order given."""
-    from benchmarks.quality_rows import _hit_row, _margin_rows
+    from benchmarks.quality_rows import hit_row as _hit_row
+    from benchmarks.quality_rows import margin_rows as _margin_rows
 
     ours, probe = Tally(), Tally()
     parts: dict[str, list[int]] = {p: [] for p in PARTS}

@@ -194,11 +194,12 @@ def _text(message: dict[str, Any]) -> str:
 
 @asynccontextmanager
 async def replay_service(
-    replies: Sequence[str], clock: VirtualClock, db: Path
+    replies: Sequence[str], clock: VirtualClock, db: Path, stamps: Any = None
 ) -> AsyncIterator[Any]:
     """The fake server on the replay's cache clock, answering each chat request with the
     next of ``replies``, and a ``ChatService`` on ``db`` talking to it; yields the server
-    (its ``message_requests`` stay readable afterwards) and the service."""
+    (its ``message_requests`` stay readable afterwards) and the service. ``stamps``: the
+    store's clock (:class:`tui_chat.core.clock.Clock`; the system's by default)."""
     from tests.fakes.fake_anthropic import FakeAnthropic
     from tui_chat.config import Config
     from tui_chat.engine.service import ChatService
@@ -215,7 +216,10 @@ async def replay_service(
             max_retries=0,
             model=CHAT_MODEL,
         )
-        service = await ChatService.open(config, db)
+        if stamps is None:
+            service = await ChatService.open(config, db)
+        else:
+            service = await ChatService.open(config, db, clock=stamps)
         try:
             yield server, service
         finally:

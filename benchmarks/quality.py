@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import LOCOMO_DIR, Options, Row, parallel_calls, parallel_map, row
+from benchmarks.common import (
+    LOCOMO_DIR,
+    Options,
+    Row,
+    open_offline,
+    parallel_calls,
+    parallel_map,
+    row,
+)
 from benchmarks.locomo import (
     Dialogue,
     PresetStats,
@@ -38,9 +46,12 @@ from benchmarks.locomo import (
 )
 from benchmarks.locomo import is_hit as is_hit  # the measure, as ``quality.is_hit``
 from benchmarks.probes import Bm25Probe, StrongBm25Probe
-from benchmarks.quality_rows import _hit_row, _margin_rows, _open
+from benchmarks.quality_rows import (
+    GROUP,
+)
+from benchmarks.quality_rows import hit_row as _hit_row
+from benchmarks.quality_rows import margin_rows as _margin_rows
 
-GROUP = "quality"
 WINDOWS = (2_000, 4_000, 8_000)
 TARGET_WINDOW = 4_000
 TARGET_HIT_RATE = 80.0
@@ -142,7 +153,7 @@ async def _evaluate_one(
     patch_presets()
 
     db = work / f"{dialogue.name}-{preset}-{usable}.db"
-    service = await _open(db)
+    service, store = await open_offline(db)
     try:
         conversation = await service.transfer.import_file(source)
         cid = conversation.id
@@ -173,9 +184,7 @@ async def _evaluate_one(
             entry = stats.setdefault(preset, PresetStats())
             entry.versions.append(versions)
             if active is not None:
-                covered = await service._store.messages.history(
-                    cid, up_to_id=active.covers_to_message_id
-                )
+                covered = await store.messages.history(cid, up_to_id=active.covers_to_message_id)
                 tokens = sum(m.token_count for m in covered)
                 entry.reductions.append(1 - active.summary_tokens / tokens)
                 kept, total = retention([m.text for m in covered], active.text)

@@ -1,32 +1,29 @@
-"""The quality group's shared parts: opening a service on a scratch database, the evidence
-rows and the margins over the strong probe (used by :mod:`benchmarks.quality` and
-:mod:`benchmarks.compacted`)."""
+"""What the quality group's rows say and how its services open: shared by
+:mod:`benchmarks.quality` and :mod:`benchmarks.compacted` (neither imports the other's rows)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import Row, row
+from benchmarks.common import Row, open_offline, row
 from benchmarks.locomo import CATEGORIES, Tally
 
 GROUP = "quality"
 TARGET_MARGIN = 3.0
-"""Points the default preset must beat the strong probe by, at the same budget (issue 18)."""
+"""Points the default preset must beat the strong probe by, at the same budget."""
 TARGET_TEMPORAL = 90.0
 """Temporal questions the default preset must have the evidence of, at every window."""
 MIN_CATEGORY = 30
 """A category with at least this many questions must not fall below the strong probe."""
 
 
-async def _open(db: Path) -> Any:
-    from tui_chat.config import Config
-    from tui_chat.engine.service import ChatService
-
-    return await ChatService.open(Config(db_path=db, api_key=None), db)
+async def open_service(db: Path) -> Any:
+    service, _ = await open_offline(db)
+    return service
 
 
-def _hit_row(label: str, name: str, tally: Tally, base: float, target: float | None) -> Row:
+def hit_row(label: str, name: str, tally: Tally, base: float, target: float | None) -> Row:
     per_hit = tally.tokens_per_hit
     return row(
         GROUP,
@@ -42,7 +39,7 @@ def _hit_row(label: str, name: str, tally: Tally, base: float, target: float | N
     )
 
 
-def _margin_rows(label: str, preset: str, tally: Tally, probe: Tally) -> list[Row]:
+def margin_rows(label: str, preset: str, tally: Tally, probe: Tally) -> list[Row]:
     """The targets against the strong probe at one window: points above it overall (with each
     category's margin, the answer strings and the tokens per hit), the smallest margin over
     the categories with :data:`MIN_CATEGORY` questions, and the temporal hit rate."""

@@ -283,7 +283,7 @@ async def generate(out: Path, only: set[str] | None = None) -> list[Path]:
                 await seed_usage(service)
             finally:
                 await service.close()
-            date_usage(service.store.path)
+            date_usage(service.db_path)
             app = ChatApp(load_config(), conversation_ref=conversation.id, cursor_blink=False)
             async with app.run_test(size=SIZE) as pilot:
                 await _until(pilot, lambda: app.main_screen.gauge.breakdown, "the gauge")

@@ -2,8 +2,9 @@
 of the Anthropic endpoint.
 
 Every program tui-chat starts (clipboard tools, an editor, a pager, an MCP server) gets
-:func:`child_env` as its environment, never ``os.environ`` as it is: a clipboard tool, a
-``$EDITOR`` plugin or a third-party server has no business holding the key. Left out are
+:func:`child_env` as its environment (an MCP server the minimal one, ``only=``), never
+``os.environ`` as it is: a clipboard tool, an ``$EDITOR`` plugin or a third-party server has
+no business holding the key. Left out are
 
 * every ``ANTHROPIC_*`` variable (the key, an auth token, the endpoint, the SDK's other
   settings) and every ``TUI_CHAT_*`` variable but ``TUI_CHAT_HOME``;
@@ -18,7 +19,7 @@ imports nothing of tui-chat.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 _PREFIXES = ("ANTHROPIC_", "TUI_CHAT_")
 _KEPT = frozenset({"TUI_CHAT_HOME"})
@@ -32,14 +33,24 @@ def hide(secret: str | None) -> None:
         _secrets.add(secret.strip())
 
 
-def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def child_env(
+    extra: Mapping[str, str] | None = None, *, only: Iterable[str] | None = None
+) -> dict[str, str]:
     """The environment for a child process: ``os.environ`` less the key and the endpoint's
     settings (see the module), plus ``extra`` (which may not add a secret either).
 
     Args:
         extra: Variables the child needs (a server's own settings), added last.
+        only: Take just these of ``os.environ`` (an MCP server gets PATH, HOME, LANG… and its
+            own ``env``, never the whole environment of the user); exported shell functions
+            (values starting ``()``) are left out then.
     """
-    merged = {**os.environ, **(extra or {})}
+    if only is None:
+        base = dict(os.environ)
+    else:
+        base = {k: os.environ[k] for k in only if k in os.environ}
+        base = {k: v for k, v in base.items() if not v.startswith("()")}
+    merged = {**base, **(extra or {})}
     return {name: value for name, value in merged.items() if not _withheld(name, value)}
 
 

@@ -21,7 +21,9 @@ from tui_chat.core.presets import PRESETS, PolicyError, parse_setting
 from tui_chat.core.tools import McpConfigError, ServerSpec, parse_mcp_json
 from tui_chat.llm.models import model_info
 
-DEFAULT_MODEL = "claude-sonnet-4-6"
+DEFAULT_MODEL = "claude-sonnet-5-5"
+"""The current Sonnet (models overview, 2026-10): new conversations start on it; a
+conversation keeps the model it was created with, so one made on an older default stays there."""
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 
 
@@ -199,6 +201,10 @@ def _read(path: Path) -> tuple[_File, dict[str, Any]]:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise ConfigError(
+            f"{path}: invalid TOML: arrays or tables nested too deeply to read"
+        ) from None
 
 
 def _plain(file: _File, section: str, table: dict[str, Any]) -> dict[str, Any]:
@@ -289,14 +295,30 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     if "timeout" in values:
         values["timeout"] = float(values["timeout"])
     warnings = (_exposed_key_warning(path),) if source and "api_key" in values else ()
+    key_source = f"[api] api_key in {path}"
     if env.get("ANTHROPIC_API_KEY"):
         values["api_key"] = env["ANTHROPIC_API_KEY"]
+        key_source = "ANTHROPIC_API_KEY"
+    _check_key(values.get("api_key"), key_source)
     if env.get("ANTHROPIC_BASE_URL"):
         values["base_url"] = env["ANTHROPIC_BASE_URL"]
     values["mcp_servers"], values["mcp_error"] = _mcp(paths.mcp_path(path), env, values)
     if values["mcp_error"]:
         warnings = (*warnings, values["mcp_error"])
     return Config(**values, source=source, warnings=tuple(w for w in warnings if w))
+
+
+def _check_key(key: object, source: str) -> None:
+    """Refuse a key no endpoint can take, at start, in plain words (a key with a newline was
+    sent, refused by the HTTP library on every retry and reported as a network problem)."""
+    if not isinstance(key, str):
+        return
+    if "\n" in key or "\r" in key:
+        raise ConfigError(f"the API key contains a newline ({source}); set it on one line")
+    if any(c.isspace() or not c.isprintable() for c in key):
+        raise ConfigError(
+            f"the API key contains a space or a control character ({source}); set it again"
+        )
 
 
 def _mcp(

@@ -47,6 +47,17 @@ def config_path() -> Path:
     return config_dir() / "config.toml"
 
 
+def log_path() -> Path:
+    """The log file: warnings (a malformed block from the endpoint, clamped usage figures),
+    never printed over the TUI. Made only when there is something to log."""
+    home = _home()
+    if home is not None:
+        return home / "state" / "tui-chat.log"
+    from platformdirs import user_log_path
+
+    return user_log_path(APP_NAME, appauthor=False) / "tui-chat.log"
+
+
 def mcp_path(config: Path | None = None) -> Path:
     """``mcp.json``, beside the config file (may not exist)."""
     return (config or config_path()).parent / "mcp.json"

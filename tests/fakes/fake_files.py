@@ -14,7 +14,8 @@ build-with-claude/files and docs.claude.com/en/api/files-create, read 2026-11-26
   platform.claude.com/docs/en/api/python/beta/files/delete, read 2026-11-26).
 
 This server's own choices, not the docs': ids are ``file_fake<n>``; ``supported = False``
-makes it an endpoint without the Files API (``POST /v1/files`` is a 404, as on a gateway);
+makes it an endpoint without the Files API (``POST /v1/files`` is a 404, as on a gateway),
+``refuse_uploads`` answers every upload with that status, ``hold_uploads`` holds each;
 a named file is resolved to its bytes (a base64 source) before the request is validated and
 answered, so image and PDF checks and token counts are the same either way. ``sha256`` is
 added to the metadata so a test can tell which file an id holds.
@@ -69,6 +70,10 @@ class FakeFiles:
         """How many uploads succeeded."""
         self.deleted: list[str] = []
         """The ids deleted (``DELETE /v1/files/{id}``), in order."""
+        self.refuse_uploads: int | None = None
+        """A status every upload is answered with (a gateway answering 400 to uploads)."""
+        self.hold_uploads: threading.Event | None = None
+        """Set to an unset event: each upload waits until it is set (an upload that hangs)."""
         self.hold_deletes: threading.Event | None = None
         """Set to an unset event: each delete waits until it is set (a slow endpoint)."""
         self._ids = itertools.count(1)
@@ -85,8 +90,14 @@ class FakeFiles:
         Raises:
             FileRequestError: no Files API here, no beta header, or no file part.
         """
+        if self.hold_uploads is not None:
+            self.hold_uploads.wait(300)
         if not self.supported:
             raise FileRequestError(404, "not_found_error", "Not found: /v1/files")
+        if self.refuse_uploads is not None:
+            raise FileRequestError(
+                self.refuse_uploads, "invalid_request_error", "uploads are not allowed here"
+            )
         if FILES_BETA not in headers.get("anthropic-beta", ""):
             raise FileRequestError(
                 400, "invalid_request_error", f"the Files API needs anthropic-beta: {FILES_BETA}"

@@ -15,6 +15,7 @@ import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import js, run
+from tests.seam import engine_of
 from tui_chat.core.triggers import plan_boundary
 
 
@@ -114,7 +115,7 @@ def test_an_oversized_summary_is_never_activated(
     assert budget == 150
     # A reply many times its budget, as a gateway that ignores the length asked for sends it.
     huge = " ".join(f"fact{i} holds value {i}." for i in range(10_000))
-    fake_anthropic.push_summary(huge, stop_reason="end_turn")
+    fake_anthropic.push_summary(f"<summary>{huge}</summary>", stop_reason="end_turn")
     result = run(isolated_env, "compact", cid, fake=fake_anthropic)
     assert result.returncode != 0
     versions = js(run(isolated_env, "summaries", cid, "--json"))
@@ -123,7 +124,8 @@ def test_an_oversized_summary_is_never_activated(
     after = js(run(isolated_env, "context", cid, "--json"))
     assert after["sent_message_ids"] == before["sent_message_ids"]  # history still sent
     # Somewhat over budget: activated, cut to the budget, so turns and recall keep their room.
-    fake_anthropic.push_summary("\n".join(f"Fact {i} holds value {i}." for i in range(60)))
+    facts = "\n".join(f"Fact {i} holds value {i}." for i in range(60))
+    fake_anthropic.push_summary(f"<summary>{facts}</summary>")
     assert run(isolated_env, "compact", cid, fake=fake_anthropic).returncode == 0
     newest = js(run(isolated_env, "summaries", cid, "--json"))[0]
     assert newest["active"] and newest["summary_tokens"] <= budget
@@ -140,9 +142,10 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
         await service.conversations.set_setting(conv.id, "preset", preset)
         await service.conversations.set_setting(conv.id, "context_window", "2000")
         # Real counts below local ones: the case where the figures used to disagree.
-        await service._store.set_calibration(conv.model, 0.8, 5)
+        await engine_of(service).store.set_calibration(conv.model, 0.8, 5)
         for i in range(1, 13):
-            fake_anthropic.push_reply(f"reply {i}: " + "details of the answer " * 25)
+            # A chat reply: the background summaries get the server's (tagged) summary.
+            fake_anthropic.push_reply(f"reply {i}: " + "details of the answer " * 25, target="chat")
             outcome = await service.send(conv.id, f"question {i}: " + "some context " * 40)
             built = outcome.request
             b = built.breakdown
@@ -150,16 +153,19 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
             assert built.fits == (b.used <= b.usable)
             if built.dropped_message_ids:
                 # Left out only when no compaction could have made room.
-                raw = await service._store.messages.history(
+                raw = await engine_of(service).store.messages.history(
                     conv.id,
                     after_id=(
-                        await service._store.summaries.active(conv.id) or _NoSummary
+                        await engine_of(service).store.summaries.active(conv.id) or _NoSummary
                     ).covers_to_message_id,
                 )
                 policy = service.conversations.policy_for(
                     await service.conversations.resolve(conv.id)
                 )
-                assert plan_boundary(policy, raw[:-1], manual=True) == 0, (preset, i)
+                sums = [
+                    (x.status, x.error) for x in await service._store.summaries.versions(conv.id)
+                ]
+                assert plan_boundary(policy, raw[:-1], manual=True) == 0, (preset, i, sums)
                 assert any("left out" in w for w in b.warnings)
         await service.finish_background()
         gauge = await service.requests.gauge(conv.id)

@@ -167,3 +167,20 @@ async def test_tools_are_a_section_of_the_gauge_and_switch_off_per_conversation(
     off = await service.requests.gauge(conv.id)
     assert off.sections["tools"] == 0
     assert "tools" not in (await service.requests.context(conv.id, "hi")).request
+
+
+async def test_a_megabyte_result_is_stored_whole_and_sent_cut(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await _service(make_service)
+    conv = await service.conversations.new()
+    fake_anthropic.push_tool_use("t__big", {"size": 1_000_000})
+    fake_anthropic.push_reply("That was long.")
+    outcome = await service.send(conv.id, "read the big file", approve=allow)
+    assert outcome.error is None
+    history = await service.messages.history(conv.id)
+    (stored,) = _results(history[2])
+    assert len(stored["content"][0]["text"]) == 1_000_000 and stored["elapsed_ms"] >= 0
+    sent = fake_anthropic.message_requests[-1].body["messages"][-1]["content"][0]
+    assert "elapsed_ms" not in sent and sent["tool_use_id"] == stored["tool_use_id"]
+    assert len(sent["content"][0]["text"]) < 50_000 and "cut" in sent["content"][0]["text"]

@@ -27,6 +27,7 @@ _STARTERS = {
     | {f"spawn{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")},
 }
 _NO_ENV = {"system", "popen", "getoutput"}  # no way to give them an environment: never used
+_PARAMETERS = {"StdioServerParameters"}  # an MCP stdio server: the SDK starts it with this env
 
 
 def _starts_a_process(call: ast.Call, imported: dict[str, str]) -> str | None:
@@ -37,6 +38,8 @@ def _starts_a_process(call: ast.Call, imported: dict[str, str]) -> str | None:
             return f"{module}.{func.attr}"
     if isinstance(func, ast.Name) and func.id in imported:
         return imported[func.id]
+    if isinstance(func, ast.Name) and func.id in _PARAMETERS:
+        return f"mcp.{func.id}"
     return None
 
 

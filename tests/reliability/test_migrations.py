@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.seam import engine_of, open_service
 from tui_chat.config import Config
-from tui_chat.engine.service import ChatService
 from tui_chat.store import database
 from tui_chat.store.migrations import LATEST_VERSION, MIGRATIONS
 from tui_chat.store.repository import Store
@@ -146,9 +146,9 @@ async def test_every_row_survives_opening_with_todays_code(fixture: Path, tmp_pa
 async def test_migrated_rows_read_search_and_work(fixture: Path, tmp_path: Path) -> None:
     before = _dump(fixture)
     path = _copy(fixture, tmp_path)
-    service = await ChatService.open(Config(api_key=None, db_path=path))
+    service = await open_service(Config(api_key=None, db_path=path))
     try:
-        store = service._store
+        store = engine_of(service).store
         infos = await store.conversations.all(include_archived=True)
         assert {i.conversation.id for i in infos} == {r["id"] for r in before["conversations"]}
         for info in infos:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import open_service
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, ready, settle, until
 from tests.tui.seed import seed_demo
@@ -40,7 +41,7 @@ def _roles(body: dict[str, Any]) -> list[str]:
 async def _context(config: Config, conversation_id: str, draft: str | None) -> dict[str, Any]:
     """The request ``tui-chat context`` shows: built by an engine just opened on the same
     database, which has kept nothing from earlier builds."""
-    engine = await ChatService.open(config)
+    engine = await open_service(config)
     try:
         return dict((await engine.requests.context(conversation_id, draft)).request)
     finally:

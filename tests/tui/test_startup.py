@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.mcp_fixtures import mcp_json
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ready, until
 from tests.tui.seed import seed_demo
@@ -40,6 +41,7 @@ NOT_AT_START = LATER_SCREENS | {
     "tui_chat.cli.commands",  # the subcommands' handlers: the TUI never runs them
     "anthropic",  # the SDK: imported by the first request
     "httpx",
+    "mcp",  # the MCP SDK: imported (in a thread) when a configured server starts
 }
 """Modules a started app has not imported before the user does anything."""
 
@@ -82,7 +84,7 @@ def test_importing_the_cli_and_constructing_the_app_loads_no_later_module() -> N
     assert "tui_chat.engine.service" not in loaded  # the engine opens in on_load
 
 
-SDK = {"anthropic", "httpx"}
+SDK = {"anthropic", "httpx", "mcp"}
 """Imported once the first frame is drawn, in a thread (``ChatApp._warm_up``), so the first
 send does not spend a second of CPU importing it on the event loop."""
 
@@ -95,6 +97,8 @@ async def test_a_started_app_has_loaded_no_later_module(
     timeline, the list), with an API key set: none of the later modules is loaded when the
     first frame is drawn, and only the SDK (the warm-up's, after that frame) once settled."""
     await seed_demo(service, tmp_path)
+    # A server configured: its SDK is imported after the first frame, never before.
+    (Path(os.environ["TUI_CHAT_HOME"]) / "config" / "mcp.json").write_text(mcp_json(t="tools"))
     loaded = _loaded_after(
         """
         import asyncio, json, sys

@@ -14,7 +14,9 @@ import os
 import sys
 from collections.abc import Sequence
 
+from tui_chat import paths
 from tui_chat.child_env import hide
+from tui_chat.cli.logs import send_logs_to_file
 from tui_chat.cli.parser import Args, build_parser
 from tui_chat.cli.process import Stopped, silence_stdout, stop_on_signals
 from tui_chat.config import Config, ConfigError, load_config
@@ -101,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for warning in config.warnings:
         print(f"tui-chat: warning: {warning}", file=sys.stderr)
     hide(config.api_key)  # no child process gets it, under whatever name it came
+    send_logs_to_file(paths.log_path())  # warnings never print over the TUI
     if command is None or command == "open":
         # Start-up allocates much and frees little: the cyclic collector would only walk the
         # new modules and widgets again and again (about 10 % of the first frame's CPU time).

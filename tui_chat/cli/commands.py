@@ -12,7 +12,14 @@ import textwrap
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tui_chat.cli import branches_view, compaction_view, models_view, render, usage_view
+from tui_chat.cli import (
+    branches_view,
+    compaction_view,
+    mcp_view,
+    models_view,
+    render,
+    usage_view,
+)
 from tui_chat.cli.parser import Args
 from tui_chat.cli.process import silence_stdout
 from tui_chat.core.inert import inert
@@ -59,8 +66,11 @@ async def _send(service: ChatService, args: Args) -> int:
                 raise
             conversation = await service.conversations.new(model=args.model, system=args.system)
 
+    await mcp_view.started(service)  # each server within its start timeout
+    approve = mcp_view.allow_all if args.allow_tools else None
+
     def start(on_event: EventCallback) -> Awaitable[SendOutcome]:
-        return service.send(conversation.id, text, on_event, files)
+        return service.send(conversation.id, text, on_event, files, approve)
 
     return await _reply(service, conversation.id, args.as_json, start)
 
@@ -96,14 +106,18 @@ async def _reply(
 ) -> int:
     """Stream (or print as JSON) a reply that ``start`` asks for, then report its error."""
     from tui_chat.core.web import stream_note
-    from tui_chat.engine.events import ReplyDelta, SendWaiting
+    from tui_chat.engine.events import FileUploading, ReplyDelta, ReplyFinished, SendWaiting
 
     streamed = not as_json
     thinking = False  # thinking is being written to stderr
 
     def on_event(event: EngineEvent) -> None:
         nonlocal streamed, thinking
-        if isinstance(event, SendWaiting):
+        if streamed and (line := mcp_view.note(event)) is not None:
+            sys.stderr.write(("\n" if thinking else "") + line + "\n")
+            sys.stderr.flush()
+            thinking = False
+        elif isinstance(event, SendWaiting):
             held = f" ({event.holder})" if event.holder else ""
             print(
                 f"tui-chat: waiting for another send to conversation {conversation_id} "
@@ -111,6 +125,11 @@ async def _reply(
                 file=sys.stderr,
                 flush=True,
             )
+        elif isinstance(event, FileUploading):
+            said = "uploading…" if event.problem is None else event.problem
+            print(f"tui-chat: {inert(event.name)}: {inert(said)}", file=sys.stderr, flush=True)
+        elif isinstance(event, ReplyFinished) and event.notice:
+            print(f"tui-chat: warning: {inert(event.notice)}", file=sys.stderr, flush=True)
         elif streamed and isinstance(event, ReplyDelta) and event.kind != "text":
             # Thinking and what the reply searched go to stderr; stdout is the reply alone.
             note = event.text if event.kind == "thinking" else stream_note(event.block)
@@ -223,6 +242,8 @@ async def _search(service: ChatService, args: Args) -> int:
 
 async def _context(service: ChatService, args: Args) -> int:
     conversation = await service.conversations.resolve(args.conv)
+    if args.count and await service.requests.check_count(conversation.id) is None:
+        print("not counted: no API key, or the endpoint has no count_tokens", file=sys.stderr)
     built = await service.requests.context(conversation.id, args.draft)
     preset = service.conversations.policy_for(conversation).preset
     path = await service.branches.path(conversation.id)
@@ -454,5 +475,6 @@ HANDLERS: dict[str, Handler] = {
     "models": models_view.models,
     "usage": usage_view.usage,
     "backup": _backup,
+    "mcp": mcp_view.mcp,
 }
 """The handler of each subcommand (``open`` and no command start the TUI instead)."""

@@ -30,6 +30,7 @@ def report_json(report: UsageReport) -> render.JsonObject:
                 "summary_calls": r.summary_calls,
                 "summary_usd": round(r.summary_usd, 6),
                 "total_usd": round(r.total_usd, 6),
+                "cache_misses": dict(r.cache_misses),
             }
             for r in report.rows
         ],

@@ -292,8 +292,13 @@ RULES: dict[str, Rule] = {
     "web_max_uses": Number(1, 100),
     "web_allowed_domains": Domains(),
     "web_blocked_domains": Domains(),
+    "fast": Switch(),
 }
-"""Every :class:`Policy` field and how a value for it is read (a test keeps the two in step)."""
+"""Every :class:`Policy` field and how a value for it is read (a test keeps the two in step),
+but :data:`MODEL_FIELDS`."""
+
+MODEL_FIELDS = ("prices", "summarizer_prices")
+"""The :class:`Policy` fields no setting names: the engine fills them from the model table."""
 
 
 def parse_setting(key: str, raw: object) -> Any:
@@ -334,7 +339,7 @@ def resolve_policy(
     if name not in PRESETS:
         raise PolicyError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
     policy = PRESETS[name]
-    known = {f.name for f in fields(Policy)}
+    known = {f.name for f in fields(Policy)} - set(MODEL_FIELDS)
     changes: dict[str, Any] = {}
     # Config defaults apply only where the conversation picked no other preset explicitly.
     layers = [defaults] if "preset" not in settings else []

@@ -20,7 +20,7 @@ import importlib.util
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tui_chat.core.attachments import is_ref, ref_tokens
@@ -53,6 +53,27 @@ CACHE_CHARS = 8_000_000
 _CACHE_MAX_CHARS = 65_536
 """Longer strings are counted without caching so the cache never pins huge texts."""
 
+PIECE_CHARS = 4_096
+"""A longer string is counted a piece at a time, each cut at a whitespace where it can be: the
+encoder's merging is superlinear in an unbroken run (a million ``a`` took 2.5 s, 60 MB would
+take hours) and it holds every token of the whole string at once. Counts stay exact but at
+the few cuts made inside a word."""
+
+
+def pieces(text: str, size: int = PIECE_CHARS) -> Iterator[str]:
+    """``text`` in consecutive pieces of at most ``size`` characters, each ending at its last
+    whitespace when there is one in its second half (so few words are cut)."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = min(start + size, end)
+        if stop < end:
+            space = max(text.rfind(" ", start, stop), text.rfind("\n", start, stop))
+            if space > start + size // 2:
+                stop = space
+        yield text[start:stop]
+        start = stop
+
+
 CALIBRATION_MIN = 0.5
 """Lowest calibration ratio accepted (actual / estimate)."""
 CALIBRATION_MAX = 3.0
@@ -61,6 +82,38 @@ CALIBRATION_MIN_ESTIMATE = 50
 """Estimates below this many tokens are too small to calibrate against and are ignored."""
 CALIBRATION_MAX_WEIGHT = 50
 """Past this many samples each new one keeps the weight ``1 / 51``: the ratio follows drift."""
+
+
+TOKENIZER_PRIOR: dict[int, float] = {1: 1.0, 2: 1.3}
+"""The calibration a model starts from before the API has counted anything for it, by
+tokenizer generation: 1.0 for the older Claude tokenizer (what the offline count was always
+taken as), 1.3 for the newer one of Claude 4.7 and later models ("the same text counts as
+approximately 30% more tokens": Claude Haiku 5.5 overview, docs of 2026-10). The first real
+count (a reply's usage, or ``count_tokens``) replaces it."""
+
+
+def prior_calibration(tokenizer: int) -> float:
+    """The calibration of a model no count has been seen for (:data:`TOKENIZER_PRIOR`)."""
+    return TOKENIZER_PRIOR.get(tokenizer, TOKENIZER_PRIOR[2])
+
+
+UNCOUNTED = "not yet counted by the API"
+"""How :func:`count_label` says a calibration is still the tokenizer's prior."""
+
+
+def count_label(tokenizer: int, ratio: float, samples: int) -> str:
+    """Which count the gauge shows, in a few words.
+
+    Args:
+        tokenizer: The model's tokenizer generation (1 older, 2 newer).
+        ratio: The calibration the offline count is scaled by.
+        samples: API counts the ratio was learnt from (0: the generation's prior).
+    """
+    if samples > 0:
+        counts = "count" if samples == 1 else "counts"
+        return f"estimate ×{ratio:.2f} from {samples} API {counts}"
+    kind = "older" if tokenizer == 1 else "newer"
+    return f"estimate ×{ratio:.2f}, {kind} tokenizer, {UNCOUNTED}"
 
 
 class TokenizerUnavailable(RuntimeError):
@@ -190,7 +243,7 @@ class TokenCounter:
         if not text:
             return 0
         if len(text) > _CACHE_MAX_CHARS:
-            return self._encode_len(text)
+            return sum(self._encode_len(piece) for piece in pieces(text))
         return self._cache.get(text)
 
     def count_block(self, block: Mapping[str, Any]) -> int:

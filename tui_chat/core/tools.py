@@ -14,8 +14,9 @@ makes that server fail with the reason (the others still start). A file that is 
 not of this shape is one error naming its line. Pure: the caller reads the file and passes the
 environment.
 
-A child process gets :func:`child_environment`: a few variables a program needs to run (PATH,
-HOME, LANG …) and the server's own ``env`` — never the whole environment of the user.
+A server's process gets :data:`BASE_ENV_KEYS`, the few variables a program needs to run (PATH,
+HOME, LANG …), and its own ``env``, through :func:`tui_chat.child_env.child_env` — never the
+whole environment of the user, never the key.
 
 Tool names are namespaced ``server__tool`` (:func:`namespaced`), so two servers' tools never
 collide; the API's name limit (64 characters of ``[a-zA-Z0-9_-]``) is kept.
@@ -36,7 +37,6 @@ __all__ = [
     "START_TIMEOUT",
     "McpConfigError",
     "ServerSpec",
-    "child_environment",
     "namespaced",
     "parse_mcp_json",
 ]
@@ -249,16 +249,6 @@ def parse_mcp_json(
             raise McpConfigError(f"{source}:{line}: server {name!r}: {exc}") from None
         servers.append(replace(spec, line=line))
     return tuple(servers)
-
-
-def child_environment(own: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
-    """The environment a server's process runs with: :data:`BASE_ENV_KEYS` from ``env`` and
-    the server's ``own`` variables over them (no secret of :data:`SECRET_NAMES` ever)."""
-    base = {key: env[key] for key in BASE_ENV_KEYS if key in env and not env[key].startswith("()")}
-    merged = {**base, **own}
-    for name in SECRET_NAMES:
-        merged.pop(name, None)
-    return merged
 
 
 def namespaced(server: str, tool: str) -> str:

@@ -39,6 +39,17 @@ class ReplyStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class FileUploading:
+    """An attached file is being uploaded before the reply is asked for (``escape`` cancels
+    the send as it cancels a reply); ``problem`` is set once an upload failed (the file goes
+    inline), ``None`` while it runs."""
+
+    reply_id: int
+    name: str
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ReplyDelta:
     """A chunk of the reply: its text, its thinking, or a finished server tool block."""
 
@@ -58,6 +69,8 @@ class ReplyFinished:
     message: Message
     error: ChatError | None
     cancelled: bool = False
+    notice: str | None = None
+    """Something the user should know, e.g. that the endpoint's usage figures were clamped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +129,7 @@ EngineEvent = (
     | ToolCallStarted
     | ToolResultsSaved
     | ReplyStarted
+    | FileUploading
     | ReplyDelta
     | ReplyFinished
     | CompactionStarted

@@ -37,9 +37,11 @@ class Maintenance:
         await self.store.backup(target, force=force)
 
     async def repair(self) -> tuple[int, int]:
-        """Rebuild the search index from the messages (not changed) and remove the attached
-        files nothing refers to; returns (messages indexed, files removed)."""
+        """Rebuild the search index from the messages (not changed), remove the attached
+        files nothing refers to and forget which endpoints refused uploads (the next send asks
+        them again); returns (messages indexed, files removed)."""
         indexed = await self.store.rebuild_search_index()
+        await self.store.file_ids.ask_again()
         return indexed, await self.store.attachments.remove_unreferenced()
 
     async def doctor(self) -> dict[str, str | int]:
@@ -54,6 +56,12 @@ class Maintenance:
         except Exception as exc:
             report["tokenizer"] = f"failed: {exc}"
         report["integrity"] = await self.store.integrity_check()
+        refusing = await self.store.file_ids.refusing()
+        if refusing:  # files go inline there; `doctor --repair` has them asked again
+            report["files_api"] = "; ".join(
+                f"not used at {endpoint}: {reason or 'refused'} (doctor --repair asks again)"
+                for endpoint, reason in refusing
+            )
         report["search_index"] = await self.store.search_index()
         try:
             report["summaries"] = await self.store.summaries.check_blocks()

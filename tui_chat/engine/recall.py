@@ -13,10 +13,11 @@ read. Nothing here grows with the history. Scores, neighbours and passages:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from tui_chat.core import related
-from tui_chat.core.request import dates
+from tui_chat.core.request import dates, recall_need
 from tui_chat.core.request.recall import (
     NEIGHBOUR_STEPS,
     SECOND_HOP_SOURCES,
@@ -126,3 +127,18 @@ async def recall(
     # Passages written in a period the query names first ("in June", "last week").
     now = datetime.fromisoformat(sent_at) if sent_at else datetime.now(UTC)
     return dates.boost(ranked, dates.spans(query, now))
+
+
+async def need(
+    store: Store, conversation_id: str, query: str, recent: Sequence[str], coverage: int
+) -> float:
+    """The share of ``query``'s word weight (idf, over the conversation's own folded prefix)
+    that the ``recent`` messages' text lacks (:func:`~tui_chat.core.request.recall_need.novelty`):
+    how much the new message needs the folded past."""
+    words = fts.recall_terms(query)
+    if not words:
+        return 0.0
+    counts, total = await store.search.recall_counts(conversation_id, words, coverage)
+    stems = [fts.stem_prefix(w) or w for w in words]
+    weights = [idf(count, total) for count in counts]
+    return recall_need.novelty(stems, weights, "\n".join(recent).lower())

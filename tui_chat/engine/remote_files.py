@@ -4,8 +4,12 @@
 each attached image or PDF the endpoint does not hold yet (once per content hash, the id kept
 in ``store.file_ids``) and expands the built request naming them; the built request itself is
 untouched, so the same conversation still builds the same bytes. An endpoint whose upload
-answers 404/405/501 has no Files API: that is remembered and its files go inline (base64) as
-before, without asking again. Without a key nothing is uploaded. A request refused for naming
+answers 404/405/501 has no Files API, and one answering 400 refuses uploads: either is
+remembered with the reason and its files go inline (base64) as before, without asking again
+(``doctor`` lists them, ``doctor --repair`` has them asked again). An upload that fails
+otherwise (a timeout: :data:`~tui_chat.llm.files.UPLOAD_TIMEOUT`, the network) sends that
+file inline this time. Each upload is announced (``FileUploading``) as it starts. Without a
+key nothing is uploaded. A request refused for naming
 a ``file_id`` the endpoint lost is sent again once with the files uploaded afresh, then inline.
 
 Deleting a conversation removes the stored files nothing else refers to; :meth:`prune_soon`
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tui_chat.engine.attachments import expand_request, request_refs
@@ -30,6 +34,9 @@ from tui_chat.store.repository import Store
 __all__ = ["RemoteFiles"]
 
 _log = logging.getLogger(__name__)
+
+Uploading = Callable[[str, str | None], None] | None
+"""Told of each upload: the file's name, and ``None`` as it starts or why it failed."""
 
 CLOSE_WAIT = 3.0
 """Seconds closing the engine waits for the deletes still running (then they stop)."""
@@ -47,9 +54,12 @@ class RemoteFiles:
         self._pruning: asyncio.Task[None] | None = None
         self._prune_again = False
 
-    async def file_ids(self, request: Mapping[str, Any], *, upload: bool = True) -> dict[str, str]:
+    async def file_ids(
+        self, request: Mapping[str, Any], *, upload: bool = True, on_upload: Uploading = None
+    ) -> dict[str, str]:
         """The ``file_id`` of each image and PDF ``request`` holds, uploading the new ones
-        (unless not ``upload``: then only those uploaded before).
+        (unless not ``upload``: then only those uploaded before). ``on_upload`` is told of
+        each upload as it starts (name, ``None``) and of one that failed (name, the reason).
 
         Returns:
             By content hash; empty without a key or on an endpoint without the Files API.
@@ -70,12 +80,18 @@ class RemoteFiles:
             if sha not in data:
                 continue
             name, media_type = str(ref.get("name") or "file"), str(ref.get("media_type"))
+            if on_upload is not None:
+                on_upload(name, None)
             try:
                 known[sha] = await self._client.upload_file(name, data[sha], media_type)
-            except FilesUnsupported as exc:
+            except FilesUnsupported as exc:  # remembered: not asked again (doctor --repair)
                 await ids.note_support(endpoint, False, str(exc))
+                if on_upload is not None:
+                    on_upload(name, f"{exc}; files are sent inline")
                 return {}
-            except ChatError:
+            except ChatError as exc:  # this time only (a timeout, the network): inline
+                if on_upload is not None:
+                    on_upload(name, f"not uploaded ({exc.message}); sent inline")
                 continue
             self.uploads += 1
             await ids.remember(endpoint, sha, known[sha])
@@ -83,7 +99,12 @@ class RemoteFiles:
         return known
 
     async def expand(
-        self, request: dict[str, Any], *, inline: bool = False, upload: bool = True
+        self,
+        request: dict[str, Any],
+        *,
+        inline: bool = False,
+        upload: bool = True,
+        on_upload: Uploading = None,
     ) -> dict[str, Any]:
         """The request to send: uploaded files named by id, the others inline.
 
@@ -93,7 +114,7 @@ class RemoteFiles:
             upload: Upload the files not uploaded yet; when False only those already there
                 are named (a summary continuing the chat request names what it named).
         """
-        ids = None if inline else await self.file_ids(request, upload=upload)
+        ids = None if inline else await self.file_ids(request, upload=upload, on_upload=on_upload)
         return await expand_request(self._store, request, file_ids=ids)
 
     @staticmethod

@@ -10,6 +10,7 @@ half-imported. A file imported before (the same bytes) is refused unless forced.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Callable
@@ -18,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from tui_chat.core.blocks import content_text
-from tui_chat.core.models import Conversation, Message, Usage, utc_now
+from tui_chat.core.models import ContentBlock, Conversation, Message, Usage, utc_now
 from tui_chat.core.records import conversation_record, message_record
 from tui_chat.core.settings_check import settings_problems
-from tui_chat.core.tokens import TokenCounter
+from tui_chat.core.tokens import TokenCounter, pieces
 from tui_chat.core.web import markdown_body
 from tui_chat.engine.attachment_transfer import (
     AttachmentImportError,
@@ -42,6 +43,10 @@ EXPORT_VERSION = 1
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_IMPORT_MESSAGES = 200_000
 MAX_IMPORT_DEPTH = 100
+MAX_MESSAGE_CHARS = 8_000_000
+"""A message's text is at most this long (about 2 million tokens, twice the largest context
+window: a longer one could never be sent). A 60 MB message was imported at 2.9 GB; refused,
+an import stays within 300 MB for any file accepted."""
 _BLOCK_TYPES: dict[str, str | None] = {
     "attachment": None,
     "text": "text",
@@ -266,8 +271,15 @@ def _message(item: Any, where: str, ours: bool, files: dict[str, bytes]) -> Impo
         check_refs(content, files, f"{where}.content")
     except AttachmentImportError as exc:
         raise ImportError_(str(exc)) from None
+    text = content_text(content)
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise _fail(
+            where,
+            f"holds {len(text) / 1e6:.0f} million characters; a message holds at most "
+            f"{MAX_MESSAGE_CHARS / 1e6:.0f} million (about twice the largest context window)",
+        )
     if not ours:
-        return ImportedMessage(role, content, content_text(content), None, "complete", None)
+        return ImportedMessage(role, content, text, None, "complete", None)
     status = item.get("status", "complete")
     if not isinstance(status, str) or status not in _STATUSES:
         raise _fail(where, f"unknown status {status!r}")
@@ -280,7 +292,7 @@ def _message(item: Any, where: str, ours: bool, files: dict[str, bytes]) -> Impo
     return ImportedMessage(
         role=role,
         content=content,
-        text=content_text(content),
+        text=text,
         created_at=created,
         status=_STATUSES[status],
         pinned_note=(note or "") if item.get("pinned") else None,
@@ -341,6 +353,28 @@ def parse_import(path: Path) -> tuple[dict[str, Any], list[ImportedMessage]]:
     return fields, messages
 
 
+YIELD_CHARS = 65_536
+"""Text blocks longer than this are counted a piece at a time, the event loop let in after
+each piece (a signal, a key, a frame); shorter messages are counted at once."""
+
+
+async def count_cooperatively(counter: TokenCounter, content: list[ContentBlock]) -> int:
+    """:meth:`TokenCounter.count_message` of a message, yielding to the event loop between
+    the pieces of a long text (the same figure: a long text is counted in these pieces)."""
+    long_texts = [
+        b for b in content if b.get("type") == "text" and len(str(b.get("text"))) > YIELD_CHARS
+    ]
+    if not long_texts:
+        return counter.count_message("user", content)
+    short = [b for b in content if not any(b is t for t in long_texts)]
+    total = counter.count_message("user", short)
+    for block in long_texts:
+        for piece in pieces(str(block["text"])):
+            total += counter.count(piece)
+            await asyncio.sleep(0)
+    return total
+
+
 async def import_conversation(
     store: Store,
     path: Path,
@@ -386,19 +420,21 @@ async def import_conversation(
             await import_attachments(store, fields["attachments"])
         except AttachmentImportError as exc:
             raise ImportError_(str(exc)) from None
-        # Rows are made as they are written (a batch at a time), and pins find their
-        # messages by position among the ids: nothing holds the whole history twice.
+        # Counted first, a piece at a time with the loop let in between (a 60 MB message held
+        # it for minutes, deaf to SIGTERM); then rows are made as they are written (a batch at
+        # a time), and pins find their messages by position: nothing holds the history twice.
+        counts = [await count_cooperatively(counter, m.content) for m in messages]
         rows = (
             {
                 "role": m.role,
                 "content": m.content,
                 "text": m.text,
-                "token_count": counter.count_message(m.role, m.content),  # type: ignore[arg-type]
+                "token_count": count,
                 "status": m.status,
                 "created_at": m.created_at,
                 **{k: v for k, v in (m.exported or {}).items() if k != "id"},
             }
-            for m in messages
+            for m, count in zip(messages, counts, strict=True)
         )
         await store.messages.add_many(conversation.id, rows, progress=progress)
         pins = [(at, m.pinned_note) for at, m in enumerate(messages) if m.pinned_note is not None]

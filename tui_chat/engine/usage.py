@@ -31,6 +31,8 @@ class UsageRow:
     chat_usd: float = 0.0
     summary_calls: int = 0
     summary_usd: float = 0.0
+    cache_misses: dict[str, int] = field(default_factory=dict)
+    """Replies whose cache diagnostics named why they missed, by reason (``model_changed``…)."""
 
     @property
     def total_usd(self) -> float:
@@ -83,6 +85,9 @@ async def usage_report(
         target.output_tokens += usage.output_tokens
         target.web_searches += usage.web_search_requests
         target.chat_usd += cost_usd(info_for(day.model), usage, day.prompt_floor)
+    for day_, model, reason, count in await store.usage.cache_misses(since):
+        misses = row(day_, model).cache_misses
+        misses[reason] = misses.get(reason, 0) + count
     for calls in await store.usage.summary_calls(since):
         target = row(calls.day, calls.model)
         target.summary_calls += calls.calls

@@ -14,12 +14,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from tui_chat.core.models import ContentBlock, Usage
+from tui_chat.core.models import ContentBlock, Usage, sane_usage
 from tui_chat.core.unanswered import REFUSAL, refusal_message
 from tui_chat.llm.compaction import (
     CompactionResult,
@@ -30,6 +31,7 @@ from tui_chat.llm.compaction import (
 from tui_chat.llm.errors import ChatError, map_error
 from tui_chat.llm.files import delete as delete_file
 from tui_chat.llm.files import request_headers, upload
+from tui_chat.llm.plain import plain
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -57,6 +59,8 @@ COUNT_TOKENS_KEYS = frozenset(
 )
 """Request keys that ``messages.count_tokens`` accepts (``max_tokens``, ``metadata`` … are not)."""
 
+_log = logging.getLogger(__name__)
+
 _CONNECT_TIMEOUT = 5.0
 
 
@@ -78,6 +82,7 @@ class StreamResult:
         message_id: The API's id of the message (``msg_…``), when received.
         stop_details: The API's ``stop_details`` (a refusal's ``type``, ``category`` and
             ``explanation``), when given.
+        usage_note: What was clamped in ``usage`` (see :func:`~tui_chat.core.models.sane_usage`).
     """
 
     content: list[ContentBlock] = field(default_factory=list)
@@ -89,6 +94,8 @@ class StreamResult:
     error: ChatError | None = None
     message_id: str | None = None
     stop_details: dict[str, Any] | None = None
+    usage_note: str | None = None
+    """Set when a usage figure the endpoint reported was out of range and clamped."""
 
     @property
     def ok(self) -> bool:
@@ -152,6 +159,8 @@ class ClaudeClient:
         self._max_retries = max_retries
         self._client: AsyncAnthropic | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.diagnostics = True
+        """Ask for cache diagnostics (False once this endpoint refused the field)."""
 
     def __repr__(self) -> str:
         # Never show the key.
@@ -255,7 +264,7 @@ class ClaudeClient:
                     elif event.type == "thinking" and on_thinking is not None:
                         await _deliver(on_thinking, event.thinking)
                     elif event.type == "content_block_stop" and on_block is not None:
-                        block = event.content_block.to_dict(mode="json", exclude_none=True)
+                        block = plain(event.content_block, exclude_none=True)
                         if block.get("type") not in ("text", "thinking", "redacted_thinking"):
                             await _deliver(on_block, block)
                     elif event.type == "message_stop":
@@ -337,7 +346,7 @@ class ClaudeClient:
             raise no_key_error()
         try:
             return [
-                model.to_dict(mode="json", exclude_none=True)
+                plain(model, exclude_none=True)
                 async for model in self._sdk().with_options(max_retries=0).models.list(limit=1000)
             ]
         except asyncio.CancelledError:
@@ -418,7 +427,7 @@ def _result_from_snapshot(snapshot: Any) -> StreamResult:
     content: list[ContentBlock] = []
     texts: list[str] = []
     for block in snapshot.content:
-        data: dict[str, Any] = block.to_dict(mode="json", exclude_none=True)
+        data = plain(block, exclude_none=True)
         data.pop("parsed_output", None)
         if data.get("type") == "text":
             if not data.get("text"):
@@ -428,27 +437,51 @@ def _result_from_snapshot(snapshot: Any) -> StreamResult:
             texts.append(data["text"])
         content.append(data)
     usage = snapshot.usage
+    checked, note = sane_usage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_creation_input_tokens=usage.cache_creation_input_tokens,
+        cache_read_input_tokens=usage.cache_read_input_tokens,
+        cache_creation_1h_input_tokens=hour_writes(usage),
+        thinking_tokens=_count(getattr(usage, "output_tokens_details", None), "thinking_tokens"),
+        web_search_requests=_count(usage.server_tool_use, "web_search_requests"),
+        web_fetch_requests=_count(usage.server_tool_use, "web_fetch_requests"),
+    )
+    if note:
+        _log.warning("%s", note)
     return StreamResult(
         content=content,
         text="".join(texts),
-        usage=Usage(
-            input_tokens=usage.input_tokens or 0,
-            output_tokens=usage.output_tokens or 0,
-            cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
-            cache_read_input_tokens=usage.cache_read_input_tokens or 0,
-            cache_creation_1h_input_tokens=hour_writes(usage),
-            thinking_tokens=_count(
-                getattr(usage, "output_tokens_details", None), "thinking_tokens"
-            ),
-            web_search_requests=_count(usage.server_tool_use, "web_search_requests"),
-            web_fetch_requests=_count(usage.server_tool_use, "web_fetch_requests"),
-            speed=str(getattr(usage, "speed", None) or ""),
+        usage=replace(
+            checked,
+            speed="fast" if getattr(usage, "speed", None) == "fast" else "",
+            **cache_miss(getattr(snapshot, "diagnostics", None)),
         ),
+        usage_note=note,
         stop_reason=snapshot.stop_reason,
         model=snapshot.model,
         message_id=snapshot.id,
         stop_details=_stop_details(snapshot),
     )
+
+
+def cache_miss(diagnostics: Any) -> dict[str, Any]:
+    """``Usage``'s ``cache_miss`` and ``cache_missed_tokens`` from a reply's ``diagnostics``
+    (cache diagnostics: ``diagnostics.cache_miss_reason`` with its ``type`` and, for a
+    divergence, ``cache_missed_input_tokens``); empty when the reply has none."""
+    reason = _field(diagnostics, "cache_miss_reason")
+    kind = _field(reason, "type")
+    if not isinstance(kind, str) or not kind:
+        return {}
+    missed = _field(reason, "cache_missed_input_tokens")
+    count = missed if isinstance(missed, int) and not isinstance(missed, bool) else 0
+    return {"cache_miss": kind, "cache_missed_tokens": max(0, count)}
+
+
+def _field(part: Any, name: str) -> Any:
+    if part is None:
+        return None
+    return part.get(name) if isinstance(part, dict) else getattr(part, name, None)
 
 
 def _stop_details(snapshot: Any) -> dict[str, Any] | None:
@@ -458,8 +491,7 @@ def _stop_details(snapshot: Any) -> dict[str, Any] | None:
         return None
     if isinstance(details, dict):
         return details
-    data: dict[str, Any] = details.to_dict(mode="json")
-    return data
+    return plain(details)
 
 
 def _count(part: Any, name: str) -> int:

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui_chat.core.models import Usage
+from tui_chat.core.models import Usage, sane_usage
 from tui_chat.llm.errors import ChatError
 
 __all__ = [
@@ -132,11 +132,11 @@ def parse_compaction(body: Any) -> CompactionResult:
     block = found[0]
     raw_usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
     assert isinstance(raw_usage, dict)
-    usage = Usage(
-        input_tokens=int(raw_usage.get("input_tokens") or 0),
-        output_tokens=int(raw_usage.get("output_tokens") or 0),
-        cache_creation_input_tokens=int(raw_usage.get("cache_creation_input_tokens") or 0),
-        cache_read_input_tokens=int(raw_usage.get("cache_read_input_tokens") or 0),
+    usage, _clamped = sane_usage(  # an absurd figure is never taken as given
+        input_tokens=raw_usage.get("input_tokens"),
+        output_tokens=raw_usage.get("output_tokens"),
+        cache_creation_input_tokens=raw_usage.get("cache_creation_input_tokens"),
+        cache_read_input_tokens=raw_usage.get("cache_read_input_tokens"),
     )
     signature = block.get("signature")
     return CompactionResult(

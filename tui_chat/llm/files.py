@@ -40,8 +40,15 @@ FILES_BETA = "files-api-2025-04-14"
 DELETE_TIMEOUT = 10.0
 """Seconds one delete may take (it is best effort, in the background, never retried)."""
 
+UPLOAD_TIMEOUT = 60.0
+"""Seconds one upload may take, not retried: an upload that hangs gives up then and the file
+goes inline (an endpoint held a send about 135 s with no word)."""
+
 _UNSUPPORTED = frozenset({404, 405, 501})
 """Statuses of an upload that say the endpoint has no Files API (a gateway, a proxy)."""
+_REFUSING = frozenset({400})
+"""A status of an upload that says the endpoint refuses uploads (a gateway answering every
+upload 400): remembered like no Files API, so it is not asked again at every turn."""
 
 
 class FilesUnsupported(Exception):
@@ -79,11 +86,13 @@ async def upload(
     """Upload one file; its ``file_id``.
 
     Raises:
-        FilesUnsupported: the endpoint has no Files API (404, 405, 501).
-        ChatError: any other failure (network, quota, a file refused), explained.
+        FilesUnsupported: the endpoint has no Files API (404, 405, 501) or refuses uploads
+            (400); the reason says which ("no Files API at this endpoint", not the Messages
+            API's "model not found" for a 404).
+        ChatError: any other failure (network, quota, :data:`UPLOAD_TIMEOUT`), explained.
     """
     try:
-        meta = await sdk.with_options(max_retries=1).beta.files.upload(
+        meta = await sdk.with_options(max_retries=0, timeout=UPLOAD_TIMEOUT).beta.files.upload(
             file=(name, data, media_type), betas=[FILES_BETA]
         )
     except asyncio.CancelledError:
@@ -91,7 +100,11 @@ async def upload(
     except Exception as exc:
         error = map_error(exc, secrets=[secret] if secret else [])
         if error.status in _UNSUPPORTED:
-            raise FilesUnsupported(error.message) from None
+            raise FilesUnsupported(f"no Files API at this endpoint (HTTP {error.status})") from None
+        if error.status in _REFUSING:
+            raise FilesUnsupported(
+                f"this endpoint refused an upload (HTTP {error.status}: {error.message})"
+            ) from None
         raise error from None
     return str(meta.id)
 

@@ -390,6 +390,12 @@ MIGRATIONS: tuple[str, ...] = (
         server TEXT NOT NULL, PRIMARY KEY (conversation_id, server)
     );
     """,
+    # 18: cache diagnostics: each reply's API message id (``msg_…``), which the next request
+    # names as ``diagnostics.previous_message_id``; the reply's ``cache_miss_reason`` is kept
+    # in its ``usage`` JSON (``cache_miss``, ``cache_missed_tokens``).
+    """
+    ALTER TABLE messages ADD COLUMN api_id TEXT;
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

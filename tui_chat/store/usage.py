@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 from tui_chat.core.models import Usage
 from tui_chat.store.rows import to_json
@@ -39,7 +40,7 @@ def summed_usage(values: Sequence[int | str | None]) -> tuple[Usage, int]:
     """The :class:`Usage` of the columns :data:`USAGE_SUMS` selects (``NULL`` read as 0), and
     the least prompt size of its group (what prices its tier: 0, or just past a split)."""
     speed, passed, *sums = values
-    counts = {n: int(v or 0) for n, v in zip(USAGE_FIELDS, sums, strict=True)}
+    counts: dict[str, Any] = {n: int(v or 0) for n, v in zip(USAGE_FIELDS, sums, strict=True)}
     split = int(passed or 0)
     floor = PROMPT_SPLITS[split - 1] + 1 if split else 0
     return Usage(**counts, speed=str(speed or "")), floor
@@ -98,6 +99,19 @@ class UsageLedger:
             (since, since),
         )
         return [DayUsage(str(r[0]), str(r[1]), int(r[2]), *summed_usage(r[3:])) for r in rows]
+
+    async def cache_misses(self, since: str | None = None) -> list[tuple[str, str, str, int]]:
+        """``(local day, model, cache_miss reason, replies)`` of the replies whose cache
+        diagnostics named a reason, oldest day first."""
+        rows = await self._sql.all(
+            "SELECT date(created_at, 'localtime') AS day, IFNULL(model, ''), "
+            "json_extract(usage, '$.cache_miss') AS reason, count(*) FROM messages "
+            "WHERE usage IS NOT NULL AND reason IS NOT NULL "
+            "AND (? IS NULL OR date(created_at, 'localtime') >= ?) "
+            "GROUP BY day, model, reason ORDER BY day, model, reason",
+            (since, since),
+        )
+        return [(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in rows]
 
     async def summary_calls(self, since: str | None = None) -> list[DaySummaryCalls]:
         """Summary calls by local day and model, oldest day first."""

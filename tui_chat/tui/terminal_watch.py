@@ -6,7 +6,7 @@ Textual's input thread, reading end-of-file from the hung-up terminal, loops on 
 without telling the app. Processes were found alive hours later, their database open, some
 spinning at 100 % CPU (issue 23).
 
-:class:`TerminalWatch` is a thread that polls the terminal twice a second. When it has hung up,
+:class:`TerminalWatch` is a thread that polls the terminal four times a second. When it has hung up,
 it sends this process SIGHUP: the app's handler (``termination``) stores the streaming reply
 and quits, and before the app is running Python's default for SIGHUP ends the process. Every
 stop by signal also arms :func:`hard_deadline`: should the app's own shutdown hang (a thread
@@ -25,8 +25,9 @@ import stat
 import sys
 import threading
 
-POLL_SECONDS = 0.5
-"""How often the terminal is checked."""
+POLL_SECONDS = 0.25
+"""How often the terminal is checked (a ``poll`` with no wait: a lost terminal is found within
+a quarter of a second, of the two the process has to end)."""
 
 GRACE_SECONDS = 10.0
 """How long a stop by signal gets to finish before the process is ended regardless."""
@@ -56,7 +57,8 @@ def terminal_fds() -> list[int]:
     return found
 
 
-def _leave(code: int) -> None:
+def leave(code: int) -> None:
+    """End the process now with ``code`` (standard streams flushed if they still can be)."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
@@ -71,7 +73,7 @@ def hard_deadline(code: int, seconds: float = GRACE_SECONDS) -> None:
     if _armed.is_set():
         return
     _armed.set()
-    timer = threading.Timer(seconds, _leave, (code,))
+    timer = threading.Timer(seconds, leave, (code,))
     timer.name = "tui-chat-deadline"
     timer.daemon = True  # a process that ends by itself does not wait for it
     timer.start()

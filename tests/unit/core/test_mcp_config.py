@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
+from tui_chat.child_env import child_env
 from tui_chat.config import load_config
 from tui_chat.core.tools import (
+    BASE_ENV_KEYS,
     McpConfigError,
-    child_environment,
     namespaced,
     parse_mcp_json,
 )
@@ -85,15 +87,16 @@ def test_a_malformed_file_is_one_error_naming_its_line(text: str, expected: str)
     assert expected in str(error.value)
 
 
-def test_a_child_gets_a_few_variables_and_its_own() -> None:
+def test_a_child_gets_a_few_variables_and_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     env = {"PATH": "/bin", "HOME": "/h", "LANG": "C", "ANTHROPIC_API_KEY": "sk", "OTHER": "x"}
-    assert child_environment({"OWN": "1"}, env) == {
+    monkeypatch.setattr(os, "environ", env)
+    assert child_env({"OWN": "1"}, only=BASE_ENV_KEYS) == {
         "PATH": "/bin",
         "HOME": "/h",
         "LANG": "C",
         "OWN": "1",
     }
-    assert "ANTHROPIC_API_KEY" not in child_environment({"ANTHROPIC_API_KEY": "sk"}, env)
+    assert "ANTHROPIC_API_KEY" not in child_env({"ANTHROPIC_API_KEY": "sk"}, only=BASE_ENV_KEYS)
 
 
 def test_names_are_namespaced_within_the_apis_limit() -> None:

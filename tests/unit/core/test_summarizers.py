@@ -285,7 +285,6 @@ def test_merge_prompt_lists_the_segments() -> None:
         ("<summary>The user builds X.</summary>", "The user builds X."),
         ("Thinking first.\n<summary>\n  Body here.\n</summary>\nDone.", "Body here."),
         ("<summary> </summary><summary>Second one.</summary>", "Second one."),
-        ("No tags at all, just the summary.", "No tags at all, just the summary."),
         ("<summary>Cut off by max_tokens mid", "Cut off by max_tokens mid"),
         ("<SUMMARY>Upper case tags</SUMMARY>", "Upper case tags"),
         ("<summary>Errors encountered: ImportError fixed in a.py.</summary>", None),
@@ -319,6 +318,8 @@ def test_extract_summary(reply: str, expected: str | None) -> None:
         "죄송하지만 요약할 수 없습니다.",
         "요약을 생성할 수 없습니다.",
         "오류가 발생했습니다: timeout",
+        "No tags at all, just the summary.",
+        "Here is a recap of the conversation: the user builds X.",
     ],
 )
 def test_error_looking_replies_raise(reply: str) -> None:

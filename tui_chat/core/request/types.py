@@ -64,6 +64,9 @@ class ContextInputs:
     pauses: tuple[float, ...] = ()
     """Seconds between each recent reply and the prompt after it (the cache lifetime is
     chosen from them, :mod:`~tui_chat.core.cache_ttl`)."""
+    recall_need: float = 0.0
+    """The share of the new message's word weight the recent turns lack
+    (:func:`~tui_chat.core.request.recall_need.novelty`): how far recall's cost cap gives way."""
     tools: tuple[dict[str, Any], ...] = ()
     """Tool definitions sent as ``tools`` (MCP servers' tools switched on); they open the
     request, so every cache breakpoint after them keeps them cached."""

@@ -223,7 +223,9 @@ def extract_summary(reply: str) -> str:
     """Take the summary out of a model reply (seed 002's ``<summary>`` tags).
 
     The first non-empty tagged block wins; a reply cut off after ``<summary>`` keeps what
-    follows the tag; a reply without tags is used whole.
+    follows the tag. A reply without the tags did not follow the format the summarizer was
+    asked for (a plain recap, a chat answer): it is refused, so the version is kept as failed
+    with the reason and the active one stays.
 
     Args:
         reply: The model's reply text.
@@ -232,8 +234,9 @@ def extract_summary(reply: str) -> str:
         The summary text, stripped.
 
     Raises:
-        SummaryError: when the summary is empty or looks like an error message or a refusal
-            ("Error generating summary…", "I'm sorry, I can't…").
+        SummaryError: when the reply has no ``<summary>`` tag, when the summary is empty, or
+            when it looks like an error message or a refusal ("Error generating summary…",
+            "I'm sorry, I can't…").
     """
     body = ""
     for match in _TAGGED.finditer(reply):
@@ -242,7 +245,15 @@ def extract_summary(reply: str) -> str:
             break
     else:
         opened = _OPEN_TAG.search(reply)
-        body = reply[opened.end() :] if opened else reply
+        if opened is None:
+            if not reply.strip():
+                raise SummaryError("the summarizer returned an empty summary")
+            start = " ".join(reply.split())[:80]
+            raise SummaryError(
+                "the summary reply did not follow the format (no <summary>…</summary> tags); "
+                f"it began: {start}"
+            )
+        body = reply[opened.end() :]
         body = re.sub(r"</?summary>", "", body, flags=re.IGNORECASE)
     body = body.strip()
     if not body:

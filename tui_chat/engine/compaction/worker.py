@@ -26,7 +26,7 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import gist
 from tui_chat.core.summarize import SummaryError, SummaryInput
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
-from tui_chat.core.unanswered import without_refused
+from tui_chat.core.unanswered import without_unanswered
 from tui_chat.core.upto import BoundaryError, boundary_upto
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.attachments import AttachmentError
@@ -327,8 +327,9 @@ class CompactionWorker:
                 )
             if not messages:
                 raise SummaryError("no messages in the span to summarise")
-            # A refused turn stays out of the context, summaries included (core/unanswered).
-            messages = without_refused(messages) or messages
+            # A failed or refused prompt stays out of the context, summaries included: a
+            # summary that kept it would send it again in every later request (core/unanswered).
+            messages = without_unanswered(messages, keep_last=False) or messages
             pinned = frozenset(await self.store.anchors.pinned_ids(conversation.id))
             used_ratio = 0.0
             # Only ``importance`` reads how full the window is: no request build otherwise.

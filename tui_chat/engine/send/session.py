@@ -29,6 +29,7 @@ from tui_chat.engine.context import EngineContext
 from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import (
     EventCallback,
+    FileUploading,
     ReplyDelta,
     ReplyFinished,
     ReplyStarted,
@@ -37,6 +38,7 @@ from tui_chat.engine.events import (
 )
 from tui_chat.engine.failures import explain_refusal
 from tui_chat.engine.requests import Requests
+from tui_chat.engine.send.diagnostics import refused_diagnostics, with_diagnostics
 from tui_chat.engine.send.lock import SendLock
 from tui_chat.engine.send.partial import PartialReply
 from tui_chat.engine.send.paused import stream_to_end
@@ -278,13 +280,29 @@ class ChatSession:
             try:
                 request = built.request
                 if built.attachments:  # uploaded once where the endpoint has the Files API
-                    request = await self.files.expand(built.request)
+
+                    def uploading(name: str, problem: str | None) -> None:
+                        if on_event:
+                            on_event(FileUploading(reply.id, name, problem))
+
+                    request = await self.files.expand(built.request, on_upload=uploading)
             except AttachmentError as exc:
                 problem = ChatError("too_large", str(exc), "fork before that file or remove it")
                 result = StreamResult(content=[], text="", error=problem)
             else:
+                # Cache diagnostics against the previous reply (engine/send/diagnostics.py).
+                plain = request
+                if self.client.diagnostics:
+                    previous = await self.store.messages.api_id(built.sent_message_ids)
+                    request = with_diagnostics(request, previous)
                 # A reply its server tools paused (pause_turn) is continued (engine/send/paused.py).
                 result = await stream_to_end(self.client, request, on_text, on_thinking, on_block)
+                if refused_diagnostics(result):  # a gateway without them: never again here
+                    self.client.diagnostics = False
+                    request = plain
+                    result = await stream_to_end(
+                        self.client, request, on_text, on_thinking, on_block
+                    )
                 for inline in (False, True):  # a file_id the endpoint lost: upload again, inline
                     if not self.files.stale(result, request):
                         break
@@ -360,10 +378,11 @@ class ChatSession:
             usage=result.usage if result.usage.total_input or result.usage.output_tokens else None,
             stop_reason=stop_reason,
             error=f"{result.error.message} — {result.error.hint}" if result.error else None,
+            api_id=result.message_id,
         )
         # The reply is shown as stored at once; the calibration below never changes it.
         if on_event:
-            on_event(ReplyFinished(stored, result.error, cancelled))
+            on_event(ReplyFinished(stored, result.error, cancelled, result.usage_note))
         if result.usage.total_input > 0:
             ratio, samples = await self.store.calibration(conversation.model)
             ratio, samples = update_calibration(

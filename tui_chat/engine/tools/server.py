@@ -2,7 +2,7 @@
 
 A server runs in a task of its own, which holds the SDK's client open (the SDK's transports
 are anyio contexts: entered and left by one task) until :meth:`McpServer.stop`. A stdio
-server's process gets a minimal environment (:func:`tui_chat.core.tools.child_environment`),
+server's process gets a minimal environment (:func:`tui_chat.child_env.child_env`),
 its stderr goes to a private temporary file whose tail explains a failure, and on Linux it is
 started through a guard that has the kernel kill it when tui-chat dies (``PR_SET_PDEATHSIG``),
 so no server outlives the app, however the app ends.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 import sys
 import tempfile
@@ -21,7 +22,8 @@ import time
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from tui_chat.core.tools import ServerSpec, child_environment, namespaced
+from tui_chat.child_env import child_env
+from tui_chat.core.tools import BASE_ENV_KEYS, ServerSpec, namespaced
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -146,7 +148,7 @@ class McpServer:
         params = StdioServerParameters(
             command=command,
             args=args,
-            env=child_environment(spec.env, os.environ),
+            env=child_env(spec.env, only=BASE_ENV_KEYS),  # never the key
             cwd=os.path.expanduser(spec.cwd) if spec.cwd else None,
             encoding_error_handler="replace",
         )
@@ -157,6 +159,8 @@ class McpServer:
             self._fail(self.spec.problem)
             return
         try:
+            # About two seconds of imports: in a thread, never on the event loop (the TUI's).
+            await asyncio.to_thread(importlib.import_module, "mcp.client.streamable_http")
             from mcp import Client
 
             async with asyncio.timeout(self.spec.start_timeout):

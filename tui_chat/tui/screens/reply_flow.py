@@ -80,8 +80,29 @@ class ReplyFlow:
         target = None if self.forking else screen.conversation.id
         files, editing = screen.tray.take()
         self.queued.append(Queued(target, text, files, editing))
-        screen.notify("Queued: it is sent when the reply ends (escape cancels the reply).")
+        screen.notify(
+            "Queued: it is sent when the reply ends (escape cancels the reply and brings it "
+            "back here)."
+        )
         self.show()
+
+    async def take_back(self) -> int:
+        """The reply is being cancelled: the prompts queued for the conversation shown come
+        back to the composer, unsent, before what is typed there (their files to the tray, an
+        edit's prompt being edited again). Returns how many came back."""
+        screen = self._screen
+        shown = screen.conversation_id
+        mine = [q for q in self.queued if (q.conversation_id or shown) == shown]
+        if not mine:
+            return 0
+        self.queued = [q for q in self.queued if q not in mine]
+        editing = next((q.editing for q in mine if q.editing is not None), None)
+        if editing is not None:
+            screen.tray.start_edit(editing)
+        await screen.tray.give_back([a for q in mine for a in q.files])
+        screen.composer.restore("\n\n".join(q.text for q in mine))
+        self.show()
+        return len(mine)
 
     def send_next(self) -> None:
         """Send the oldest queued prompt (as a fork when it was an edit)."""
@@ -129,6 +150,8 @@ class ReplyFlow:
             screen.notify("Reply cancelled: what arrived is kept; ctrl+r asks again.")
         elif error is not None and reply.conversation_id == screen.conversation_id:
             screen.notify(error.display, title="Reply failed", severity="error", markup=False)
+        if event.notice:
+            screen.notify(event.notice, title="Usage", severity="warning", markup=False)
 
     async def ended(self, worker: Worker[SendOutcome]) -> None:
         """The send is over: refresh the figures (the title may have changed too), send the

@@ -1,0 +1,62 @@
+"""Textual's Linux driver with a writer thread that survives a dead terminal.
+
+Textual writes to the terminal from a thread fed by a queue of 30 writes. On a terminal that
+has gone away (a closed window, ``tmux kill-session``) its first write fails with ``EIO`` and
+the thread dies of it; the queue then fills, and the next write of the app's own thread — a
+frame, or leaving application mode at exit — waits for room for ever. The TUI stopped there,
+its reply saved, until the 10 s deadline of :mod:`~tui_chat.tui.terminal_watch` ended it.
+
+:class:`SturdyWriter` keeps taking from the queue once a write has failed, dropping what can no
+longer be written, so no write ever waits on a dead terminal and the app quits by its own path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from textual.drivers._writer_thread import WriterThread
+from textual.drivers.linux_driver import LinuxDriver
+
+
+class SturdyWriter(WriterThread):
+    """A writer thread that drains its queue to the end, whatever the terminal does."""
+
+    broken = False
+    """A write failed: the terminal is gone, what comes after is dropped."""
+
+    def run(self) -> None:
+        """Write what is queued until the ``None`` that stops it; after a failed write, only
+        take from the queue."""
+        queue = self._queue
+        while (text := queue.get()) is not None:
+            if self.broken:
+                continue
+            try:
+                self._file.write(text)
+                if queue.qsize() == 0:
+                    self._file.flush()
+            except (OSError, ValueError):  # EIO from a hung-up terminal, a closed file
+                self.broken = True
+        if not self.broken:
+            with contextlib.suppress(OSError, ValueError):
+                self._file.flush()
+
+
+class SturdyLinuxDriver(LinuxDriver):
+    """:class:`LinuxDriver` writing through a :class:`SturdyWriter`."""
+
+    def start_application_mode(self) -> Any:
+        """Enter application mode, then hand the writing to a :class:`SturdyWriter` (Textual's
+        own thread writes what it was given and ends first)."""
+        result = super().start_application_mode()  # type: ignore[no-untyped-call]
+        textual_writer = self._writer_thread
+        if (
+            textual_writer is not None
+            and not isinstance(textual_writer, SturdyWriter)
+            and self._file is not None
+        ):
+            textual_writer.stop()
+            self._writer_thread = SturdyWriter(self._file)
+            self._writer_thread.start()
+        return result
