@@ -317,12 +317,14 @@ class Messages:
         return int(row[0]), int(row[1])
 
     async def tokens_upto(self, conversation_id: str, up_to_id: int) -> int:
-        """The stored token counts of the conversation's messages up to ``up_to_id``, summed
-        (from the ``(conversation_id, id, token_count)`` index alone)."""
+        """The stored token counts of the conversation's messages up to ``up_to_id``, summed:
+        its kept total less the messages after ``up_to_id`` (the raw tail, which a build reads
+        anyway), so the cost does not grow with the history."""
         row = await self._sql.one(
-            "SELECT IFNULL(sum(token_count), 0) FROM messages "
-            "WHERE conversation_id = ? AND id <= ?",
-            (conversation_id, up_to_id),
+            "SELECT IFNULL((SELECT tokens FROM conversation_totals WHERE conversation_id = ?), 0)"
+            " - (SELECT IFNULL(sum(token_count), 0) FROM messages "
+            "WHERE conversation_id = ? AND id > ?)",
+            (conversation_id, conversation_id, up_to_id),
         )
         return int(row[0]) if row is not None else 0
 

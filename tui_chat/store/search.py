@@ -37,6 +37,13 @@ _TERM_ROWS = (
 """One searched word's matches in a conversation's span: the message, its text's length and
 how often the word occurs in it (the marks ``highlight()`` puts in, one per occurrence)."""
 _SPAN = "SELECT min(id), count(*) FROM messages WHERE conversation_id = ? AND id <= ? AND id > ?"
+_PREFIX = (
+    "SELECT (SELECT min(id) FROM messages WHERE conversation_id = ?), "
+    "(SELECT messages FROM conversation_totals WHERE conversation_id = ?) - "
+    "(SELECT count(*) FROM messages WHERE conversation_id = ? AND id > ?)"
+)
+"""The prefix up to a coverage: its first id and its size, the conversation's kept total less
+the messages after it (what the raw tail reads anyway), so no query counts the whole history."""
 
 
 _NEIGHBOURS = (
@@ -274,8 +281,12 @@ class Search:
 
     async def _span(self, conversation_id: str, coverage: int, lowest: int) -> tuple[int, int]:
         """The lowest id and the number of the conversation's messages with ids in
-        ``(lowest, coverage]`` (from the ``(conversation_id, id)`` index alone)."""
-        row = await self._sql.one(_SPAN, (conversation_id, coverage, lowest))
+        ``(lowest, coverage]`` (from the ``(conversation_id, id)`` index alone; the whole prefix
+        from the kept totals, at most :data:`RECENT_SPAN` ids otherwise)."""
+        if lowest <= 0:
+            row = await self._sql.one(_PREFIX, (conversation_id,) * 3 + (coverage,))
+        else:
+            row = await self._sql.one(_SPAN, (conversation_id, coverage, lowest))
         if row is None or row[0] is None:
             return coverage + 1, 0
         return int(row[0]), int(row[1])

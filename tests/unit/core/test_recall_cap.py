@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tui_chat.core.cache_ttl import carried_price
 from tui_chat.core.models import Summary
 from tui_chat.core.presets import PRESETS
 from tui_chat.core.request.budget import GIST_SHARE, SMALL_WINDOW, for_window, gist
-from tui_chat.core.request.recall_cost import recall_cap
+from tui_chat.core.request.recall_cost import RECALL_COST_SHARE, recall_cap
 from tui_chat.core.request.timeline import Timeline
 
 VERSION = Summary(
@@ -32,12 +33,14 @@ VERSION = Summary(
 
 def test_the_folded_history_is_every_covered_token_not_the_last_span() -> None:
     empty = Timeline()  # keep_recent 0: no raw turn to take a mean size from
-    # From the last span alone the history "fits" a 3k window and recall gets 20 tokens.
-    assert recall_cap(VERSION, empty, 3_000, (), "5m") == 20
+    share = RECALL_COST_SHARE * carried_price((), "5m")  # of the folded tokens, warm
+    # From the last span alone the history "fits" a 3k window and recall gets a few tokens.
+    assert recall_cap(VERSION, empty, 3_000, (), "5m") == int(share * 400)
     # Counted in full it does not: recall is what keeps the past, uncapped.
     assert recall_cap(VERSION, empty, 3_000, (), "5m", covered_tokens=20_000) is None
-    # At a window it fits, the cap follows the whole history (half of 0.1x of it).
-    assert recall_cap(VERSION, empty, 1_000_000, (), "5m", covered_tokens=20_000) == 1_000
+    # At a window it fits, the cap follows the whole history.
+    capped = recall_cap(VERSION, empty, 1_000_000, (), "5m", covered_tokens=20_000)
+    assert capped == int(share * 20_000) >= 50 * int(share * 400)
 
 
 def test_a_version_the_user_asked_for_leaves_recall_uncapped() -> None:
