@@ -219,7 +219,8 @@ class TestRecallEarnsItsPlace:
                     text=text,
                     token_count=engine_of(service).counter.count(text),
                 )
-        await service.summaries.compact(conv.id)
+        # Folded as a send past the budget folds it: a compact the user asks for is not capped.
+        await engine_of(service).worker.compact(conv.id, trigger="auto")
         return conv.id
 
     @pytest.mark.parametrize("model", ["claude-sonnet-5", "claude-sonnet-5-5"])
