@@ -27,6 +27,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import open_offline
+
 TURNS = 200
 SEED = 7
 
@@ -201,12 +203,11 @@ async def measure(
     Returns:
         The :class:`tui_chat.core.ledger.Retention` of the covered identifiers.
     """
-    from tui_chat.config import Config
     from tui_chat.core import ledger
-    from tui_chat.engine.service import ChatService, CompactionError
+    from tui_chat.engine.service import CompactionError
 
     db = work / f"coding-{preset}-{context_window}-{budget}.db"
-    service = await ChatService.open(Config(db_path=db, api_key=None), db)
+    service, store = await open_offline(db)
     try:
         conversation = await service.transfer.import_file(
             export_file(generate(), work / "coding.json")
@@ -222,10 +223,10 @@ async def measure(
         with contextlib.suppress(CompactionError):  # nothing due: retention of nothing
             await service.summaries.compact(cid)
         built = await service.requests.context(cid, "What should we do next?")
-        active = await service._store.summaries.active(cid)
+        active = await store.summaries.active(cid)
         if active is None:
             return ledger.retention([], "")
-        covered = await service._store.messages.history(cid, up_to_id=active.covers_to_message_id)
+        covered = await store.messages.history(cid, up_to_id=active.covers_to_message_id)
         return ledger.retention([m.text for m in covered], memory_text(built.request))
     finally:
         await service.close()

@@ -231,3 +231,15 @@ def peak_rss_mb() -> float:
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 1024 if sys.platform != "darwin" else peak / 2**20
+
+
+async def open_offline(db: Path) -> tuple[Any, Any]:
+    """A service without a key on ``db`` and the store it was built on (the engine's parts,
+    not its private attributes), for benchmarks that write or read rows directly."""
+    from tui_chat.config import Config
+    from tui_chat.engine.parts import EngineParts
+    from tui_chat.engine.service import ChatService
+
+    config = Config(db_path=db, api_key=None)
+    parts = await EngineParts.open(config, db)
+    return ChatService(config, parts), parts.store

@@ -92,14 +92,15 @@ def _line(name: str, turn: Turn) -> str:
     return text + (f"\n[shares a photo: {caption}" if caption else "")
 
 
-def build_chat(sessions: int | None = None) -> Chat:
-    """The dev conversations as one chat (module doc), up to ``sessions`` sessions."""
+def build_chat(sessions: int | None = None, names: Sequence[str] = ()) -> Chat:
+    """The dev conversations (or ``names`` of them) as one chat (module doc), up to
+    ``sessions`` sessions."""
     blocks: list[tuple[datetime, str, int, list[tuple[str, Turn]]]] = []
     questions: list[tuple[str, Question]] = []
-    names: list[str] = []
-    for name in CONVERSATIONS:
+    pairs_of: list[str] = []
+    for name in names or CONVERSATIONS:
         dialogue = load_dialogue(LOCOMO_DIR / f"{name}.json")
-        names.append(f"{dialogue.speaker_a} and {dialogue.speaker_b}")
+        pairs_of.append(f"{dialogue.speaker_a} and {dialogue.speaker_b}")
         by_session: dict[int, list[tuple[str, Turn]]] = {}
         for turn in dialogue.turns:
             number = int(turn.dia_id[1:].split(":")[0])
@@ -142,7 +143,7 @@ def build_chat(sessions: int | None = None) -> Chat:
         if all(e in position for e in evidence):
             last = max(position[e] for e in evidence)
             asked.append((Question(q.text, evidence, q.category, q.answer), 3 * last // len(turns)))
-    system = "A long-running chat among friends: " + "; ".join(names) + "."
+    system = "A long-running chat among friends: " + "; ".join(pairs_of) + "."
     return Chat(exchanges, turns, asked, texts, system)
 
 
@@ -246,6 +247,7 @@ class Job:
     config: str
     pattern: str
     sessions: int | None
+    names: tuple[str, ...] = ()
 
 
 def settings_of(config: str, budget: int) -> dict[str, str]:
@@ -254,7 +256,7 @@ def settings_of(config: str, budget: int) -> dict[str, str]:
 
 
 def measure(job: Job) -> Result:
-    chat = build_chat(job.sessions)
+    chat = build_chat(job.sessions, job.names)
     with tempfile.TemporaryDirectory() as tmp:
         settings = settings_of(job.config, budget_for(chat))
         return asyncio.run(replay(settings, chat, job.pattern, Path(tmp)))
@@ -287,17 +289,18 @@ def _categories(tally: Tally) -> str:
     return tally.categories_note()
 
 
-def run(options: Options) -> list[Row]:
-    """The default past its budget against sending everything and the strong search."""
+def run(options: Options, names: Sequence[str] = ()) -> list[Row]:
+    """The default past its budget against sending everything and the strong search
+    (``names``: a split of the dev conversations, to check what was tuned on the others)."""
     from benchmarks.cost import CHAT_MODEL
 
     if not LOCOMO_DIR.exists():
         return [missing(GROUP, "a chat past its budget", "%", "../shared not found")]
     sessions = QUICK_SESSIONS if options.quick else None
     patterns = ("paused",) if options.quick else PATTERNS
-    chat = build_chat(sessions)
+    chat = build_chat(sessions, names)
     budget = budget_for(chat)
-    jobs = [Job(c, p, sessions) for p in patterns for c in ("everything", "default")]
+    jobs = [Job(c, p, sessions, tuple(names)) for p in patterns for c in ("everything", "default")]
     results = dict(
         zip(
             ((j.config, j.pattern) for j in jobs),
@@ -363,8 +366,7 @@ def run(options: Options) -> list[Row]:
                 same_tokens.rate,
                 "%",
                 ratio=None,
-                note=f"{same_tokens.mean_tokens / 1e3:.1f}k a question; "
-                f"{_categories(same_tokens)}",
+                note=f"{same_tokens.mean_tokens / 1e3:.1f}k a question; {_categories(same_tokens)}",
             )
         )
         spend = dollar_tokens(result, CHAT_MODEL)
@@ -388,13 +390,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--conversations", default="", help="comma-separated, e.g. conv-41")
     args = parser.parse_args(argv)
     options = Options(quick=args.quick, data_dir=Path(tempfile.gettempdir()), jobs=args.jobs)
-    for r in run(options):
+    names = [n for n in args.conversations.split(",") if n]
+    for r in run(options, names):
         value = "n/a" if r.value is None else f"{r.value:.3f}"
         print(f"{r.figure:<58} {value:>8} {r.unit:<2} {r.target or '':<8} {r.note}")
 
 
 if __name__ == "__main__":
     main()
-

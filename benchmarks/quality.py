@@ -24,9 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import LOCOMO_DIR, Options, Row, parallel_calls, parallel_map, row
+from benchmarks.common import (
+    LOCOMO_DIR,
+    Options,
+    Row,
+    open_offline,
+    parallel_calls,
+    parallel_map,
+    row,
+)
 from benchmarks.locomo import (
-    CATEGORIES,
     Dialogue,
     PresetStats,
     Tally,
@@ -39,17 +46,15 @@ from benchmarks.locomo import (
 )
 from benchmarks.locomo import is_hit as is_hit  # the measure, as ``quality.is_hit``
 from benchmarks.probes import Bm25Probe, StrongBm25Probe
+from benchmarks.quality_rows import (
+    GROUP,
+)
+from benchmarks.quality_rows import hit_row as _hit_row
+from benchmarks.quality_rows import margin_rows as _margin_rows
 
-GROUP = "quality"
 WINDOWS = (2_000, 4_000, 8_000)
 TARGET_WINDOW = 4_000
 TARGET_HIT_RATE = 80.0
-TARGET_MARGIN = 3.0
-"""Points the default preset must beat the strong probe by, at the same budget (issue 18)."""
-TARGET_TEMPORAL = 90.0
-"""Temporal questions the default preset must have the evidence of, at every window."""
-MIN_CATEGORY = 30
-"""A category with at least this many questions must not fall below the strong probe."""
 PROBES = ("strong probe", "bm25 probe")
 """The probes measured at each recall-on configuration's budget: the reference first."""
 QUICK_CONVERSATIONS = ("conv-30",)
@@ -57,13 +62,6 @@ QUICK_WINDOWS = (TARGET_WINDOW,)
 RAW_WINDOW = False
 """Research switch: read a window as ``context_window`` itself (a new user's ``set
 context_window 4000``) instead of as the usable part."""
-
-
-async def _open(db: Path) -> Any:
-    from tui_chat.config import Config
-    from tui_chat.engine.service import ChatService
-
-    return await ChatService.open(Config(db_path=db, api_key=None), db)
 
 
 async def _compact_all(service: Any, cid: str) -> int:
@@ -155,7 +153,7 @@ async def _evaluate_one(
     patch_presets()
 
     db = work / f"{dialogue.name}-{preset}-{usable}.db"
-    service = await _open(db)
+    service, store = await open_offline(db)
     try:
         conversation = await service.transfer.import_file(source)
         cid = conversation.id
@@ -186,9 +184,7 @@ async def _evaluate_one(
             entry = stats.setdefault(preset, PresetStats())
             entry.versions.append(versions)
             if active is not None:
-                covered = await service._store.messages.history(
-                    cid, up_to_id=active.covers_to_message_id
-                )
+                covered = await store.messages.history(cid, up_to_id=active.covers_to_message_id)
                 tokens = sum(m.token_count for m in covered)
                 entry.reductions.append(1 - active.summary_tokens / tokens)
                 kept, total = retention([m.text for m in covered], active.text)
@@ -266,74 +262,6 @@ def merged(
     return tallies, stats
 
 
-def _hit_row(label: str, name: str, tally: Tally, base: float, target: float | None) -> Row:
-    per_hit = tally.tokens_per_hit
-    return row(
-        GROUP,
-        f"evidence in request, {label} window, {name}",
-        tally.rate,
-        "%",
-        ge=target,
-        ratio=tally.rate / base if base else None,
-        note=f"answer in request {tally.answer_rate:.1f} %; mean request "
-        f"{tally.mean_tokens:,.0f} tokens; "
-        f"{'-' if per_hit is None else f'{per_hit:,.0f}'} tokens per hit; "
-        f"{tally.categories_note()}",
-    )
-
-
-def _margin_rows(label: str, preset: str, tally: Tally, probe: Tally) -> list[Row]:
-    """The targets against the strong probe at one window: points above it overall (with each
-    category's margin, the answer strings and the tokens per hit), the smallest margin over
-    the categories with :data:`MIN_CATEGORY` questions, and the temporal hit rate."""
-    margins: list[tuple[float, str]] = []
-    parts: list[str] = []
-    for number, name in CATEGORIES.items():
-        ours, theirs = tally.category_rate(number), probe.category_rate(number)
-        if ours is None or theirs is None:
-            continue
-        size = tally.category_size(number)
-        parts.append(f"{name} {ours - theirs:+.1f} (n={size})")
-        if size >= MIN_CATEGORY:
-            margins.append((ours - theirs, name))
-    worst, where = min(margins) if margins else (0.0, "-")
-    ours_hit, theirs_hit = tally.tokens_per_hit, probe.tokens_per_hit
-    per_hit = (
-        f"{ours_hit:,.0f} vs {theirs_hit:,.0f}"
-        if ours_hit is not None and theirs_hit is not None
-        else "-"
-    )
-    temporal = tally.category_rate(2)
-    return [
-        row(
-            GROUP,
-            f"evidence in request, {label} window, {preset} minus the strong probe",
-            tally.rate - probe.rate,
-            "points",
-            ge=TARGET_MARGIN,
-            note=f"per category {', '.join(parts)}; answer in request "
-            f"{tally.answer_rate - probe.answer_rate:+.1f} points; tokens per hit {per_hit}",
-        ),
-        row(
-            GROUP,
-            f"evidence in request, {label} window, {preset} minus the strong probe, "
-            f"smallest category margin (n >= {MIN_CATEGORY})",
-            worst,
-            "points",
-            ge=0.0,
-            note=f"in {where}",
-        ),
-        row(
-            GROUP,
-            f"evidence in request, {label} window, {preset}, temporal questions",
-            temporal,
-            "%",
-            ge=TARGET_TEMPORAL,
-            note=f"{tally.category_size(2)} questions",
-        ),
-    ]
-
-
 def rows_for(
     tallies: dict[Key, Tally],
     stats: dict[str, PresetStats],
@@ -399,6 +327,7 @@ def rows_for(
 
 def run(options: Options) -> list[Row]:
     """Every quality figure."""
+    from benchmarks import compacted
     from tui_chat.core.presets import PRESETS
 
     paths = sorted(LOCOMO_DIR.glob("*.json"))
@@ -413,14 +342,17 @@ def run(options: Options) -> list[Row]:
         (_coding_retention, point) for point in coding_points
     ]
     calls += [(evaluate_task, task) for task in tasks_for(dialogues, presets, windows)]
+    after = len(calls)  # then each dialogue compacted once at the real window
+    calls += [(compacted.measure_one, dialogue) for dialogue in dialogues]
     results = parallel_calls(calls, options.jobs)
-    tallies, stats = merged(results[len(coding_points) :])
+    tallies, stats = merged(results[len(coding_points) : after])
     asked = sum(len(d.questions) for d in dialogues)
     skipped = sum(d.skipped for d in dialogues)
     names = ", ".join(d.name for d in dialogues)
     note = f"{asked} questions ({names}; {skipped} without usable evidence left out)"
     retention = results[: len(coding_points)]
-    return rows_for(tallies, stats, presets, windows, note) + coding_rows(coding_points, retention)
+    rows = rows_for(tallies, stats, presets, windows, note) + coding_rows(coding_points, retention)
+    return rows + compacted.rows_of(results[after:])
 
 
 CODING_POINTS: tuple[tuple[int | None, int | None], ...] = (
@@ -432,7 +364,7 @@ CODING_POINTS: tuple[tuple[int | None, int | None], ...] = (
 """Identifier retention at ``(context window, working budget)`` (``None``: the default): at the
 default budget, at 64k and 32k budgets, and at an 8k window."""
 TARGET_RETENTION = 95.0
-"""Issue 18: identifier retention ≥ 95 % on the coding session at the default budget."""
+"""Identifier retention ≥ 95 % on the coding session at the default budget."""
 
 
 def coding_rows(

@@ -44,6 +44,7 @@ GROUPS: tuple[str, ...] = (
     "exports",
     "past_budget",
     "tui",
+    "feel",
 )
 """Group modules (``benchmarks/<name>.py``), in the order they run."""
 

@@ -33,8 +33,7 @@ from __future__ import annotations
 import asyncio
 import random
 import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -151,18 +150,23 @@ def scripted_session(turns: int) -> Session:
     return Session("scripted", made.user, made.replies, made.pauses)
 
 
-@contextmanager
-def _stored_times(clock: VirtualClock) -> Iterator[None]:
-    """Messages are stored with the replay's time, as they would be in real use."""
-    import tui_chat.store.messages as messages
+class _ReplayStamps:
+    """The store's clock in a replay: rows are stamped with the replay's time, as they would
+    be in real use (the pauses the cache lifetime is chosen from are the replay's); lease
+    expiries keep the system's time."""
 
-    real = messages.utc_now  # type: ignore[attr-defined]
-    start = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-    messages.utc_now = lambda: (start + timedelta(seconds=clock.now)).isoformat()  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        messages.utc_now = real  # type: ignore[attr-defined]
+    START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+    def __init__(self, clock: VirtualClock) -> None:
+        self._clock = clock
+
+    def now(self) -> str:
+        return (self.START + timedelta(seconds=self._clock.now)).isoformat()
+
+    def time(self) -> float:
+        import time
+
+        return time.time()
 
 
 @dataclass
@@ -195,33 +199,33 @@ async def replay(settings: dict[str, str], session: Session, pattern: str, work:
     result = Result()
     checks = {len(session.user) // 3, 2 * len(session.user) // 3, len(session.user)}
     db = work / f"{session.name}-{pattern}-{len(list(work.iterdir()))}.db"
-    with _stored_times(clock):
-        async with replay_service(session.replies, clock, db) as (server, service):
-            conversation = await service.conversations.new(session.name, system=session.system)
-            cid = conversation.id
-            for key, value in settings.items():
-                await service.conversations.set_setting(cid, key, value)
-            for index, (text, gap) in enumerate(zip(session.user, session.gaps, strict=True)):
-                clock.now += gap if pattern == "paused" else WARM_GAP
-                outcome = await service.send(cid, text)
-                if outcome.error is not None:
-                    raise RuntimeError(f"send failed: {outcome.error}")
-                await service.finish_background()
-                clock.now += 10.0  # the reply is read
-                if index + 1 in checks:
-                    for question in session.questions:
-                        if question.after < index:
-                            built = await service.requests.context(cid, question.text)
-                            haystack = request_text(built.request)
-                            result.asked += 1
-                            result.hits += all(e in haystack for e in question.evidence)
-            result.versions = len(
-                [s for s in await service.summaries.versions(cid) if s.status == "completed"]
-            )
-            if not session.questions:
-                final = await service.requests.context(cid, "What did we decide so far?")
-                kept, total = retention(session.user + session.replies, request_text(final.request))
-                result.identifiers = 100.0 * kept / total if total else None
+    stamps = _ReplayStamps(clock)
+    async with replay_service(session.replies, clock, db, stamps) as (server, service):
+        conversation = await service.conversations.new(session.name, system=session.system)
+        cid = conversation.id
+        for key, value in settings.items():
+            await service.conversations.set_setting(cid, key, value)
+        for index, (text, gap) in enumerate(zip(session.user, session.gaps, strict=True)):
+            clock.now += gap if pattern == "paused" else WARM_GAP
+            outcome = await service.send(cid, text)
+            if outcome.error is not None:
+                raise RuntimeError(f"send failed: {outcome.error}")
+            await service.finish_background()
+            clock.now += 10.0  # the reply is read
+            if index + 1 in checks:
+                for question in session.questions:
+                    if question.after < index:
+                        built = await service.requests.context(cid, question.text)
+                        haystack = request_text(built.request)
+                        result.asked += 1
+                        result.hits += all(e in haystack for e in question.evidence)
+        result.versions = len(
+            [s for s in await service.summaries.versions(cid) if s.status == "completed"]
+        )
+        if not session.questions:
+            final = await service.requests.context(cid, "What did we decide so far?")
+            kept, total = retention(session.user + session.replies, request_text(final.request))
+            result.identifiers = 100.0 * kept / total if total else None
     for request in server.message_requests:
         result.bills.setdefault(_kind(request), Bill()).add(request.usage or {}, _price(request))
         if _kind(request) == "chat" and request.usage:

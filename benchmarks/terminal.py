@@ -85,13 +85,16 @@ class Sched:
 
 
 class PtyApp:
-    """``python -m tui_chat ARGS`` on a pty of ``size`` (columns, rows), its output recorded.
+    """``python -m MODULE ARGS`` on a pty of ``size`` (columns, rows), its output recorded.
 
     Args:
-        args: Arguments after ``python -m tui_chat``.
+        args: Arguments after ``python -m MODULE``.
         env: The environment of the app.
         size: Columns and rows of the terminal.
         cwd: Where the app runs.
+        nice: The nice value of the app's session (:func:`prioritize`); ``None``: as started,
+            the normal priority a user runs it at.
+        module: ``tui_chat``, or the floor (:mod:`benchmarks.floor_app`).
     """
 
     def __init__(
@@ -101,6 +104,7 @@ class PtyApp:
         size: tuple[int, int],
         cwd: Path,
         nice: int | None = None,
+        module: str = "tui_chat",
     ):
         self.size = size
         self.reads: list[tuple[float, bytes]] = []
@@ -110,7 +114,7 @@ class PtyApp:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
         env = dict(env, COLUMNS=str(size[0]), LINES=str(size[1]))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tui_chat", *args],
+            [sys.executable, "-m", module, *args],
             stdin=slave,
             stdout=slave,
             stderr=slave,

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import LOCOMO_DIR, ROOT, Options, Row, p50, percentile, row
+from benchmarks.common import LOCOMO_DIR, ROOT, Options, Row, open_offline, p50, percentile, row
 from benchmarks.datagen import TextMaker
 
 GROUP = "tokens"
@@ -94,14 +94,12 @@ def throughput(samples: list[str], seconds: float) -> tuple[float, float]:
 async def keystroke_gauge(context_tokens: int, draft: str) -> tuple[list[float], int]:
     """Time ``service.requests.gauge`` per keystroke while ``draft`` is typed, with a conversation
     holding ``context_tokens`` tokens; returns the samples (ms) and the context size."""
-    from tui_chat.config import Config
     from tui_chat.core.tokens import get_counter
-    from tui_chat.engine.service import ChatService
 
     counter = get_counter()
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "gauge.db"
-        service = await ChatService.open(Config(db_path=db, api_key=None), db)
+        service, store = await open_offline(db)
         try:
             conversation = await service.conversations.new("gauge")
             maker = TextMaker(random.Random(5))
@@ -114,7 +112,7 @@ async def keystroke_gauge(context_tokens: int, draft: str) -> tuple[list[float],
                 tokens = counter.count_message(role, content)  # type: ignore[arg-type]
                 rows.append({"role": role, "content": content, "text": text, "token_count": tokens})
                 total += tokens
-            await service._store.messages.add_many(conversation.id, rows)
+            await store.messages.add_many(conversation.id, rows)
             breakdown = await service.requests.gauge(conversation.id, "")
             samples: list[float] = []
             for end in range(1, len(draft) + 1):

@@ -66,9 +66,14 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def first_frame(
-    db: Path, home: Path, timeout: float = 30.0, pycache: Path | None = None
+    db: Path,
+    home: Path,
+    timeout: float = 30.0,
+    pycache: Path | None = None,
+    module: str = "tui_chat",
 ) -> tuple[float, float]:
-    """Seconds from spawning the app in a pty to its first painted main-screen frame.
+    """Seconds from spawning the app (``python -m MODULE --db DB``: ``tui_chat`` or the floor,
+    :mod:`benchmarks.floor_app`) in a pty to its first painted main-screen frame.
 
     ``pycache``: where the app's compiled bytecode is kept (``PYTHONPYCACHEPREFIX``), written
     even when this shell says ``PYTHONDONTWRITEBYTECODE``: an installed copy has its bytecode,
@@ -87,7 +92,7 @@ def first_frame(
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tui_chat", "--db", str(db)],
+        [sys.executable, "-m", module, "--db", str(db)],
         stdin=slave,
         stdout=slave,
         stderr=slave,

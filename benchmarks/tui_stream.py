@@ -322,7 +322,7 @@ def _exchange(app: PtyApp, model: TerminalModel, url: str, prompt: str) -> int:
     app.send(prompt.encode())
     _wait(_composer_shows(app, model, prompt), "the prompt's echo", 30)
     app.send(b"\r")
-    _wait(lambda: len(_streams(url)) > count, "the reply's request", 30, 0.05)
+    _wait(lambda: len(_streams(url)) > count, "the reply's request", 120, 0.05)
     return count
 
 
@@ -354,14 +354,20 @@ def _composer_shows(app: PtyApp, model: TerminalModel, text: str) -> Callable[[]
 
 
 def measure(
-    work: Path, size: tuple[int, int], tokens: int, pycache: Path, nice: int | None = None
+    work: Path,
+    size: tuple[int, int],
+    tokens: int,
+    pycache: Path,
+    nice: int | None = None,
+    module: str = "tui_chat",
 ) -> SizeFigures:
     """A short reply first (the finish lag's baseline; the app's first send), then the long
     one with keys typed while it streams, then the same keys with the app idle.
 
     ``nice``: run the app, the fake server and this process each in a session of its own
     with that nice value (root; :func:`benchmarks.terminal.prioritize`). A negative value puts
-    them ahead of the machine's other work: the figures a quiet machine would give."""
+    them ahead of the machine's other work: the figures a quiet machine would give.
+    ``module``: ``tui_chat``, or the floor app (:mod:`benchmarks.floor_app`), measured alike."""
     if nice is not None:
         own_session(nice)
     load_before = os.getloadavg()[0]
@@ -369,7 +375,7 @@ def measure(
     words = len(re.findall(r"\s*\S+\s*", reply))
     seconds = tokens / TOKENS_PER_SECOND
     server, url = start_server(reply, math.ceil(words / WORDS_PER_CHUNK) / seconds, nice)
-    run = f"stream-{size[0]}x{size[1]}" + ("" if nice is None else f"-nice{nice}")
+    run = f"stream-{module}-{size[0]}x{size[1]}" + ("" if nice is None else f"-nice{nice}")
     db = work / f"{run}.db"  # a fresh database and home: no draft left by an earlier run
     home = work / f"{run}-home"
     home.mkdir()
@@ -383,7 +389,7 @@ def measure(
         ANTHROPIC_API_KEY="sk-ant-bench-0000",
         PYTHONPYCACHEPREFIX=str(pycache),
     )
-    app = PtyApp(["--db", str(db)], env, size, ROOT, nice)
+    app = PtyApp(["--db", str(db)], env, size, ROOT, nice, module)
     model = TerminalModel(size)
     try:
         _wait(_composer_shows(app, model, ""), "the main screen", 60)

@@ -200,9 +200,9 @@ SHOTS: list[tuple[str, Step]] = [
 """(file stem, what to do before the shot), in order: each step starts where the last ended."""
 
 OWN_CONVERSATION = ("thinking-web", "recall-cites", "branches")
-"""Scenes made in a conversation of their own (issue 19: thinking opened with a web search and
+"""Scenes made in a conversation of their own (thinking opened with a web search and
 its results, ``screenshots/thinking_web.py``; a reply citing recalled messages with its
-chips, ``screenshots/recall_cites.py``; issue 20's branches of one conversation,
+chips, ``screenshots/recall_cites.py``; the branches of one conversation,
 ``screenshots/branches.py``), after the demo's."""
 
 
@@ -283,7 +283,7 @@ async def generate(out: Path, only: set[str] | None = None) -> list[Path]:
                 await seed_usage(service)
             finally:
                 await service.close()
-            date_usage(service.store.path)
+            date_usage(service.db_path)
             app = ChatApp(load_config(), conversation_ref=conversation.id, cursor_blink=False)
             async with app.run_test(size=SIZE) as pilot:
                 await _until(pilot, lambda: app.main_screen.gauge.breakdown, "the gauge")

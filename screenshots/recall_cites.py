@@ -55,23 +55,34 @@ QUESTION = "Do you remember which tiles we picked and when Marta can come?"
 
 
 async def _conversation(service: object) -> str:
+    import json
+    import tempfile
+
     from tui_chat.engine.service import ChatService
 
     assert isinstance(service, ChatService)
-    conversation = await service.conversations.new("Kitchen renovation")
+    turns = FACTS + FILLER * 15
+    messages = [
+        {
+            "role": role,
+            "content": [{"type": "text", "text": text}],
+            "created_at": f"2026-11-{3 + i // 8:02d}T1{i % 10}:0{i % 6}:00+00:00",
+            "status": "complete",
+        }
+        for i, (role, text) in enumerate(turns)
+    ]
+    data = {
+        "format": "tui-chat",
+        "version": 1,
+        "conversation": {"title": "Kitchen renovation"},
+        "messages": messages,
+    }
+    with tempfile.TemporaryDirectory() as folder:  # imported as a person's export would be
+        path = Path(folder) / "kitchen.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        conversation = await service.transfer.import_file(path)
     for key, value in (("summarizer", "extractive"), ("context_window", "3000")):
         await service.conversations.set_setting(conversation.id, key, value)
-    turns = FACTS + FILLER * 15
-    for i, (role, text) in enumerate(turns):
-        day = 3 + i // 8
-        await service.store.messages.add(
-            conversation.id,
-            role=role,  # type: ignore[arg-type]
-            content=[{"type": "text", "text": text}],
-            text=text,
-            token_count=service.counter.count(text),
-            created_at=f"2026-11-{day:02d}T1{i % 10}:0{i % 6}:00+00:00",
-        )
     await service.summaries.compact(conversation.id)
     await service.send(conversation.id, QUESTION)
     return conversation.id

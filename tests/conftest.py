@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 
 import tests.bytecode  # noqa: F401  (first: where the bytecode of what follows is kept)
 from tests.fakes.fake_anthropic import FakeAnthropic, fake_anthropic_server  # noqa: F401  (fixture)
+from tests.seam import Engine, TestClock, open_engine
 from tui_chat.config import Config
 from tui_chat.engine.service import ChatService
 
@@ -162,16 +163,18 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-async def make_service(
+async def make_engine(
     isolated_env: Path, fake_anthropic: FakeAnthropic
-) -> AsyncIterator[Callable[..., Awaitable[ChatService]]]:
-    """Factory for ``ChatService`` objects on one database, talking to the fake server.
+) -> AsyncIterator[Callable[..., Awaitable[Engine]]]:
+    """Factory for services on one database, talking to the fake server, each handed out
+    with its parts: ``engine.service``, ``engine.store``, ``engine.worker`` and the clock
+    injected into the store (``engine.clock``; pass ``clock=`` to share or pin one).
 
-    ``await make_service(api_key=None, compaction={...})``; every service is closed at the end.
+    ``await make_engine(api_key=None, compaction={...})``; every service is closed at the end.
     """
     opened: list[ChatService] = []
 
-    async def make(**overrides: Any) -> ChatService:
+    async def make(clock: TestClock | None = None, **overrides: Any) -> Engine:
         values: dict[str, Any] = {
             "api_key": "sk-ant-test-key-0000",
             "base_url": fake_anthropic.base_url,
@@ -180,10 +183,22 @@ async def make_service(
             "db_path": isolated_env / "engine.db",
         }
         values.update(overrides)
-        service = await ChatService.open(Config(**values))
-        opened.append(service)
-        return service
+        engine = await open_engine(Config(**values), clock=clock)
+        opened.append(engine.service)
+        return engine
 
     yield make
     for service in opened:
         await service.close()
+
+
+@pytest.fixture
+def make_service(
+    make_engine: Callable[..., Awaitable[Engine]],
+) -> Callable[..., Awaitable[ChatService]]:
+    """:func:`make_engine`'s services alone (``tests.seam.engine_of(service)`` has the parts)."""
+
+    async def make(**overrides: Any) -> ChatService:
+        return (await make_engine(**overrides)).service
+
+    return make

@@ -21,7 +21,9 @@ from tui_chat.core.presets import PRESETS, PolicyError, parse_setting
 from tui_chat.core.tools import McpConfigError, ServerSpec, parse_mcp_json
 from tui_chat.llm.models import model_info
 
-DEFAULT_MODEL = "claude-sonnet-4-6"
+DEFAULT_MODEL = "claude-sonnet-5-5"
+"""The current Sonnet (models overview, 2026-10): new conversations start on it; a
+conversation keeps the model it was created with, so one made on an older default stays there."""
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 
 

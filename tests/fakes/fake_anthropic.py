@@ -104,6 +104,7 @@ from tests.fakes.fake_compaction import (
     sign,
 )
 from tests.fakes.fake_continuation import summary_sources
+from tests.fakes.fake_diagnostics import Diagnoses
 from tests.fakes.fake_files import FakeFiles, FileRequestError
 from tests.fakes.fake_recall import check_search_results, recall_reply
 from tests.fakes.fake_web import (
@@ -126,6 +127,10 @@ __all__ = [
 BehaviourKind = Literal["reply", "tool_use", "error", "sse_error", "drop", "malformed", "hang"]
 Target = Literal["any", "chat", "summary", "compaction"]
 Endpoint = Literal["messages", "count_tokens"]
+
+FAST_MODELS = frozenset({"claude-fable-5-2", "claude-opus-5-5", "claude-opus-5"})
+"""Models with fast mode (fast-mode page, English copy of 2026-11; a research preview on Opus
+5): ``speed: "fast"`` elsewhere is a 400, and ``usage.speed`` says which speed ran."""
 TextSource = str | Callable[[dict[str, Any]], str]
 
 _ERROR_TYPES: dict[int, tuple[str, str]] = {
@@ -363,6 +368,8 @@ class FakeAnthropic:
         """How many times ``GET /v1/models`` answered."""
         self.files = FakeFiles()
         """The Files API (``tests/fakes/fake_files.py``; ``files.supported = False``: none)."""
+        self.diagnoses = Diagnoses(lambda body: [(g.key, g.tokens) for g in _segments(body)])
+        """Cache diagnostics' fingerprints (``tests/fakes/fake_diagnostics.py``)."""
         self.model_limits: dict[str, dict[str, Any]] = {
             "claude-sonnet-4-6": model_entry(1_000_000, 64_000, adaptive=True),
             "claude-haiku-4-5": model_entry(200_000, 64_000, adaptive=False),
@@ -496,6 +503,7 @@ class FakeAnthropic:
             self._queue.clear()
             self._requests.clear()
             self._cache.clear()
+            self.diagnoses.reset()
             self.http_gate = threading.Event()
 
     def clear_cache(self) -> None:
@@ -767,6 +775,7 @@ class FakeAnthropic:
                 "ephemeral_1h_input_tokens": hour,
             },
             "output_tokens": output_tokens,
+            "speed": "fast" if body.get("speed") == "fast" else "standard",
         }
 
     # -- validation -----------------------------------------------------------------------
@@ -783,6 +792,11 @@ class FakeAnthropic:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             raise _InvalidRequest("messages: at least one message is required")
+        if "speed" in body and not count_only:
+            if body["speed"] not in ("standard", "fast"):
+                raise _InvalidRequest("speed: Input should be 'standard' or 'fast'")
+            if body["speed"] == "fast" and _base_id(body["model"]) not in FAST_MODELS:
+                raise _InvalidRequest(f"speed: fast mode is not available for {body['model']}")
         system = body.get("system")
         if system is not None and not isinstance(system, str | list):
             raise _InvalidRequest("system: Input should be a valid string or list of text blocks")
@@ -1374,6 +1388,8 @@ class _Reply:
     signature: str = ""
     web: list[dict[str, Any]] | None = None
     """Server tool blocks and cited text (``tests/fakes/fake_web.py``) replacing ``text``."""
+    diagnostics: dict[str, Any] | None = None
+    """Cache diagnostics against the request named (``tests/fakes/fake_diagnostics.py``)."""
 
     @classmethod
     def build(cls, fake: FakeAnthropic, body: dict[str, Any], behaviour: Behaviour) -> _Reply:
@@ -1445,8 +1461,10 @@ class _Reply:
             )
         if behaviour.usage:
             usage.update(behaviour.usage)
+        message_id = fake._next_id("msg")
         return cls(
-            message_id=fake._next_id("msg"),
+            message_id=message_id,
+            diagnostics=fake.diagnoses.diagnose(body, message_id),
             model=str(body.get("model")),
             text=text,
             thinking=thinking,
@@ -1489,6 +1507,7 @@ class _Reply:
             "stop_reason": self.stop_reason if final else None,
             "stop_sequence": None,
             **({"stop_details": self.stop_details} if final and self.stop_details else {}),
+            **({"diagnostics": self.diagnostics} if self.diagnostics is not None else {}),
             "usage": usage,
         }
 

@@ -6,6 +6,7 @@ Run one as a stdio server::
     python tests/fakes/mcp_servers.py garbage        # prints junk on stdout, then serves
     python tests/fakes/mcp_servers.py fail           # writes to stderr and exits at once
     python tests/fakes/mcp_servers.py hang           # never answers the handshake
+    python tests/fakes/mcp_servers.py stubborn       # never sees its stdin close
     python tests/fakes/mcp_servers.py http PORT      # the same tools over Streamable HTTP
 
 ``env`` returns the server process's environment as JSON (the tests check what a child gets).
@@ -89,10 +90,14 @@ def main(argv: list[str]) -> int:
     if kind == "garbage":
         sys.stdout.write('this is not JSON-RPC\n{"broken": \n')
         sys.stdout.flush()
+    if kind == "stubborn":
+        # Holds its own stdin open for writing (Linux): it never sees the pipe close when
+        # tui-chat dies, as a server behind a wrapper would not; only a kill ends it.
+        os.open(f"/proc/{os.getpid()}/fd/0", os.O_WRONLY)
     if kind == "http":
         build("http").run("streamable-http", host="127.0.0.1", port=int(argv[2]))
         return 0
-    build(kind if kind != "garbage" else "garbage").run()
+    build(kind).run()
     return 0
 
 

@@ -1,6 +1,6 @@
 """Compact folds everything due, per-kind retention in ``summary --json``, a summary that would wipe
 the history is never activated, and at small windows the gauge, the trigger and the fit check use
-one figure and compaction runs before a turn is left out (issue 10 end to end).
+one figure and compaction runs before a turn is left out.
 
 CLI tests run the real ``tui-chat`` process against the local Anthropic-compatible server.
 """
@@ -15,6 +15,7 @@ import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import js, run
+from tests.seam import engine_of
 from tui_chat.core.triggers import plan_boundary
 
 
@@ -141,7 +142,7 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
         await service.conversations.set_setting(conv.id, "preset", preset)
         await service.conversations.set_setting(conv.id, "context_window", "2000")
         # Real counts below local ones: the case where the figures used to disagree.
-        await service._store.set_calibration(conv.model, 0.8, 5)
+        await engine_of(service).store.set_calibration(conv.model, 0.8, 5)
         for i in range(1, 13):
             # A chat reply, and a short tagged summary for a background compaction (the
             # server's own summary of these turns is over a 2k window's summary budget).
@@ -154,17 +155,18 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
             assert built.fits == (b.used <= b.usable)
             if built.dropped_message_ids:
                 # Left out only when no compaction could have made room.
-                raw = await service._store.messages.history(
+                raw = await engine_of(service).store.messages.history(
                     conv.id,
                     after_id=(
-                        await service._store.summaries.active(conv.id) or _NoSummary
+                        await engine_of(service).store.summaries.active(conv.id) or _NoSummary
                     ).covers_to_message_id,
                 )
                 policy = service.conversations.policy_for(
                     await service.conversations.resolve(conv.id)
                 )
                 sums = [
-                    (x.status, x.error) for x in await service._store.summaries.versions(conv.id)
+                    (x.status, x.error)
+                    for x in await engine_of(service).store.summaries.versions(conv.id)
                 ]
                 assert plan_boundary(policy, raw[:-1], manual=True) == 0, (preset, i, sums)
                 assert any("left out" in w for w in b.warnings)

@@ -1,4 +1,4 @@
-"""Files alone are a message, and files belong to the draft (issue 22 items 2 and 8)."""
+"""Files alone are a message, and files belong to the draft."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from tests.fakes import sample_files
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import run
+from tests.seam import engine_of
 from tui_chat.engine.attachments import read_attachment
 from tui_chat.engine.service import ChatService
 
@@ -51,6 +52,8 @@ async def test_draft_files_are_kept_across_a_restart_and_a_deleted_conversation(
     await reopened.drafts.set(kept.id, "")
     assert len(await reopened.drafts.files(kept.id)) == 2
     await reopened.drafts.set_files(kept.id, [])
-    async with reopened._store.connection.execute("SELECT count(*) FROM drafts") as cursor:
+    async with engine_of(reopened).store.connection.execute(
+        "SELECT count(*) FROM drafts"
+    ) as cursor:
         row = await cursor.fetchone()
     assert row is not None and row[0] == 0

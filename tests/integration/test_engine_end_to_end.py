@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tui_chat.engine.compaction import CompactionError
 from tui_chat.engine.events import CompactionFinished, ReplyDelta
 from tui_chat.engine.service import ChatService
@@ -43,15 +44,15 @@ async def test_send_stores_both_messages_with_counts_and_usage(
     )
     assert outcome.error is None
     assert "".join(deltas) == outcome.reply.text == "Reply to: hello world"
-    messages = await service._store.messages.history(conv.id)
+    messages = await engine_of(service).store.messages.history(conv.id)
     assert [m.role for m in messages] == ["user", "assistant"]
     assert all(m.token_count > 0 for m in messages)
     reply = messages[1]
     assert reply.status == "complete" and reply.stop_reason == "end_turn"
     assert reply.usage is not None and reply.usage.total_input > 0
-    assert (await service._store.conversations.get(conv.id)).title == "hello world"
+    assert (await engine_of(service).store.conversations.get(conv.id)).title == "hello world"
     # Calibration learned from the real usage.
-    ratio, samples = await service._store.calibration(conv.model)
+    ratio, samples = await engine_of(service).store.calibration(conv.model)
     assert samples == 0 or ratio != 1.0
 
 
@@ -64,14 +65,14 @@ async def test_dropped_stream_is_stored_incomplete_and_retry_replaces_it(
     outcome = await service.send(conv.id, "tell me a story")
     assert outcome.error is not None and outcome.error.kind == "incomplete"
     assert outcome.reply.status == "incomplete" and outcome.reply.text
-    stored = await service._store.messages.history(conv.id)
+    stored = await engine_of(service).store.messages.history(conv.id)
     assert stored[0].text == "tell me a story"
     retried = await service.retry(conv.id)
     assert retried.error is None and retried.reply.status == "complete"
     body = fake_anthropic.message_requests[-1].body
     # The cut-off reply is not sent back: the retry request ends with the user message.
     assert body["messages"][-1]["role"] == "user"
-    assert len(await service._store.messages.history(conv.id)) == 3  # nothing deleted
+    assert len(await engine_of(service).store.messages.history(conv.id)) == 3  # nothing deleted
 
 
 @pytest.mark.parametrize("status", [401, 403, 404, 413, 429, 500, 529])
@@ -84,7 +85,7 @@ async def test_api_errors_keep_the_user_message(
     outcome = await service.send(conv.id, "are you there?")
     assert outcome.error is not None and outcome.error.message and outcome.error.hint
     assert outcome.reply.status == "error"
-    messages = await service._store.messages.history(conv.id)
+    messages = await engine_of(service).store.messages.history(conv.id)
     assert messages[0].text == "are you there?" and messages[0].status == "complete"
     assert (await service.retry(conv.id)).reply.status == "complete"
 
@@ -99,7 +100,7 @@ async def test_why_a_reply_failed_survives_a_restart(
     assert outcome.error is not None
     await service.close()
     reopened = await make_service()
-    failed = (await reopened._store.messages.history(conv.id))[-1]
+    failed = (await engine_of(reopened).store.messages.history(conv.id))[-1]
     assert failed.status == "error"
     assert failed.error == f"{outcome.error.message} — {outcome.error.hint}"
 
@@ -110,7 +111,7 @@ async def test_no_key_keeps_the_message_and_says_how(make_service: Make) -> None
     outcome = await service.send(conv.id, "offline hello")
     assert outcome.error is not None and outcome.error.kind == "no_key"
     assert "ANTHROPIC_API_KEY" in outcome.error.hint
-    assert (await service._store.messages.history(conv.id))[0].text == "offline hello"
+    assert (await engine_of(service).store.messages.history(conv.id))[0].text == "offline hello"
 
 
 async def test_cancel_keeps_partial_reply(
@@ -130,7 +131,7 @@ async def test_cancel_keeps_partial_reply(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    messages = await service._store.messages.history(conv.id)
+    messages = await engine_of(service).store.messages.history(conv.id)
     assert messages[0].text == "long answer please"
     assert messages[1].status == "incomplete" and messages[1].text
 
@@ -177,7 +178,9 @@ async def test_each_preset_compacts_when_and_how_it_says(
     versions = await service.summaries.versions(conv.id)
     assert versions, f"{preset} never compacted"
     assert all(v.status == "completed" for v in versions), [(v.status, v.error) for v in versions]
-    policy = service.conversations.policy_for(await service._store.conversations.get(conv.id))
+    policy = service.conversations.policy_for(
+        await engine_of(service).store.conversations.get(conv.id)
+    )
     newest = versions[0]
     assert newest.strategy == policy.strategy
     if preset == "turns":
@@ -198,9 +201,11 @@ async def test_each_preset_compacts_when_and_how_it_says(
     assert built.breakdown.sections["summary"] > 0
     assert built.breakdown.input_tokens <= built.breakdown.usable
     # Messages after the active coverage are sent raw.
-    active = await service._store.summaries.active(conv.id)
+    active = await engine_of(service).store.summaries.active(conv.id)
     assert active is not None
-    raw_after = await service._store.messages.history(conv.id, after_id=active.covers_to_message_id)
+    raw_after = await engine_of(service).store.messages.history(
+        conv.id, after_id=active.covers_to_message_id
+    )
     assert set(built.sent_message_ids) >= {m.id for m in raw_after} - set(built.dropped_message_ids)
 
 
@@ -237,7 +242,9 @@ async def test_rollback_then_send_uses_older_version_plus_raw_after(
     body = fake_anthropic.message_requests[-1].body
     sent = request_text(body)
     assert old.text.splitlines()[0][:40] in sent
-    after = await service._store.messages.history(conv.id, after_id=old.covers_to_message_id)
+    after = await engine_of(service).store.messages.history(
+        conv.id, after_id=old.covers_to_message_id
+    )
     for message in after[:-1]:
         if message.role == "user":
             assert message.text[:60] in sent
@@ -274,12 +281,12 @@ async def test_two_engines_never_make_two_versions_for_one_boundary(
     await a.conversations.set_setting(conv.id, "preset", "turns")
     for i in range(1, 4):
         await a.send(conv.id, long_turn(i))
-    await a._worker.wait()
+    await engine_of(a).worker.wait()
     # Both engines race for the same boundary.
     await a.summaries.activate(conv.id, 0)
     results = await asyncio.gather(
-        a._worker.compact(conv.id, trigger="auto"),
-        b._worker.compact(conv.id, trigger="auto"),
+        engine_of(a).worker.compact(conv.id, trigger="auto"),
+        engine_of(b).worker.compact(conv.id, trigger="auto"),
         return_exceptions=True,
     )
     summaries = await a.summaries.versions(conv.id)
@@ -297,12 +304,12 @@ async def test_killed_workers_lease_is_taken_over(
     service = await make_service()
     conv = await service.conversations.new()
     await service.conversations.set_setting(conv.id, "preset", "turns")
-    service._worker.poke = lambda _cid: None  # type: ignore[method-assign]  # no auto runs
+    engine_of(service).worker.poke = lambda _cid: None  # type: ignore[method-assign]  # no auto runs
     for i in range(1, 5):
         await service.send(conv.id, long_turn(i))
-    messages = await service._store.messages.history(conv.id)
+    messages = await engine_of(service).store.messages.history(conv.id)
     # A worker that died: its in-progress row and an expired lease.
-    dead = await service._store.summaries.begin(
+    dead = await engine_of(service).store.summaries.begin(
         SummaryStart(
             conv.id,
             parent_id=None,
@@ -313,9 +320,9 @@ async def test_killed_workers_lease_is_taken_over(
             lease_seconds=-1,
         )
     )
-    done = await service._worker.maybe_compact(conv.id)
+    done = await engine_of(service).worker.maybe_compact(conv.id)
     assert done is not None and done.id == dead.id and done.status == "completed"
-    assert (await service._store.summaries.active(conv.id)).id == dead.id  # type: ignore[union-attr]
+    assert (await engine_of(service).store.summaries.active(conv.id)).id == dead.id  # type: ignore[union-attr]
 
 
 async def test_failed_summaries_are_recorded_never_activated_and_pause(
@@ -325,17 +332,17 @@ async def test_failed_summaries_are_recorded_never_activated_and_pause(
     conv = await service.conversations.new()
     await service.conversations.set_setting(conv.id, "preset", "turns")
     await service.conversations.set_setting(conv.id, "summarizer", "claude-haiku-4-5")
-    service._worker.poke = lambda _cid: None  # type: ignore[method-assign]
+    engine_of(service).worker.poke = lambda _cid: None  # type: ignore[method-assign]
     for i in range(1, 5):
         await service.send(conv.id, long_turn(i))
     for _ in range(3):
         fake_anthropic.push_error(529, target="summary")
         with pytest.raises(CompactionError):
-            await service._worker.compact(conv.id, trigger="auto")
+            await engine_of(service).worker.compact(conv.id, trigger="auto")
     versions = await service.summaries.versions(conv.id)
     assert [v.status for v in versions] == ["failed"] * 3
     assert all(v.text == "" and v.error for v in versions)
-    assert await service._store.summaries.active(conv.id) is None
+    assert await engine_of(service).store.summaries.active(conv.id) is None
     assert await service.summaries.paused(conv.id)
     # Paused for auto, manual still works.
     assert (await service.summaries.compact(conv.id)).status == "completed"
@@ -364,14 +371,14 @@ async def test_offline_extractive_compaction_without_key(make_service: Make) -> 
     )  # adaptive: nothing due yet
     # Build history without the API: import-style inserts.
     for i in range(1, 8):
-        await service._store.messages.add(
+        await engine_of(service).store.messages.add(
             conv.id,
             role="user",
             content=[{"type": "text", "text": long_turn(i)}],
             text=long_turn(i),
-            token_count=service._counter.count(long_turn(i)),
+            token_count=engine_of(service).counter.count(long_turn(i)),
         )
-        await service._store.messages.add(
+        await engine_of(service).store.messages.add(
             conv.id,
             role="assistant",
             content=[{"type": "text", "text": f"ok {i}"}],

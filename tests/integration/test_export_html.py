@@ -13,6 +13,7 @@ import pytest
 from tests.fakes import sample_files
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import run
+from tests.seam import engine_of
 from tui_chat.engine.attachments import read_attachment
 from tui_chat.engine.export_html import write_html_export
 from tui_chat.engine.service import ChatService
@@ -97,7 +98,7 @@ async def test_the_page_is_inert_self_contained_and_marks_pins_and_summaries(
     assert [a["id"] for a in articles] == [f"m{m.id}" for m in history]
     pinned = page.having("article", class_="pinned")
     assert [a["id"] for a in pinned] == [f"m{history[1].id}"] and "pinned: the code" in text
-    versions = await service._store.summaries.versions(cid)
+    versions = await engine_of(service).store.summaries.versions(cid)
     active = [s for s in versions if s.status == "completed"][-1]
     folded = [a["id"] for a in page.having("article", class_="folded")]
     assert folded == [f"m{m.id}" for m in history if m.id <= active.covers_to_message_id]
@@ -112,8 +113,8 @@ async def test_the_page_written_in_small_pieces_is_the_page(
     cid = await _conversation(service, fake_anthropic, tmp_path)
     whole: list[str] = []
     paged: list[str] = []
-    await write_html_export(service._store, cid, whole.append)
-    await write_html_export(service._store, cid, paged.append, page=2)
+    await write_html_export(engine_of(service).store, cid, whole.append)
+    await write_html_export(engine_of(service).store, cid, paged.append, page=2)
     assert "".join(paged) == "".join(whole)
     assert "".join(paged).count("<article") == len(await service.messages.history(cid)) == 14
 

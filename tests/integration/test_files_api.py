@@ -1,4 +1,4 @@
-"""Attachments through the Files API (issue 19 item 6), through the real SDK against the local
+"""Attachments through the Files API, through the real SDK against the local
 server (``tests/fakes/fake_files.py``): uploaded once by content hash, named by ``file_id``; inline
 base64 on an endpoint without the Files API; a lost id uploaded again; exports keep the bytes."""
 
@@ -17,6 +17,7 @@ import pytest
 from tests.fakes import sample_files
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import run
+from tests.seam import engine_of
 from tui_chat.engine.attachments import read_attachment
 from tui_chat.engine.service import ChatService, NotFound
 
@@ -104,7 +105,7 @@ async def test_an_endpoint_without_files_gets_inline_data_and_is_asked_once(
         assert base64.b64decode(sent[-1]["source"]["data"]) == chat.image.read_bytes()
         assert "anthropic-beta" not in fake_anthropic.last.headers
     assert len(uploads(fake_anthropic)) == 1  # the refused probe, remembered
-    assert await chat.service._store.file_ids.supported(fake_anthropic.base_url) is False
+    assert await engine_of(chat.service).store.file_ids.supported(fake_anthropic.base_url) is False
 
 
 async def test_a_file_id_the_endpoint_lost_is_uploaded_again(
@@ -174,10 +175,10 @@ async def test_exports_and_imports_keep_the_file_itself(
         assert file_id not in await service.transfer.export(conv, kind)
 
     await service.conversations.delete(conv)
-    await service._engine.files.settle(None)  # its upload deleted at the endpoint
+    await engine_of(service).files.settle(None)  # its upload deleted at the endpoint
     assert fake_anthropic.files.deleted == [file_id]
     imported = await service.transfer.import_file(exported)
-    assert (await service._store.attachments.data([attachment.sha256])) == {
+    assert (await engine_of(service).store.attachments.data([attachment.sha256])) == {
         attachment.sha256: image.read_bytes()
     }
     await service.send(imported.id, "and now?")
@@ -210,8 +211,12 @@ def test_cli_send_attach_uploads_once(
 
 
 async def test_a_continuation_summary_names_the_files_the_chat_request_named(
-    chat: Chat, fake_anthropic: FakeAnthropic
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Path
 ) -> None:
+    # A standalone call at a dear card (Fable 5.1), so continuing the cached request is the
+    # cheaper summary (the summarizer choice weighs both).
+    service = await make_service(compaction={"summarizer_model": "claude-fable-5-1"})
+    chat = Chat(service, (await service.conversations.new()).id, picture(tmp_path))
     await chat.service.conversations.set_setting(chat.conv, "summarizer", "claude")
     await chat.look()
     await chat.service.send(chat.conv, "and what else?")
@@ -266,17 +271,17 @@ async def test_deleting_a_conversation_deletes_the_uploads_no_other_one_uses(
     with pytest.raises(NotFound):
         await service.conversations.resolve(chat.conv)
     fake_anthropic.files.hold_deletes.set()
-    await service._engine.files.settle(None)
+    await engine_of(service).files.settle(None)
     assert fake_anthropic.files.deleted == [own_id]
     (sent,) = deletes(fake_anthropic)
     assert sent.path == f"/v1/files/{own_id}"
     assert "files-api-2025-04-14" in sent.headers["anthropic-beta"]
     endpoint = fake_anthropic.base_url
-    assert await service._store.file_ids.unreferenced(endpoint) == []
-    assert await service._store.file_ids.known(endpoint, [read_attachment(shared).sha256])
+    assert await engine_of(service).store.file_ids.unreferenced(endpoint) == []
+    assert await engine_of(service).store.file_ids.known(endpoint, [read_attachment(shared).sha256])
 
     await service.conversations.delete(other.id)  # the last conversation using it
-    await service._engine.files.settle(None)
+    await engine_of(service).files.settle(None)
     assert fake_anthropic.files.deleted == [own_id, shared_id]
     assert fake_anthropic.files.files == {}
 
@@ -288,18 +293,18 @@ async def test_uploads_are_not_deleted_offline_or_without_a_key_and_are_later(
     (file_id,) = fake_anthropic.files.files
     fake_anthropic.stop()  # offline: the delete fails and the id is kept for the next run
     await chat.service.conversations.delete(chat.conv)
-    await chat.service._engine.files.settle(None)
+    await engine_of(chat.service).files.settle(None)
     endpoint = fake_anthropic.base_url
-    assert await chat.service._store.file_ids.unreferenced(endpoint) == [file_id]
+    assert await engine_of(chat.service).store.file_ids.unreferenced(endpoint) == [file_id]
     fake_anthropic.start()
     keyless = await make_service(api_key=None)
-    keyless._engine.files.prune_soon()
-    await keyless._engine.files.settle(None)
-    assert deletes(fake_anthropic) == [] and await keyless._engine.files.prune() == 0
+    engine_of(keyless).files.prune_soon()
+    await engine_of(keyless).files.settle(None)
+    assert deletes(fake_anthropic) == [] and await engine_of(keyless).files.prune() == 0
     # Online again with the key: the next run deletes what was left.
-    assert await chat.service._engine.files.prune() == 1
+    assert await engine_of(chat.service).files.prune() == 1
     assert fake_anthropic.files.deleted == [file_id]
-    assert await chat.service._store.file_ids.unreferenced(endpoint) == []
+    assert await engine_of(chat.service).store.file_ids.unreferenced(endpoint) == []
 
 
 async def test_an_upload_gone_already_is_forgotten(
@@ -308,6 +313,6 @@ async def test_an_upload_gone_already_is_forgotten(
     await chat.look()
     fake_anthropic.files.forget()  # expired at the endpoint
     await chat.service.conversations.delete(chat.conv)
-    await chat.service._engine.files.settle(None)
+    await engine_of(chat.service).files.settle(None)
     assert fake_anthropic.files.deleted == [] and len(deletes(fake_anthropic)) == 1
-    assert await chat.service._store.file_ids.unreferenced(fake_anthropic.base_url) == []
+    assert await engine_of(chat.service).store.file_ids.unreferenced(fake_anthropic.base_url) == []

@@ -13,6 +13,7 @@ import pytest
 
 from tests.fakes import sample_files
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tui_chat.core.attachments import AttachmentError
 from tui_chat.engine.attachments import read_attachment
 from tui_chat.engine.compaction import CompactionError
@@ -163,7 +164,7 @@ async def test_an_attached_png_is_sent_as_an_image_block_and_survives_export_and
 
     # The same file attached again is stored once.
     await service.send(conv.id, "Again", attachments=[read_attachment(image)])
-    assert await service._store.attachments.count() == 1
+    assert await engine_of(service).store.attachments.count() == 1
 
     exported = tmp_path / "export.json"
     await service.transfer.export_to(conv.id, exported)
@@ -173,7 +174,7 @@ async def test_an_attached_png_is_sent_as_an_image_block_and_survives_export_and
     assert "plot.png" in markdown and "base64" not in markdown
 
     await service.conversations.delete(conv.id)
-    assert await service._store.attachments.count() == 0
+    assert await engine_of(service).store.attachments.count() == 0
     imported = await service.transfer.import_file(exported)
     await chat(service, imported.id, ["and now?"])
     blocks = [b for m in fake_anthropic.bodies[-1]["messages"] for b in m["content"]]

@@ -1,4 +1,4 @@
-"""Cited recall (issue 19 item 3): recalled passages go as ``search_result`` blocks, a reply's
+"""Cited recall: recalled passages go as ``search_result`` blocks, a reply's
 citations of them are stored, shown as ``[#id]`` chips, exported, and a key jumps to them.
 
 Shapes follow Claude's "Search results" docs as read on 2026-11-26 (see
@@ -16,6 +16,7 @@ import anthropic
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tui_chat.core.models import Message
 from tui_chat.core.recall_cites import cited_ids, recalled_ids
 from tui_chat.core.request.recall import Passage
@@ -229,12 +230,12 @@ async def _folded(service: ChatService) -> str:
     for i in range(24):
         for role in ("user", "assistant"):
             text = f"{role} note {i}: the crate number {1000 + i} went to dock {i % 7}. " * 4
-            await service._store.messages.add(
+            await engine_of(service).store.messages.add(
                 conv.id,
                 role=role,  # type: ignore[arg-type]
                 content=[{"type": "text", "text": text}],
                 text=text,
-                token_count=service._counter.count(text),
+                token_count=engine_of(service).counter.count(text),
             )
     await service.summaries.compact(conv.id)
     return conv.id

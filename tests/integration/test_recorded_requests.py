@@ -1,4 +1,4 @@
-"""Requests recorded before a refactor are byte-identical after it (issue 21, "Done means").
+"""Requests recorded before a refactor are byte-identical after it.
 
 Each case replays a session message by message into a store under one configuration (every
 preset, the seed-000 single user message, a small window that makes turns give way), builds
@@ -38,11 +38,12 @@ from pathlib import Path
 import pytest
 
 from benchmarks.common import LOCOMO_DIR
+from tests.seam import engine_of, open_service
 from tui_chat.config import Config
 from tui_chat.core.models import ContentBlock
 from tui_chat.core.presets import PRESETS
 from tui_chat.core.request import BuiltRequest
-from tui_chat.engine.service import ChatService, CompactionError
+from tui_chat.engine.service import CompactionError
 
 FIXTURE = Path(__file__).with_name("recorded_requests.json")
 LOCOMO = ("conv-26", "conv-30", "conv-41")
@@ -114,7 +115,7 @@ async def replay(
     the pins and the folds are the same, only fewer requests are checked)."""
     db = work / "recorded.db"
     db.unlink(missing_ok=True)
-    service = await ChatService.open(Config(db_path=db, api_key=None), db)
+    service = await open_service(Config(db_path=db, api_key=None), db)
     hashes: list[str | None] = []
     try:
         conversation = await service.conversations.new("replay", system=session.system)
@@ -126,12 +127,12 @@ async def replay(
         turn = 0
         for index, (role, text, created_at) in enumerate(session.messages):
             content: list[ContentBlock] = [{"type": "text", "text": text}]
-            message = await service._store.messages.add(
+            message = await engine_of(service).store.messages.add(
                 cid,
                 role="user" if role == "user" else "assistant",
                 content=content,
                 text=text,
-                token_count=service._counter.count_message("user", content),
+                token_count=engine_of(service).counter.count_message("user", content),
                 created_at=created_at,
             )
             if index == PIN_AT:

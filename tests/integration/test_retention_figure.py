@@ -1,4 +1,4 @@
-"""One retention figure per version (issue 18, item 5): the identifiers of the covered messages
+"""One retention figure per version: the identifiers of the covered messages
 found in what the request actually sends for the version (summary + ledger), and the same
 figure in ``summaries``, ``summary`` (text and ``--json``) and the engine's versions."""
 
@@ -10,6 +10,7 @@ import pytest
 
 from benchmarks import coding
 from tests.integration.test_cli import js, run
+from tests.seam import engine_of, open_service
 from tui_chat.config import Config
 from tui_chat.core import ledger
 from tui_chat.core.sent_memory import sent_memory
@@ -34,10 +35,10 @@ async def test_the_figure_is_what_the_request_sends_and_every_view_shows_it(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "chat.db"
-    service = await ChatService.open(Config(db_path=db, api_key=None), db)
+    service = await open_service(Config(db_path=db, api_key=None), db)
     try:
         cid = await _compacted(service, tmp_path)
-        active = await service._store.summaries.active(cid)
+        active = await engine_of(service).store.summaries.active(cid)
         assert active is not None
         await service.messages.pin(active.covers_to_message_id - 3)  # pins rank the ledger
         figure = await service.summaries.retention(cid, active)
@@ -50,9 +51,11 @@ async def test_the_figure_is_what_the_request_sends_and_every_view_shows_it(
         conversation = await service.conversations.get(cid)
         policy = service.conversations.policy_for(conversation)
         usable = window_for(service.catalog.info(conversation.model), policy).usable
-        pinned = {m.id for _, m in await service._store.anchors.pinned(cid)}
-        assert sent_memory(active, policy, usable, service._counter, pinned) in memory
-        covered = await service._store.messages.texts(cid, up_to_id=active.covers_to_message_id)
+        pinned = {m.id for _, m in await engine_of(service).store.anchors.pinned(cid)}
+        assert sent_memory(active, policy, usable, engine_of(service).counter, pinned) in memory
+        covered = await engine_of(service).store.messages.texts(
+            cid, up_to_id=active.covers_to_message_id
+        )
         assert ledger.retention(covered, memory) == figure
 
         # The versions the engine hands the timeline, the inspector and the CLI carry it.
@@ -105,7 +108,7 @@ async def test_a_retention_figure_leaves_the_request_builds_ledger_cache_alone(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "chat.db"
-    service = await ChatService.open(Config(db_path=db, api_key=None), db)
+    service = await open_service(Config(db_path=db, api_key=None), db)
     try:
         cid = await _compacted(service, tmp_path)
         await service.requests.context(cid, "What next?")

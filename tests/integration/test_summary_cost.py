@@ -20,6 +20,7 @@ import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic, RecordedRequest
 from tests.integration.test_cli import run
+from tests.seam import engine_of
 from tui_chat.engine.events import CompactionFinished, EngineEvent
 from tui_chat.engine.service import ChatService
 
@@ -38,7 +39,16 @@ async def talk(service: ChatService, cid: str, turns: range) -> None:
         await service.finish_background()
 
 
-async def open_chat(make_service: Make, **settings: str) -> tuple[ChatService, str]:
+async def open_chat(
+    make_service: Make, standalone: str | None = None, **settings: str
+) -> tuple[ChatService, str]:
+    """A conversation on :data:`MODEL` with ``settings``; ``standalone``: the configured
+    summarizer model (the settings are then the configuration's too: a conversation's own
+    preset would set the configuration aside)."""
+    if standalone:
+        compaction = {**settings, "summarizer_model": standalone}
+        service = await make_service(model=MODEL, compaction=compaction)
+        return service, (await service.conversations.new()).id
     service = await make_service(model=MODEL)
     conversation = await service.conversations.new()
     for key, value in settings.items():
@@ -58,8 +68,13 @@ async def test_claude_summary_continues_the_cached_chat_request(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     fake_anthropic.cache_min_tokens = 0
+    # A standalone call at the chat model's own card: the cached continuation is cheaper.
     service, cid = await open_chat(
-        make_service, preset="threshold", summarizer="claude", threshold_tokens="1000"
+        make_service,
+        preset="threshold",
+        summarizer="claude",
+        threshold_tokens="1000",
+        standalone=MODEL,
     )
     await talk(service, cid, range(1, 8))
 
@@ -156,7 +171,7 @@ async def test_server_falls_back_to_claude_once_and_remembers(
     assert first.compaction_block is None and not first.summarizer.startswith("server")
     notices = [e.notice for e in events if isinstance(e, CompactionFinished) and e.notice]
     assert len(notices) == 1 and "not available" in notices[0]
-    assert await service._store.compaction_support.unsupported(MODEL) is not None
+    assert await engine_of(service).store.compaction_support.unsupported(MODEL) is not None
 
     await talk(service, cid, range(5, 8))
     second = await service.summaries.compact(cid)
@@ -234,14 +249,22 @@ async def test_a_fresh_process_rebuilds_the_last_request_and_continues_it_while_
 ) -> None:
     fake_anthropic.cache_min_tokens = 0
     service, cid = await open_chat(
-        make_service, preset="window", summarizer="claude", keep_recent="2"
+        make_service, MODEL, preset="window", summarizer="claude", keep_recent="2"
     )
     await talk(service, cid, range(1, 6))
     assert not [r for r in fake_anthropic.message_requests if r.is_summary]
     chat = chats(fake_anthropic)[-1]
     await service.close()
     # Another process (a CLI ``compact``): it never saw the request, it rebuilds it.
-    fresh = await make_service(model=MODEL)
+    fresh = await make_service(
+        model=MODEL,
+        compaction={
+            "preset": "window",
+            "summarizer": "claude",
+            "keep_recent": "2",
+            "summarizer_model": MODEL,
+        },
+    )
     await fresh.summaries.compact(cid)
     summary = [r for r in fake_anthropic.message_requests if r.is_summary][-1]
     sent = chat.body["messages"]
@@ -259,8 +282,8 @@ async def test_a_fresh_process_writes_a_standalone_summary_once_the_cache_is_col
         make_service, preset="window", summarizer="claude", keep_recent="2"
     )
     await talk(service, cid, range(1, 6))
-    last = (await service._store.messages.history(cid))[-1]
-    async with service._store.transaction() as db:
+    last = (await engine_of(service).store.messages.history(cid))[-1]
+    async with engine_of(service).store.transaction() as db:
         await db.execute(
             "UPDATE messages SET created_at = ? WHERE id = ?",
             ("2020-01-01T00:00:00+00:00", last.id),
@@ -270,3 +293,19 @@ async def test_a_fresh_process_writes_a_standalone_summary_once_the_cache_is_col
     await fresh.summaries.compact(cid)
     summary = [r for r in fake_anthropic.message_requests if r.is_summary][-1]
     assert summary.body["model"] != MODEL  # the standalone prompt, on the summary model
+
+
+async def test_a_fresh_haiku_call_is_chosen_when_it_costs_less_than_continuing(
+    make_service: Make, fake_anthropic: FakeAnthropic
+) -> None:
+    # A short chat on Sonnet 4.6 ($3 / $15): the continuation's instruction and output at
+    # Sonnet's card cost more than the whole span sent to Haiku 5.5 ($0.10 / $0.50).
+    fake_anthropic.cache_min_tokens = 0
+    service, cid = await open_chat(
+        make_service, preset="threshold", summarizer="claude", threshold_tokens="1000"
+    )
+    await talk(service, cid, range(1, 8))
+    summaries = [r for r in fake_anthropic.message_requests if r.is_summary]
+    assert summaries and {r.body["model"] for r in summaries} == {"claude-haiku-5-5"}
+    version = next(s for s in await service.summaries.versions(cid) if s.status == "completed")
+    assert version.call is not None and version.call.model == "claude-haiku-5-5"

@@ -1,4 +1,4 @@
-"""Thinking and web search/fetch (issue 19 items 1 and 2), through the real SDK.
+"""Thinking and web search/fetch, through the real SDK.
 
 What the requests and blocks look like follows Claude's docs as read on 2026-11-26 (see
 ``tui_chat/core/reply_options.py`` and ``tui_chat/core/web.py``); the fake server
@@ -26,7 +26,11 @@ Make = Callable[..., Awaitable[ChatService]]
 
 
 def types(body: dict[str, Any]) -> list[list[str]]:
-    return [[b["type"] for b in m["content"]] for m in body["messages"]]
+    """Each message's block types (a message given as a string is one text block)."""
+    return [
+        [b["type"] for b in m["content"]] if isinstance(m["content"], list) else ["text"]
+        for m in body["messages"]
+    ]
 
 
 # -- the request keys -----------------------------------------------------------------------
@@ -92,7 +96,7 @@ async def test_thinking_streams_is_stored_signed_and_not_sent_back(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
     service = await make_service()
-    conv = await service.conversations.new()  # claude-sonnet-4-6 by default
+    conv = await service.conversations.new()  # the default model (claude-sonnet-5-5)
     await service.conversations.set_setting(conv.id, "thinking", "on")
     seen: list[tuple[str, str]] = []
     outcome = await service.send(
@@ -193,7 +197,7 @@ async def test_web_search_results_citations_usage_and_cost(
     usage = outcome.reply.usage
     assert usage is not None and usage.web_search_requests == 1
     cost = await service.costs.of(conv.id)
-    assert cost == pytest.approx(cost_usd(model_info("claude-sonnet-4-6"), usage))
+    assert cost == pytest.approx(cost_usd(model_info(conv.model), usage))
     assert cost > 0.01
     # The results and citations go back unchanged with the next request.
     assert (await service.send(conv.id, "thanks")).error is None

@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tui_chat.core.cache_ttl import choose_ttl, pauses, turn_price
 from tui_chat.core.models import Usage
 from tui_chat.core.presets import DEFAULT_PRESET, PRESETS, resolve_policy
+from tui_chat.core.request.recall_cost import RECALL_COST_SHARE
 from tui_chat.engine.service import ChatService
 from tui_chat.llm.models import cost_usd, model_info
 
@@ -167,7 +169,7 @@ class TestCacheLifetime:
             moment = start + timedelta(minutes=20 * index)
             for role, offset in (("user", 0), ("assistant", 10)):
                 text = f"{role} {index}: {PARAGRAPH}"
-                await service._store.messages.add(
+                await engine_of(service).store.messages.add(
                     other.id,
                     role=role,  # type: ignore[arg-type]
                     content=[{"type": "text", "text": text}],
@@ -203,35 +205,57 @@ class TestCacheLifetime:
 
 
 class TestRecallEarnsItsPlace:
-    async def _folded(self, service: ChatService, **settings: str) -> str:
+    async def _folded(self, service: ChatService, turns: int = 24, **settings: str) -> str:
         conv = await service.conversations.new()
         for key, value in {"summarizer": "extractive", **settings}.items():
             await service.conversations.set_setting(conv.id, key, value)
-        for i in range(24):
+        for i in range(turns):
             for role in ("user", "assistant"):
                 text = f"{role} note {i}: the crate number {1000 + i} went to dock {i % 7}. " * 4
-                await service._store.messages.add(
+                await engine_of(service).store.messages.add(
                     conv.id,
                     role=role,  # type: ignore[arg-type]
                     content=[{"type": "text", "text": text}],
                     text=text,
-                    token_count=service._counter.count(text),
+                    token_count=engine_of(service).counter.count(text),
                 )
         await service.summaries.compact(conv.id)
         return conv.id
 
-    async def test_recall_never_costs_more_than_carrying_what_it_stands_for(
+    @pytest.mark.parametrize("model", ["claude-sonnet-5", "claude-sonnet-5-5"])
+    async def test_recall_for_a_message_carrying_on_the_talk_costs_no_more_than_carrying_the_past(
+        self, make_service: Make, model: str
+    ) -> None:
+        # The cap follows the model's read price: 0.1x of input on Sonnet 5, 0.05x on Sonnet
+        # 5.5, so Sonnet 5.5's cap is half as large.
+        service = await make_service(model=model)
+        cid = await self._folded(service, turns=96, budget="20000")
+        active = next(s for s in await service.summaries.versions(cid) if s.status == "completed")
+        # Every word of it is in the newest turns: the cost cap holds.
+        built = await service.requests.context(cid, "so which crate number went to which dock?")
+        read = model_info(model).prices.read_ratio
+        recalled = built.breakdown.sections["recall"]
+        assert recalled <= RECALL_COST_SHARE * read * active.source_tokens + 1
+        if model == "claude-sonnet-5":
+            assert built.recalled_ids, "nothing recalled"
+            assert recalled > 0
+
+    async def test_a_message_about_what_the_recent_turns_never_mention_may_recall_more(
         self, make_service: Make
     ) -> None:
+        """Its words (crates 1003 and 1011) are only in the folded past: the cap gives way
+        up to the recall budget's own maximum."""
         service = await make_service()
         cid = await self._folded(service, budget="20000")
         active = next(s for s in await service.summaries.versions(cid) if s.status == "completed")
         built = await service.requests.context(
             cid, "where did crate number 1003 go, and crate 1011?"
         )
-        assert built.recalled_ids, "nothing recalled"
+        model = (await service.conversations.get(cid)).model
+        read = model_info(model).prices.read_ratio
         recalled = built.breakdown.sections["recall"]
-        assert 0 < recalled <= 0.05 * active.source_tokens + 1
+        assert recalled > RECALL_COST_SHARE * read * active.source_tokens + 1
+        assert recalled <= resolve_policy().recall_max_tokens
 
     async def test_a_small_window_where_the_history_cannot_be_carried_recalls_more(
         self, make_service: Make
@@ -294,7 +318,8 @@ class TestWhatAFoldKeeps:
     def test_a_fold_keeps_the_newest_share_of_the_budget_verbatim(self) -> None:
         """Each token kept verbatim is read again every turn until the next fold and written
         again at it: the default keeps the newest 15 % of the budget (measured on the long
-        session, benchmarks/RESULTS.md issue 18 session 5), whole turns only."""
+        session, benchmarks/history/RESULTS-2026-11.md, "The working budget: session 5"),
+        whole turns only."""
         from tui_chat.core.models import Message
         from tui_chat.core.request.budget import for_window
         from tui_chat.core.triggers import plan_boundary

@@ -1,5 +1,4 @@
-"""API faults for replies and for summaries, through the real SDK and the local server (issue 6,
-item 1).
+"""API faults for replies and for summaries, through the real SDK and the local server.
 
 For every fault a reply can meet: the user's message is stored, a cut-off reply is stored
 ``incomplete`` with the text that arrived (``error`` when nothing did), the engine and the CLI
@@ -22,6 +21,7 @@ import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import MARKER_KEY, execute, run_main
+from tests.seam import engine_of
 from tui_chat.engine.compaction import CompactionError
 from tui_chat.engine.events import CompactionFailed, EngineEvent
 from tui_chat.engine.service import ChatService
@@ -154,7 +154,7 @@ async def test_reply_fault_keeps_everything_and_retry_works(
     assert error.message and error.hint
     _says(error.display, fault.says)
     assert MARKER_KEY not in error.display
-    stored = await service._store.messages.history(conv.id)
+    stored = await engine_of(service).store.messages.history(conv.id)
     assert [m.role for m in stored] == ["user", "assistant"]
     assert stored[0].text == "are you there?" and stored[0].status == "complete"
     reply = stored[1]
@@ -178,7 +178,7 @@ async def test_reply_fault_keeps_everything_and_retry_works(
     sent = fake_anthropic.message_requests[-1].body["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
     assert PARTIAL.split()[0] not in json.dumps(sent)
-    statuses = [m.status for m in await service._store.messages.history(conv.id)]
+    statuses = [m.status for m in await engine_of(service).store.messages.history(conv.id)]
     assert statuses == ["complete", reply.status, "complete", "complete", "complete"]
 
 
@@ -260,12 +260,12 @@ async def _history(service: ChatService, turns: int = 4) -> str:
     conv = await service.conversations.new()
     for i in range(1, turns + 1):
         for role, text in (("user", f"Question {i} about file_{i}.py?"), ("assistant", f"A{i}.")):
-            await service._store.messages.add(
+            await engine_of(service).store.messages.add(
                 conv.id,
                 role=role,  # type: ignore[arg-type]
                 content=[{"type": "text", "text": text}],
                 text=text,
-                token_count=service._counter.count(text),
+                token_count=engine_of(service).counter.count(text),
             )
     return conv.id
 
@@ -273,7 +273,7 @@ async def _history(service: ChatService, turns: int = 4) -> str:
 def _age_failures(service: ChatService) -> None:
     """Move every failure an hour into the past (as if the backoff had run out)."""
     execute(
-        Path(str(service._store.path)),
+        Path(str(engine_of(service).store.path)),
         "UPDATE summaries SET completed_at = '2000-01-01T00:00:00+00:00' WHERE status = 'failed'",
     )
 
@@ -293,7 +293,7 @@ async def test_summary_fault_is_recorded_never_active_and_backs_off(
     fault.push(fake_anthropic, "summary")
 
     with pytest.raises(CompactionError) as raised:
-        await service._worker.compact(cid, trigger="auto")
+        await engine_of(service).worker.compact(cid, trigger="auto")
 
     assert MARKER_KEY not in str(raised.value)
     [failed] = await service.summaries.versions(cid)
@@ -304,22 +304,22 @@ async def test_summary_fault_is_recorded_never_active_and_backs_off(
         assert "timed out after 0.5 s" in failed.error
     else:
         assert f"({fault.kind})" in failed.error, failed.error
-    assert await service._store.summaries.active(cid) is None
+    assert await engine_of(service).store.summaries.active(cid) is None
     [event] = [e for e in events if isinstance(e, CompactionFailed)]
     assert event.error and not event.paused
     # Backoff: the next automatic attempt waits (no request, no new row) ...
-    assert 0 < await service._worker.backoff_remaining(cid) <= 5
+    assert 0 < await engine_of(service).worker.backoff_remaining(cid) <= 5
     requests_before = len(fake_anthropic.message_requests)
-    assert await service._worker.maybe_compact(cid) is None
+    assert await engine_of(service).worker.maybe_compact(cid) is None
     assert len(fake_anthropic.message_requests) == requests_before
     assert len(await service.summaries.versions(cid)) == 1
     # ... and once it has run out, the next attempt works and comes into force.
     _age_failures(service)
-    done = await service._worker.maybe_compact(cid)
+    done = await engine_of(service).worker.maybe_compact(cid)
     assert done is not None and done.status == "completed" and done.text
     assert failed.error not in done.text
-    assert (await service._store.summaries.active(cid)).id == done.id  # type: ignore[union-attr]
-    assert await service._store.summaries.consecutive_failures(cid) == 0
+    assert (await engine_of(service).store.summaries.active(cid)).id == done.id  # type: ignore[union-attr]
+    assert await engine_of(service).store.summaries.consecutive_failures(cid) == 0
 
 
 async def test_three_mixed_failures_pause_auto_compaction_not_manual(
@@ -331,19 +331,19 @@ async def test_three_mixed_failures_pause_auto_compaction_not_manual(
     for fault in ("529", "drop-mid-stream", "malformed-sse"):
         SUMMARY_FAULTS[fault].push(fake_anthropic, "summary")
         with pytest.raises(CompactionError):
-            await service._worker.compact(cid, trigger="auto")
-        backoffs.append(await service._worker.backoff_remaining(cid))
+            await engine_of(service).worker.compact(cid, trigger="auto")
+        backoffs.append(await engine_of(service).worker.backoff_remaining(cid))
         _age_failures(service)
     # The wait doubles with each failure: 5 s, 10 s, 20 s.
     assert 0 < backoffs[0] <= 5 < backoffs[1] <= 10 < backoffs[2] <= 20
     assert await service.summaries.paused(cid)
     requests_before = len(fake_anthropic.message_requests)
-    assert await service._worker.maybe_compact(cid) is None
+    assert await engine_of(service).worker.maybe_compact(cid) is None
     assert len(fake_anthropic.message_requests) == requests_before
-    assert await service._store.summaries.active(cid) is None
+    assert await engine_of(service).store.summaries.active(cid) is None
     manual = await service.summaries.compact(cid)
     assert manual.status == "completed" and manual.trigger == "manual"
-    assert (await service._store.summaries.active(cid)).id == manual.id  # type: ignore[union-attr]
+    assert (await engine_of(service).store.summaries.active(cid)).id == manual.id  # type: ignore[union-attr]
     assert not await service.summaries.paused(cid)
 
 
@@ -370,8 +370,8 @@ async def test_failing_summarizer_never_delays_or_breaks_the_chat(
     assert len(summary_requests) == 3
     assert [v.status for v in versions] == ["failed"] * 3
     assert paused_events == [False, False, True]
-    assert await service._store.summaries.active(conv.id) is None
-    messages = await service._store.messages.history(conv.id)
+    assert await engine_of(service).store.summaries.active(conv.id) is None
+    messages = await engine_of(service).store.messages.history(conv.id)
     assert len(messages) == 30 and all(m.status == "complete" for m in messages)
 
 

@@ -1,4 +1,4 @@
-"""A damaged or changed server-compaction block (issue 23, item 5).
+"""A damaged or changed server-compaction block.
 
 Malformed JSON in ``summaries.compaction_block`` no longer crashes whatever reads the version
 (the TUI at start, ``show``, ``versions``): the version is read as its text summary and
@@ -15,6 +15,7 @@ from pathlib import Path
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_summary_cost import Make, open_chat, talk
 from tests.reliability.helpers import execute, rows
+from tests.seam import engine_of
 from tui_chat.engine.service import ChatService
 
 
@@ -43,7 +44,7 @@ async def test_malformed_block_json_is_read_as_text_and_reported_by_doctor(
         "WHERE conversation_id = ? AND version = ?",
         (cid, version),
     )
-    active = await service._store.summaries.active(cid)
+    active = await engine_of(service).store.summaries.active(cid)
     assert active is not None and active.compaction_block is None
     assert active.text  # sent as its text summary
     report = await service.maintenance.doctor()

@@ -1,4 +1,4 @@
-"""``kill -9`` of real tui-chat processes at random points, then restart (issue 6, item 2).
+"""``kill -9`` of real tui-chat processes at random points, then restart.
 
 A standalone fake server (its own process, so it outlives the killed clients) streams slowly.
 Each iteration starts a real ``tui-chat`` process and kills it with SIGKILL either after a
@@ -49,6 +49,7 @@ from tests.reliability.helpers import (
     run_cli,
     write_config,
 )
+from tests.seam import engine_of
 from tui_chat.core.models import Conversation, Message
 from tui_chat.engine.compaction import CompactionError
 from tui_chat.engine.service import ChatService
@@ -339,7 +340,7 @@ async def _four_turns_no_summary(
         assert outcome.error is None
     await service.finish_background()
     await service.summaries.activate(conv.id, 0)
-    messages = await service._store.messages.history(conv.id)
+    messages = await engine_of(service).store.messages.history(conv.id)
     return service, conv, messages
 
 
@@ -352,7 +353,7 @@ async def test_a_lease_left_by_a_dead_process_is_taken_over_before_it_expires(
     gone.wait()  # a process of this host that has ended: its pid names nobody now
     live_owner, dead_owner = new_owner(), f"{socket.gethostname()}:{gone.pid}:dead0000"
     for owner in (live_owner, dead_owner):
-        orphan = await service._store.summaries.begin(
+        orphan = await engine_of(service).store.summaries.begin(
             SummaryStart(
                 conv.id,
                 parent_id=None,
@@ -367,12 +368,14 @@ async def test_a_lease_left_by_a_dead_process_is_taken_over_before_it_expires(
             with pytest.raises(CompactionError, match="already running"):
                 await service.summaries.compact(conv.id)
             execute(
-                Path(str(service._store.path)), "DELETE FROM summaries WHERE id = ?", (orphan.id,)
+                Path(str(engine_of(service).store.path)),
+                "DELETE FROM summaries WHERE id = ?",
+                (orphan.id,),
             )
     await service.summaries.compact(conv.id)  # the dead owner's version is finished first
-    finished = await service._store.summaries.get(orphan.id)
+    finished = await engine_of(service).store.summaries.get(orphan.id)
     assert finished.status == "completed" and finished.covers_to_message_id == messages[3].id
-    assert await service._store.summaries.in_progress(conv.id) is None
+    assert await engine_of(service).store.summaries.in_progress(conv.id) is None
 
 
 async def test_manual_compaction_takes_over_an_expired_lease(
@@ -380,7 +383,7 @@ async def test_manual_compaction_takes_over_an_expired_lease(
 ) -> None:
     service, conv, messages = await _four_turns_no_summary(make_service)
     # A worker died holding the lease over the first two turns.
-    dead = await service._store.summaries.begin(
+    dead = await engine_of(service).store.summaries.begin(
         SummaryStart(
             conv.id,
             parent_id=None,
@@ -394,17 +397,17 @@ async def test_manual_compaction_takes_over_an_expired_lease(
     # While the lease is live nobody else may compact ...
     with pytest.raises(CompactionError, match="already running"):
         await service.summaries.compact(conv.id)
-    assert (await service._store.summaries.get(dead.id)).status == "in_progress"
+    assert (await engine_of(service).store.summaries.get(dead.id)).status == "in_progress"
     # ... once it has expired the next manual compaction finishes the orphan first.
     execute(
-        Path(str(service._store.path)),
+        Path(str(engine_of(service).store.path)),
         "UPDATE summaries SET lease_expires_at = ? WHERE id = ?",
         (time.time() - 1, dead.id),
     )
     await service.summaries.compact(conv.id)
-    finished = await service._store.summaries.get(dead.id)
+    finished = await engine_of(service).store.summaries.get(dead.id)
     assert finished.status == "completed" and finished.text
     assert finished.covers_to_message_id == messages[3].id
-    assert await service._store.summaries.in_progress(conv.id) is None
-    active = await service._store.summaries.active(conv.id)
+    assert await engine_of(service).store.summaries.in_progress(conv.id) is None
+    active = await engine_of(service).store.summaries.active(conv.id)
     assert active is not None and active.status == "completed"

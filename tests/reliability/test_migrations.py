@@ -1,4 +1,4 @@
-"""A database written by every earlier schema version opens with every row intact (issue 6, item 6).
+"""A database written by every earlier schema version opens with every row intact.
 
 Data-driven: each ``fixtures/schema_vN.db`` (made by ``fixtures/make_schema_fixture.py N``
 with the real migration code of version N, then committed) is copied, opened with today's
@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.seam import engine_of, open_service
 from tui_chat.config import Config
-from tui_chat.engine.service import ChatService
 from tui_chat.store import database
 from tui_chat.store.migrations import LATEST_VERSION, MIGRATIONS
 from tui_chat.store.repository import Store
@@ -103,7 +103,7 @@ def test_fixture_is_what_its_script_makes(fixture: Path, tmp_path: Path) -> None
 
 def _settled(row: dict[str, Any]) -> dict[str, Any]:
     """A message row as opening the database leaves it: a reply a dead process left
-    ``streaming`` ends ``incomplete``, saying why (issue 12, item 7); the rest is unchanged."""
+    ``streaming`` ends ``incomplete``, saying why; the rest is unchanged."""
     if row.get("status") != "streaming":
         return row
     return {**row, "status": "incomplete", "error": ORPHAN_ERROR}
@@ -146,9 +146,9 @@ async def test_every_row_survives_opening_with_todays_code(fixture: Path, tmp_pa
 async def test_migrated_rows_read_search_and_work(fixture: Path, tmp_path: Path) -> None:
     before = _dump(fixture)
     path = _copy(fixture, tmp_path)
-    service = await ChatService.open(Config(api_key=None, db_path=path))
+    service = await open_service(Config(api_key=None, db_path=path))
     try:
-        store = service._store
+        store = engine_of(service).store
         infos = await store.conversations.all(include_archived=True)
         assert {i.conversation.id for i in infos} == {r["id"] for r in before["conversations"]}
         for info in infos:

@@ -1,5 +1,5 @@
 """``show --json`` reads and writes a page of messages at a time — the same JSON as before, without
-ever holding the whole conversation (memory flat in its length) (issue 23, item 7, part).
+ever holding the whole conversation (memory flat in its length).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.reliability.helpers import run_main
+from tests.seam import engine_of
 from tui_chat.cli import commands, render
 from tui_chat.core.attachments import refs
 from tui_chat.core.models import Message
@@ -106,11 +107,11 @@ async def test_the_json_export_written_in_pieces_is_the_export(
     await service.send(cid, "look at this", attachments=[image])
     await talk(service, cid, range(1, 6))
     await service.summaries.compact(cid)
-    messages = await service._store.messages.history(cid)
+    messages = await engine_of(service).store.messages.history(cid)
     await service.messages.pin(messages[2].id, "keep this")
     fork = await service.branches.fork(cid, messages[5].id)
     for conversation_id in (cid, fork.id):
-        store = service._store
+        store = engine_of(service).store
         whole = await _whole_export(store, conversation_id)
         for page in (1, 3, 1_000):
             parts: list[str] = []

@@ -1,6 +1,6 @@
 """A symlink says where it points, a FIFO is named as one (and never read), a lease left by a clock
 far ahead does not block senders for ever, directories tui-chat creates are 0700, ``send -c ""`` is
-refused, and ``show``/``list`` print on a non-UTF-8 stdout (issue 23, item 8, the smaller ones).
+refused, and ``show``/``list`` print on a non-UTF-8 stdout.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pytest
 
 from tests.fakes import sample_files
 from tests.reliability.helpers import cli_env, execute, rows, run_cli, write_config
+from tests.seam import engine_of
 from tui_chat.core.attachments import AttachmentError
 from tui_chat.engine.attachments import read_attachment
 
@@ -50,7 +51,7 @@ async def test_a_lease_from_a_clock_far_ahead_is_taken_once_it_stops_changing(
         "INSERT INTO send_leases (conversation_id, owner, expires_at) VALUES (?, ?, ?)",
         (conversation.id, "another-host:4242:cafebabe", time.time() + 3600),
     )
-    lock = service._session.send_lock
+    lock = engine_of(service).session.send_lock
     lock.lease_seconds, lock.poll_seconds = 0.5, 0.05
     events: list[Any] = []
     outcome = await asyncio.wait_for(service.send(conversation.id, "hello?", events.append), 60)

@@ -26,6 +26,7 @@ from textual.widgets import Input, Static
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import MARKER_KEY, cli_argv, cli_env, integrity, report, rows
 from tests.reliability.test_api_faults import FAULTS, PARTIAL, SUMMARY_POLICY, _age_failures
+from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import chat, notifications, on_screen, ready, settle, until
 from tui_chat.engine.compaction import CompactionError
@@ -54,7 +55,7 @@ async def test_a_stream_stopped_before_it_ran_does_not_end_the_screen(
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         assert screen.conversation_id is not None
-        streaming = await service._store.messages.add(
+        streaming = await engine_of(service).store.messages.add(
             screen.conversation_id,
             role="assistant",
             content=[],
@@ -63,7 +64,7 @@ async def test_a_stream_stopped_before_it_ran_does_not_end_the_screen(
             status="streaming",
         )
         view = await chat(app).add_message(streaming)
-        failed = await service._store.messages.update(
+        failed = await engine_of(service).store.messages.update(
             streaming.id, status="error", stop_reason="error:server"
         )
         await view.start_stream()
@@ -125,7 +126,7 @@ async def test_tui_shows_the_pause_after_three_failed_summaries(
     conv = await service.conversations.new()
     for i in range(1, 5):
         for role, text in (("user", f"question {i}"), ("assistant", f"answer {i}")):
-            await service._store.messages.add(
+            await engine_of(service).store.messages.add(
                 conv.id,
                 role=role,  # type: ignore[arg-type]
                 content=[{"type": "text", "text": text}],
@@ -135,7 +136,7 @@ async def test_tui_shows_the_pause_after_three_failed_summaries(
     fake_anthropic.push_error(529, target="summary", times=None)
     for _ in range(2):  # two automatic failures already happened
         with pytest.raises(CompactionError):
-            await service._worker.compact(conv.id, trigger="auto")
+            await engine_of(service).worker.compact(conv.id, trigger="auto")
         _age_failures(service)
     app = make_app(service, conv.id)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -147,7 +148,7 @@ async def test_tui_shows_the_pause_after_three_failed_summaries(
         told = " ".join(notifications(app))
         assert "auto-compaction is paused" in told and "ctrl+g" in told
         assert "auto-compaction paused" in str(screen.gauge.render())
-        assert await service._store.summaries.active(conv.id) is None
+        assert await engine_of(service).store.summaries.active(conv.id) is None
 
 
 @pytest.mark.slow  # a real process
@@ -155,7 +156,7 @@ async def test_tui_and_cli_on_one_database(
     make_service: Make, fake_anthropic: FakeAnthropic, isolated_env: Path
 ) -> None:
     service = await make_service(compaction={"preset": "turns", "every_turns": 2})
-    db = Path(str(service._store.path))
+    db = Path(str(engine_of(service).store.path))
     fake_anthropic.chunk_delay = 0.005
     app = make_app(service)
     cli_results: list[subprocess.CompletedProcess[str]] = []
@@ -260,7 +261,7 @@ async def test_screenshots_never_show_the_key_and_exports_are_private(
             await settle(pilot)
         await service.finish_background()  # the inspector needs the automatic summary
         conv_id = (await service.conversations.list())[0].conversation.id
-        assert await service._store.summaries.active(conv_id) is not None
+        assert await engine_of(service).store.summaries.active(conv_id) is not None
         # A gateway that echoes the key: shown scrubbed in the notification and the reply view.
         fake_anthropic.push_error(401, message=f"invalid x-api-key: {MARKER_KEY}", target="chat")
         await _send(pilot, "and now?")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import open_service
 from tui_chat.config import Config, load_config
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.app import ChatApp
@@ -79,7 +80,7 @@ def key_config(
 @pytest.fixture
 async def service(no_key_config: Config) -> AsyncIterator[ChatService]:
     """An open engine without a key."""
-    engine = await ChatService.open(no_key_config)
+    engine = await open_service(no_key_config)
     yield engine
     await engine.close()
 
@@ -87,7 +88,7 @@ async def service(no_key_config: Config) -> AsyncIterator[ChatService]:
 @pytest.fixture
 async def keyed_service(key_config: Config) -> AsyncIterator[ChatService]:
     """An open engine talking to the fake server."""
-    engine = await ChatService.open(key_config)
+    engine = await open_service(key_config)
     yield engine
     await engine.close()
 

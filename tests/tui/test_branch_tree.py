@@ -1,4 +1,4 @@
-"""Branches within a conversation through the real TUI (issue 20 item 2): an edit is a
+"""Branches within a conversation through the real TUI: an edit is a
 sibling in the same list entry, ‹ n/m › on the prompt where they part, ``[`` / ``]`` switch in
 place (focus and composer text stay), and the next request follows the path on screen."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import on_screen, ready, settle, until
 from tui_chat.core.models import Conversation
@@ -20,7 +21,7 @@ from tui_chat.tui.widgets.sibling_switch import SiblingSwitch
 async def _trip(service: ChatService, texts: list[str]) -> Conversation:
     conversation = await service.conversations.new()
     for i, text in enumerate(texts):
-        await service._store.messages.add(
+        await engine_of(service).store.messages.add(
             conversation.id,
             role="user" if i % 2 == 0 else "assistant",
             content=[{"type": "text", "text": text}],
@@ -167,7 +168,7 @@ async def test_deleting_the_branch_on_screen_opens_another_branch(service: ChatS
     parent = await _trip(service, ["where to go?", "Lisbon.", "and when?", "In May."])
     stored = await service.messages.history(parent.id)
     edit, _ = await service.branches.fork_for_edit(stored[2].id)
-    await service._store.messages.add(
+    await engine_of(service).store.messages.add(
         edit.id, role="user", content=[{"type": "text", "text": "x"}], text="x", token_count=1
     )
     await service.conversations.rename(other.id, "Other")  # the latest activity
@@ -189,7 +190,7 @@ async def test_a_search_hit_opens_the_branch_it_is_in(service: ChatService) -> N
     parent = await _trip(service, ["where to go?", "Lisbon.", "and when?", "In May."])
     stored = await service.messages.history(parent.id)
     edit, _ = await service.branches.fork_for_edit(stored[2].id)
-    own = await service._store.messages.add(
+    own = await engine_of(service).store.messages.add(
         edit.id,
         role="user",
         content=[{"type": "text", "text": "which zanzibarish season?"}],
@@ -214,7 +215,7 @@ async def test_starting_opens_the_branch_last_viewed(service: ChatService) -> No
     parent = await _trip(service, ["where to go?", "Lisbon.", "and when?", "In May."])
     stored = await service.messages.history(parent.id)
     edit, _ = await service.branches.fork_for_edit(stored[2].id)
-    await service._store.messages.add(
+    await engine_of(service).store.messages.add(
         edit.id, role="user", content=[{"type": "text", "text": "x"}], text="x", token_count=1
     )
     await service.branches.switch(edit.id, parent.id)  # the edit is the latest active

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import on_screen, ready, until
 from tui_chat.core.models import Usage
@@ -66,7 +67,7 @@ async def test_the_cache_tab_shows_reads_writes_and_misses_per_turn(
     usages = (Usage(900, 40, 2_000, 0), Usage(50, 40, 300, 2_000, 300))
     for number, usage in enumerate(usages):
         for role in ("user", "assistant"):
-            await service._store.messages.add(
+            await engine_of(service).store.messages.add(
                 conversation.id,
                 role=role,  # type: ignore[arg-type]
                 content=[{"type": "text", "text": f"{role} {number}"}],

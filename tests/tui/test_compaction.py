@@ -49,10 +49,10 @@ BRANCHING_NAMES = [
     "Previous version",
     "Next version",
 ]
-"""Issue 13's palette commands (issue 20's Paste image and branch versions, issue 22's Remove
-attached file), after the design's."""
+"""The palette commands added after the design's (Paste image, the branch versions, Remove
+attached file among them)."""
 RECALL_NAMES = ["Go to cited message"]
-"""Issue 19's cited recall (run on the app: it selects in the chat pane)."""
+"""Cited recall (run on the app: it selects in the chat pane)."""
 
 
 def _cards(timeline: SummaryTimeline) -> list[SummaryCard]:
@@ -159,7 +159,10 @@ async def test_a_failed_compaction_is_shown_with_its_reason(
         screen = await ready(pilot)
         await pilot.press("ctrl+t", "ctrl+g")
         # Not settle(): the compaction's worker fails on purpose, and waiting for it raises.
-        await until(pilot, lambda: any(s.status == "failed" for s in screen.timeline.summaries))
+        # The cards are drawn from the versions after they are set: wait for the card itself.
+        await until(
+            pilot, lambda: any(c.summary.status == "failed" for c in _cards(screen.timeline))
+        )
         failed = [c for c in _cards(screen.timeline) if c.summary.status == "failed"]
         assert failed and failed[0].has_class("-failed")
         assert "failed" in str(failed[0].query_one(Static).visual)

@@ -12,6 +12,7 @@ from textual.widgets import Input, Static
 
 from tests.fakes import sample_files
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, on_screen, ready, settle, until
 from tui_chat.engine.service import ChatService
@@ -63,7 +64,7 @@ async def test_e_edits_a_prompt_and_sending_it_makes_a_fork(
         assert [m.text for m in await service.messages.history(parent.id)] == [
             m.text for m in stored
         ]
-        # The list shows both as one entry (issue 20 item 2), opening the edited branch.
+        # The list shows both as one entry, opening the edited branch.
         listed = app.query_one(ConversationList).conversations
         assert [i.conversation.id for i in listed] == [fork_id]
 
@@ -92,7 +93,9 @@ async def test_ctrl_a_attaches_a_png_that_reaches_the_request_as_an_image(
             breakdown = screen.gauge.breakdown
             return 0 if breakdown is None else int(breakdown.sections.get("new_message", 0))
 
-        await until(pilot, lambda: draft() >= 86 + keyed_service._counter.count("what is this?"))
+        await until(
+            pilot, lambda: draft() >= 86 + engine_of(keyed_service).counter.count("what is this?")
+        )
         # The preview shows the draft's file as it will be sent.
         await pilot.press("ctrl+o")
         await until(pilot, lambda: app.screen is not screen)
@@ -246,8 +249,10 @@ async def test_e_brings_back_the_files_of_a_prompt_and_escape_drops_the_edit(
     image = tmp_path / "scan.png"
     image.write_bytes(sample_files.png(30, 20))
     attachment = read_attachment(image)
-    await service._store.attachments.put(attachment.media_type, attachment.data, attachment.sha256)
-    await service._store.messages.add(
+    await engine_of(service).store.attachments.put(
+        attachment.media_type, attachment.data, attachment.sha256
+    )
+    await engine_of(service).store.messages.add(
         conversation.id,
         role="user",
         content=[attachment.ref(), {"type": "text", "text": "read this"}],

@@ -1,4 +1,4 @@
-"""Every keystroke lands where it was meant (issue 22, items 3, 4, 5).
+"""Every keystroke lands where it was meant.
 
 Keys are queued at once on the app's driver, faster than the app drains them, as a fast typist
 or a loaded machine delivers them: printable keys are text unless navigation mode (``f5``) is
@@ -18,6 +18,7 @@ from textual import events
 from textual.app import App
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, notifications, ready, settle, until
 from tui_chat.core.models import Conversation
@@ -138,7 +139,7 @@ async def test_enter_while_a_reply_finishes_queues_each_prompt_on_its_own(
     enter then queues the prompt, visibly, and the next one typed is not glued to it."""
     conversation = await keyed_service.conversations.new()
     release = asyncio.Event()
-    store = keyed_service._store
+    store = engine_of(keyed_service).store
     set_calibration = store.set_calibration
 
     async def held(*args: Any) -> None:

@@ -66,3 +66,17 @@ async def test_the_export_dialog_names_html_and_writes_it(
         await pilot.press("enter")
         await settle(pilot)
         assert target.read_text().lstrip().lower().startswith("<!doctype html")
+
+
+async def test_the_gauge_names_the_ledger_for_its_identifiers_and_shows_no_unfilled_budget(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conversation = await service.conversations.new()
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        legend = str(screen.gauge.render())
+        assert "ledger" not in legend
+        for name in ("summary 0 ", "identifiers 0 ", "recall 0 "):  # nothing folded yet
+            assert name in legend, legend
+        assert "pins 0/" in legend  # a budget the chat can fill is still shown

@@ -1,4 +1,4 @@
-"""Pilot test of issue 22 item 7: what another process writes shows up in a running TUI — a new
+"""Pilot test: what another process writes shows up in a running TUI — a new
 conversation and its count in the list, new messages in the open conversation — and nothing it
 does reaches the user as an error."""
 
@@ -11,6 +11,7 @@ import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import run
+from tests.seam import open_service
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, ready, until
 from tui_chat.config import Config
@@ -59,7 +60,7 @@ async def test_the_open_conversation_deleted_by_another_process_gives_way(
     app = make_app(keyed_service, doomed.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        other = await ChatService.open(key_config)  # another process's connection
+        other = await open_service(key_config)  # another process's connection
         try:
             await other.conversations.delete(doomed.id)
         finally:
@@ -81,7 +82,7 @@ async def test_panels_refreshed_after_another_process_deleted_the_conversation(
     app = make_app(keyed_service, doomed.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        other = await ChatService.open(key_config)
+        other = await open_service(key_config)
         try:
             await other.conversations.delete(doomed.id)
         finally:

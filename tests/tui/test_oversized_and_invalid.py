@@ -1,5 +1,5 @@
-"""A conversation with invalid settings opens (items 6), a message bigger than the usable window is
-refused and stays in the composer (item 11) (issue 12 in the TUI).
+"""A conversation with invalid settings opens, a message bigger than the usable window is
+refused and stays in the composer.
 """
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, ready, settle, until
 from tui_chat.engine.service import ChatService
@@ -17,7 +18,7 @@ async def test_a_conversation_with_invalid_settings_opens_and_says_how_to_fix_it
     service: ChatService,
 ) -> None:
     conversation = await service.conversations.new("bad import")
-    await service._store.messages.add(
+    await engine_of(service).store.messages.add(
         conversation.id,
         role="user",
         content=[{"type": "text", "text": "hello"}],
@@ -25,7 +26,7 @@ async def test_a_conversation_with_invalid_settings_opens_and_says_how_to_fix_it
         token_count=2,
     )
     # As an import made before imports were validated left it.
-    async with service._store.transaction() as db:
+    async with engine_of(service).store.transaction() as db:
         await db.execute(
             "UPDATE conversations SET settings = ? WHERE id = ?",
             (json.dumps({"preset": "nope", "context_window": -1}), conversation.id),

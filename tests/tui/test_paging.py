@@ -1,4 +1,4 @@
-"""Paging the chat pane's window keeps the place on screen (issue 22, items 12 and 14).
+"""Paging the chat pane's window keeps the place on screen.
 
 A page mounted above the view is laid out after it is mounted (Textual builds each Markdown
 document's blocks after the widget is in, and lays them out on a later frame): what was at the
@@ -16,6 +16,7 @@ import pytest
 from textual import events
 from textual.widgets import Markdown
 
+from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import chat, ready, settle, until
 from tui_chat.core.models import Conversation
@@ -229,7 +230,7 @@ async def test_a_message_added_while_the_window_is_shown_is_kept_once(
         await settle(pilot)
         showing = asyncio.create_task(pane.show(conversation.id))
         await asyncio.sleep(0)  # the show has begun reading its page
-        message = await service._store.messages.add(
+        message = await engine_of(service).store.messages.add(
             conversation.id,
             role="user",
             content=[{"type": "text", "text": "typed ahead"}],  # (empty: the gauge's count fails)

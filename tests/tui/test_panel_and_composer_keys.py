@@ -1,4 +1,4 @@
-"""Smaller things people notice (issue 22, item 11): escape closes a panel before it cancels a
+"""Smaller things people notice: escape closes a panel before it cancels a
 reply, f4 opens the active version, a key clears the composer."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 from textual.widgets import Static
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import notifications, on_screen, ready, settle, until
 from tests.tui.seed import seed_demo
@@ -126,7 +127,7 @@ async def test_search_results_mark_archived_conversations(service: ChatService) 
     kept = await service.conversations.new("kept")
     old = await service.conversations.new("old")
     for conversation in (kept, old):
-        await service._store.messages.add(
+        await engine_of(service).store.messages.add(
             conversation.id,
             role="user",
             content=[{"type": "text", "text": "zebra"}],
@@ -156,7 +157,7 @@ async def test_conversation_list_rows_do_not_wrap_at_80_columns(service: ChatSer
 
     long = await service.conversations.new("A very long conversation title that goes on and on")
     for _ in range(3):
-        await service._store.messages.add(
+        await engine_of(service).store.messages.add(
             long.id,
             role="user",
             content=[{"type": "text", "text": "x" * 40}],

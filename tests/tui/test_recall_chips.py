@@ -1,4 +1,4 @@
-"""Cited recall in the TUI (issue 19 item 3): a reply citing recalled messages shows ``[#id]``
+"""Cited recall in the TUI: a reply citing recalled messages shows ``[#id]``
 after the cited text and chips under it; ``r`` in navigation mode (and the palette's "Go to
 cited message") selects each cited message in turn, paging it in, then the reply again."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.seam import engine_of
 from tests.tui.conftest import make_app
 from tests.tui.helpers import ready, settle, until
 from tui_chat.engine.service import ChatService
@@ -31,7 +32,7 @@ async def _conversation(service: ChatService) -> tuple[str, list[int], int]:
     for i in range(60):
         role = "user" if i % 2 == 0 else "assistant"
         text = f"{role} line {i}: crate {1000 + i} went to dock {i % 7}."
-        added = await service._store.messages.add(
+        added = await engine_of(service).store.messages.add(
             conv.id,
             role=role,  # type: ignore[arg-type]
             content=[{"type": "text", "text": text}],
@@ -49,14 +50,14 @@ async def _conversation(service: ChatService) -> tuple[str, list[int], int]:
         },
         {"type": "text", "text": " Crate 1010 to dock 3.", "citations": [_citation(second, "b")]},
     ]
-    await service._store.messages.add(
+    await engine_of(service).store.messages.add(
         conv.id,
         role="user",
         content=[{"type": "text", "text": "remember?"}],
         text="remember?",
         token_count=3,
     )
-    reply = await service._store.messages.add(
+    reply = await engine_of(service).store.messages.add(
         conv.id,
         role="assistant",
         content=content,
@@ -95,7 +96,7 @@ async def test_r_goes_to_each_cited_message_and_back(keyed_service: ChatService)
 
 async def test_r_on_a_message_citing_nothing_says_so(keyed_service: ChatService) -> None:
     conv = await keyed_service.conversations.new("plain")
-    await keyed_service._store.messages.add(
+    await engine_of(keyed_service).store.messages.add(
         conv.id, role="user", content=[{"type": "text", "text": "hi"}], text="hi", token_count=1
     )
     app = make_app(keyed_service, conv.id)

@@ -1,4 +1,4 @@
-"""What the TUI sends is what ``tui-chat context`` builds (issue 22, item 1).
+"""What the TUI sends is what ``tui-chat context`` builds.
 
 Every request the app sends is compared with the request a fresh engine (nothing kept between
 builds, as the ``context`` command has) builds for the same conversation and draft: after a
@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import open_service
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, ready, settle, until
 from tests.tui.seed import seed_demo
@@ -40,7 +41,7 @@ def _roles(body: dict[str, Any]) -> list[str]:
 async def _context(config: Config, conversation_id: str, draft: str | None) -> dict[str, Any]:
     """The request ``tui-chat context`` shows: built by an engine just opened on the same
     database, which has kept nothing from earlier builds."""
-    engine = await ChatService.open(config)
+    engine = await open_service(config)
     try:
         return dict((await engine.requests.context(conversation_id, draft)).request)
     finally:
@@ -99,8 +100,8 @@ async def test_the_request_sent_equals_context_after_a_jump_an_edit_a_fork_and_a
         await until(pilot, lambda: screen.conversation_id not in (demo.id, None))
         fork_id = screen.conversation_id
         assert fork_id is not None
-        # Gauge counts beside the send's build, as the composer's timers start them (issue 22:
-        # two builds read a new fork's tail at once and the history was sent twice; the race
+        # Gauge counts beside the send's build, as the composer's timers start them
+        # (two builds read a new fork's tail at once and the history was sent twice; the race
         # itself is pinned down by the test below).
         await asyncio.gather(screen.refresh_gauge(), screen.refresh_gauge(full=True))
         await fake_anthropic.wait_for(count + 1)

@@ -1,16 +1,13 @@
 """Snapshot tests at 120x36: main screen, timeline, inspector, context preview, help, no key.
 
 Deterministic: messages are imported with fixed times, the store's clock is pinned while the
-summaries are made, the app's clock is fixed, times are shown in UTC and the cursor does not
+demo is made, the app's clock is fixed, times are shown in UTC and the cursor does not
 blink. Update with ``pytest tests/tui/test_snapshots.py --snapshot-update`` and review the SVGs.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
-import itertools
-import pkgutil
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -20,12 +17,11 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Markdown
 
-import tui_chat.store
+from tests.seam import TestClock, open_service
 from tests.tui.conftest import FIXED_NOW, SIZE, _write_config
 from tests.tui.helpers import ready
 from tests.tui.seed import START, seed_demo
 from tui_chat.config import Config, load_config
-from tui_chat.engine.service import ChatService
 from tui_chat.tui.app import ChatApp
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
@@ -35,7 +31,7 @@ SnapCompare = Callable[..., bool]
 
 def _seed(config: Config, folder: Path) -> None:
     async def run() -> None:
-        service = await ChatService.open(config)
+        service = await open_service(config, clock=_pinned_clock())
         try:
             await seed_demo(service, folder)
         finally:
@@ -44,25 +40,16 @@ def _seed(config: Config, folder: Path) -> None:
     asyncio.run(run())
 
 
-def _pin_store_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    ticks = itertools.count()
-
-    def fixed_now() -> str:
-        moment = START + timedelta(hours=1, seconds=next(ticks))
-        return moment.isoformat(timespec="microseconds")
-
-    # Every store repository stamps rows with its own imported ``utc_now``.
-    for info in pkgutil.iter_modules(tui_chat.store.__path__):
-        module = importlib.import_module(f"tui_chat.store.{info.name}")
-        if hasattr(module, "utc_now"):
-            monkeypatch.setattr(module, "utc_now", fixed_now)
+def _pinned_clock() -> TestClock:
+    """The store's clock while the demo is made: an hour after the seed's start, a second
+    later at each row stamped."""
+    return TestClock(start=START + timedelta(hours=1), tick=timedelta(seconds=1))
 
 
 @pytest.fixture
 def demo_config(isolated_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
     """A demo database (summarised offline) and a config with a key that is never used."""
     _write_config(isolated_env)
-    _pin_store_clock(monkeypatch)
     _seed(load_config(), tmp_path)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-snapshot-never-sent")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
@@ -75,7 +62,6 @@ def no_key_demo_config(
 ) -> Config:
     """A demo database and a config without a key."""
     _write_config(isolated_env)
-    _pin_store_clock(monkeypatch)
     config = load_config()
     _seed(config, tmp_path)
     return config

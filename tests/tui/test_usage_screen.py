@@ -1,11 +1,12 @@
 """The usage screen (f8 or the palette's "Usage and cost"): cost per day or month and model as a
-table and bars; the conversation list shows each conversation's cost (issue 20 item 3 in the TUI).
+table and bars; the conversation list shows each conversation's cost.
 """
 
 from __future__ import annotations
 
 from textual.widgets import DataTable, OptionList, Static
 
+from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, from_palette, ready, until
 from tui_chat.core.models import Usage
@@ -21,7 +22,7 @@ async def _spend(service: ChatService) -> str:
     for n, (day, model) in enumerate(
         zip(DAYS, ("claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-5"), strict=True)
     ):
-        await service._store.messages.add(
+        await engine_of(service).store.messages.add(
             conv.id,
             role="user",
             content=[{"type": "text", "text": f"q{n}"}],
@@ -29,7 +30,7 @@ async def _spend(service: ChatService) -> str:
             token_count=2,
             created_at=day,
         )
-        await service._store.messages.add(
+        await engine_of(service).store.messages.add(
             conv.id,
             role="assistant",
             content=[{"type": "text", "text": "a"}],

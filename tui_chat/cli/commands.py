@@ -12,7 +12,14 @@ import textwrap
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tui_chat.cli import branches_view, compaction_view, models_view, render, usage_view
+from tui_chat.cli import (
+    branches_view,
+    compaction_view,
+    mcp_view,
+    models_view,
+    render,
+    usage_view,
+)
 from tui_chat.cli.parser import Args
 from tui_chat.cli.process import silence_stdout
 from tui_chat.core.inert import inert
@@ -59,8 +66,11 @@ async def _send(service: ChatService, args: Args) -> int:
                 raise
             conversation = await service.conversations.new(model=args.model, system=args.system)
 
+    await mcp_view.started(service)  # each server within its start timeout
+    approve = mcp_view.allow_all if args.allow_tools else None
+
     def start(on_event: EventCallback) -> Awaitable[SendOutcome]:
-        return service.send(conversation.id, text, on_event, files)
+        return service.send(conversation.id, text, on_event, files, approve)
 
     return await _reply(service, conversation.id, args.as_json, start)
 
@@ -103,7 +113,11 @@ async def _reply(
 
     def on_event(event: EngineEvent) -> None:
         nonlocal streamed, thinking
-        if isinstance(event, SendWaiting):
+        if streamed and (line := mcp_view.note(event)) is not None:
+            sys.stderr.write(("\n" if thinking else "") + line + "\n")
+            sys.stderr.flush()
+            thinking = False
+        elif isinstance(event, SendWaiting):
             held = f" ({event.holder})" if event.holder else ""
             print(
                 f"tui-chat: waiting for another send to conversation {conversation_id} "
@@ -144,6 +158,8 @@ async def _reply(
         sys.stdout.flush()
     else:
         render.json_out(render.reply_json(conversation_id, outcome))
+    if outcome.notice:
+        print(f"note: {outcome.notice}", file=sys.stderr)
     # The reply is out; now let any compaction that became due finish before exiting.
     await service.finish_background()
     if outcome.error is not None:
@@ -228,6 +244,8 @@ async def _search(service: ChatService, args: Args) -> int:
 
 async def _context(service: ChatService, args: Args) -> int:
     conversation = await service.conversations.resolve(args.conv)
+    if args.count and await service.requests.check_count(conversation.id) is None:
+        print("not counted: no API key, or the endpoint has no count_tokens", file=sys.stderr)
     built = await service.requests.context(conversation.id, args.draft)
     preset = service.conversations.policy_for(conversation).preset
     path = await service.branches.path(conversation.id)
@@ -459,5 +477,6 @@ HANDLERS: dict[str, Handler] = {
     "models": models_view.models,
     "usage": usage_view.usage,
     "backup": _backup,
+    "mcp": mcp_view.mcp,
 }
 """The handler of each subcommand (``open`` and no command start the TUI instead)."""

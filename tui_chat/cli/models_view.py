@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 async def models(service: ChatService, args: Args) -> int:
     """List the endpoint's models (read again when a day old, or with ``--refresh``) and the
     model table's, each with the figures tui-chat uses for it and where they come from."""
-    from tui_chat.engine.catalog import model_choices
+    from tui_chat.engine.catalog import limits, model_choices
 
     choices = await model_choices(service.catalog, service.catalog.info, force=args.refresh)
     rows: list[render.JsonObject] = []
@@ -47,6 +47,13 @@ async def models(service: ChatService, args: Args) -> int:
     )
     if choices.problem:
         render.out(f"note: {choices.problem}")
-    for model in choices.all:
-        render.out(choices.label(model))
+    for model in choices.all:  # every feature, and said so when the endpoint listed none
+        info = service.catalog.info(model)
+        unknown = (
+            "no features listed by the endpoint"
+            if model in choices.endpoint
+            else "features unknown (not on the endpoint's list)"
+        )
+        features = ", ".join(info.features) or unknown
+        render.out(f"{model}  {limits(info)} · {features}")
     return 0

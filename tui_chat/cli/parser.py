@@ -39,6 +39,8 @@ class Args(argparse.Namespace):
     key: str
     value: str
     draft: str | None
+    count: bool
+    """``context --count``: have the API count the request first and learn from it."""
     instructions: str | None
     version: int
     message_id: int
@@ -66,6 +68,10 @@ class Args(argparse.Namespace):
     """``usage --month``: a row per month instead of per day."""
     since: str | None
     """``usage --since``: the first local day counted (``YYYY-MM-DD``)."""
+    allow_tools: bool
+    """``send --allow-tools``: run every tool call of this send (none runs without it)."""
+    mcp_command: str | None
+    """``mcp list``: the MCP subcommand."""
 
 
 def since_day(value: str) -> str:
@@ -118,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="attach an image (PNG, JPEG, GIF, WebP), a PDF or a text file (repeatable)",
     )
+    p.add_argument(
+        "--allow-tools",
+        action="store_true",
+        help="run the MCP tool calls of this send (without it each is answered: needs approval)",
+    )
     _json_flag(p)
     p.add_argument("text", metavar="TEXT", help="the message, or - to read standard input")
 
@@ -166,6 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("context", help="the exact next request and its token breakdown")
     p.add_argument("conv", metavar="CONV")
     p.add_argument("--message", dest="draft", help="a draft to include as the new message")
+    p.add_argument(
+        "--count",
+        action="store_true",
+        help="have the API count the request first (count_tokens; needs a key) and learn from it",
+    )
     _json_flag(p)
 
     p = sub.add_parser("compact", help="compact now and print the new version")
@@ -244,6 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="rebuild the search index from the messages (which are not changed)",
     )
+
+    p = sub.add_parser("mcp", help="the MCP servers of mcp.json (beside config.toml)")
+    mcp = p.add_subparsers(dest="mcp_command", metavar="SUBCOMMAND", required=True)
+    p = mcp.add_parser("list", help="each server: its state, its tools, what they cost")
+    _json_flag(p)
 
     p = sub.add_parser("backup", help="copy the database with SQLite's online backup")
     p.add_argument("file", type=Path, metavar="FILE")

@@ -30,11 +30,16 @@ def report_json(report: UsageReport) -> render.JsonObject:
                 "summary_calls": r.summary_calls,
                 "summary_usd": round(r.summary_usd, 6),
                 "total_usd": round(r.total_usd, 6),
+                "cache_misses": dict(r.cache_misses),
             }
             for r in report.rows
         ],
         "totals": [{"period": p, "usd": round(usd, 6)} for p, usd in report.totals()],
         "total_usd": round(report.total_usd, 6),
+        "imported": {  # copies an import brought: spent where they were exported
+            "usd": round(report.imported_usd, 6),
+            "summary_calls": report.imported_summary_calls,
+        },
     }
 
 

@@ -2,14 +2,19 @@
 
 Claude's prompt cache keeps a prefix for 5 minutes by default, refreshed by every read; a
 breakpoint may ask for 1 hour instead (``"ttl": "1h"``). A 1-hour write costs 2x the input
-price instead of 1.25x, a read 0.1x either way (Claude's prompt-caching page, "Pricing" and
-"1-hour cache duration"). In a chat the prefix is the whole history sent again, so the choice
-turns on the conversation's own pauses:
+price instead of 1.25x, a read the model's own read multiplier either way (Claude's
+prompt-caching page, "Pricing" and "1-hour cache duration"; 0.1x on most models, 0.05x on
+Opus 5.5 and Sonnet 5.5, 0.025x on Fable 5.1 and 5.2: :class:`~tui_chat.core.prices.Prices`).
+In a chat the prefix is the whole history sent again, so the choice turns on the
+conversation's own pauses and the model's prices:
 
 - a pause of more than 5 minutes (but less than an hour) finds a 5-minute cache cold: the
-  whole prefix is written again at 1.25x, where a 1-hour cache reads it at 0.1x;
+  whole prefix is written again at 1.25x, where a 1-hour cache reads it at the read price;
 - every turn writes its new tokens, at 2x under the 1-hour TTL instead of 1.25x, and a pause
   of more than an hour finds either cache cold (the 1-hour one rewrites at 2x).
+
+The cheaper a read, the more a cold 5-minute cache costs beside it, so a model with cheap
+reads reaches for the 1-hour lifetime sooner.
 
 :func:`choose_ttl` prices one turn both ways from the pauses seen so far (the gaps between a
 reply and the next prompt, newest :data:`GAPS` of them) and picks the cheaper; with fewer than
@@ -23,21 +28,26 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
+from tui_chat.core.prices import FALLBACK_PRICES, Prices
+
 CacheTtl = Literal["5m", "1h"]
 """A breakpoint's lifetime."""
 
 FIVE_MINUTES = 300.0
 ONE_HOUR = 3_600.0
-WRITE_5M = 1.25
-WRITE_1H = 2.0
-READ = 0.1
 GAPS = 20
 """The newest pauses the choice looks at."""
 MIN_GAPS = 3
 """Fewer pauses than this say nothing yet: the default 5 minutes."""
 
 
-def turn_price(ttl: CacheTtl, gaps: Sequence[float], prefix: int, new: int) -> float:
+def turn_price(
+    ttl: CacheTtl,
+    gaps: Sequence[float],
+    prefix: int,
+    new: int,
+    prices: Prices = FALLBACK_PRICES,
+) -> float:
     """Expected input price of one turn (in uncached-token equivalents) under ``ttl``.
 
     Args:
@@ -45,15 +55,21 @@ def turn_price(ttl: CacheTtl, gaps: Sequence[float], prefix: int, new: int) -> f
         gaps: Seconds between each reply and the next prompt.
         prefix: Tokens of the cached prefix a turn sends again.
         new: Tokens a turn adds to the prefix (written every turn).
+        prices: The model's card (its write and read multipliers).
     """
     if not gaps:
         return 0.0
-    life, write = (FIVE_MINUTES, WRITE_5M) if ttl == "5m" else (ONE_HOUR, WRITE_1H)
+    if ttl == "5m":
+        life, write = FIVE_MINUTES, prices.write_ratio
+    else:
+        life, write = ONE_HOUR, prices.write_1h_ratio
     cold = sum(1 for gap in gaps if gap > life) / len(gaps)
-    return new * write + prefix * (cold * write + (1 - cold) * READ)
+    return new * write + prefix * (cold * write + (1 - cold) * prices.read_ratio)
 
 
-def choose_ttl(gaps: Sequence[float], prefix: int, new: int) -> CacheTtl:
+def choose_ttl(
+    gaps: Sequence[float], prefix: int, new: int, prices: Prices = FALLBACK_PRICES
+) -> CacheTtl:
     """The cheaper lifetime for a conversation with these pauses.
 
     Args:
@@ -61,6 +77,7 @@ def choose_ttl(gaps: Sequence[float], prefix: int, new: int) -> CacheTtl:
             :data:`GAPS` are used).
         prefix: Tokens of the request's cached prefix.
         new: Tokens a turn adds (the newest turn's size is a fair guess).
+        prices: The model's card.
 
     Returns:
         ``"1h"`` when it is cheaper over the pauses seen, else ``"5m"``.
@@ -68,8 +85,8 @@ def choose_ttl(gaps: Sequence[float], prefix: int, new: int) -> CacheTtl:
     recent = list(gaps)[-GAPS:]
     if len(recent) < MIN_GAPS:
         return "5m"
-    hour = turn_price("1h", recent, prefix, new)
-    return "1h" if hour < turn_price("5m", recent, prefix, new) else "5m"
+    hour = turn_price("1h", recent, prefix, new, prices)
+    return "1h" if hour < turn_price("5m", recent, prefix, new, prices) else "5m"
 
 
 def pauses(times: Sequence[tuple[str, str]]) -> list[float]:
@@ -95,22 +112,27 @@ def pauses(times: Sequence[tuple[str, str]]) -> list[float]:
     return gaps
 
 
-def carried_price(gaps: Sequence[float], asked: str = "auto") -> float:
+def carried_price(
+    gaps: Sequence[float], asked: str = "auto", prices: Prices = FALLBACK_PRICES
+) -> float:
     """What one carried prefix token costs a turn, relative to uncached input, given the
-    pauses: a read (0.1x) while the cache is warm, a write when a pause outlived it.
+    pauses: a read (the model's read multiplier) while the cache is warm, a write when a
+    pause outlived it.
 
     Args:
         gaps: Seconds between each reply and the next prompt (the newest :data:`GAPS`).
         asked: The policy's ``cache_ttl`` (``auto`` is priced as the lifetime it would pick,
             which is never dearer than the 5-minute one).
+        prices: The model's card.
     """
+    read = prices.read_ratio
     recent = list(gaps)[-GAPS:]
     if len(recent) < MIN_GAPS:
-        return READ
+        return read
     five = sum(1 for gap in recent if gap > FIVE_MINUTES) / len(recent)
     hour = sum(1 for gap in recent if gap > ONE_HOUR) / len(recent)
-    price_5m = READ + (WRITE_5M - READ) * five
-    price_1h = READ + (WRITE_1H - READ) * hour
+    price_5m = read + (prices.write_ratio - read) * five
+    price_1h = read + (prices.write_1h_ratio - read) * hour
     if asked == "5m":
         return price_5m
     if asked == "1h":

@@ -46,6 +46,13 @@ class Usage:
     speed: str = ""
     """``fast`` when the reply ran in fast mode (``usage.speed``; billed at the model's fast
     multiplier), ``standard`` or empty otherwise."""
+    cache_miss: str = ""
+    """Why the prompt cache could not reuse the previous request's prefix, as the reply's
+    ``diagnostics.cache_miss_reason.type`` says (``model_changed``, ``system_changed``,
+    ``tools_changed``, ``messages_changed``, ``previous_message_not_found``,
+    ``unavailable``); empty when nothing diverged or nothing was asked."""
+    cache_missed_tokens: int = 0
+    """``cache_missed_input_tokens`` of that reason: the prefix tokens it cost the cache."""
 
     @property
     def total_input(self) -> int:
@@ -66,6 +73,12 @@ class Usage:
             ),
             **{key: value for key, value in self._extra().items() if value},
             **({"speed": self.speed} if self.speed else {}),
+            **({"cache_miss": self.cache_miss} if self.cache_miss else {}),
+            **(
+                {"cache_missed_tokens": self.cache_missed_tokens}
+                if self.cache_missed_tokens
+                else {}
+            ),
         }
 
     def _extra(self) -> dict[str, int]:
@@ -91,6 +104,8 @@ class Usage:
             web_search_requests=int(data.get("web_search_requests") or 0),
             web_fetch_requests=int(data.get("web_fetch_requests") or 0),
             speed=str(data.get("speed") or ""),
+            cache_miss=str(data.get("cache_miss") or ""),
+            cache_missed_tokens=int(data.get("cache_missed_tokens") or 0),
         )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tui_chat.core.models import Strategy
+from tui_chat.core.prices import FALLBACK_PRICES, Prices
 
 TriggerKind = Literal["tokens", "turns", "ratio", "cost", "budget"]
 """What starts a compaction (see :mod:`tui_chat.core.triggers`)."""
@@ -38,7 +39,7 @@ class Policy:
     """``budget`` trigger: share of the budget the raw turns keep verbatim after a fold (each
     kept token is read every turn until the next fold and written again at it: 0.15 cost less
     than 0.25 on every session that folds, with the same evidence and identifiers kept,
-    ``benchmarks/RESULTS.md`` issue 18 session 5)."""
+    ``benchmarks/history/RESULTS-2026-11.md``, "The working budget: session 5")."""
     threshold_tokens: int = 8_000
     """``tokens`` trigger: compact when unsummarised tokens exceed this (seed 000)."""
     every_turns: int = 3
@@ -80,8 +81,10 @@ class Policy:
     """``auto`` (as ``claude`` when a key is set, else offline), ``claude`` (a continuation of the
     cached conversation), ``server`` (Claude's on-demand compaction), ``extractive``, or a model
     id (:mod:`tui_chat.engine.compaction.summarizers`)."""
-    summarizer_model: str = "claude-haiku-4-5"
-    """Model of the standalone summary prompt, when no cached chat request can be continued."""
+    summarizer_model: str = "claude-haiku-5-5"
+    """Model of the standalone summary prompt, when no cached chat request can be continued
+    or continuing it costs more (the current Haiku: $0.10 / $0.50 per MTok up to 100,000
+    prompt tokens)."""
     summarizer_max_tokens: int = 2_048
     """``max_tokens`` of a summary call."""
     summarizer_timeout: float = 60.0
@@ -116,7 +119,7 @@ class Policy:
     """``cost`` trigger: turns within which a compaction must pay for itself."""
     cache_cold_share: float = 0.25
     """``cost`` trigger: share of turns that arrive after the 5-minute cache lifetime."""
-    # -- what the reply may use (issue 19 items 1-2; :mod:`tui_chat.core.reply_options`) --
+    # -- what the reply may use (:mod:`tui_chat.core.reply_options`) --
     thinking: str = "off"
     """``on`` asks for thinking (adaptive where the model supports it, else the budget form with
     :attr:`thinking_budget`); ``off`` (the default) sends no ``thinking`` parameter."""
@@ -136,3 +139,15 @@ class Policy:
     """Only these domains are searched and fetched (not together with blocked domains)."""
     web_blocked_domains: tuple[str, ...] = ()
     """These domains are never searched or fetched."""
+    fast: bool = False
+    """Ask for fast mode (``speed: "fast"``: up to 2.5x the output speed at the model's fast
+    price, 2x on Fable 5.2, Opus 5.5 and Opus 5) where the model has it; elsewhere the reply
+    runs at standard speed and the gauge says so."""
+    # -- the prices of the models in use (no setting: the engine fills them from the model
+    # table, :meth:`tui_chat.engine.context.EngineContext.policy_for`) --
+    prices: Prices = FALLBACK_PRICES
+    """The chat model's price card: the ``cost`` trigger, the TTL choice and the recall cap
+    weigh its cache multipliers (0.1x, 0.05x, 0.025x reads …), not one constant."""
+    summarizer_prices: Prices = FALLBACK_PRICES
+    """The price card of :attr:`summarizer_model` (a standalone summary call is priced at it
+    when the summarizer choice weighs a continuation against it)."""

@@ -18,9 +18,18 @@ from tui_chat.core.reply_options import REPLY_KEYS
 DEFAULT_BUDGET = 100_000
 """The default working budget in tokens (docs/context.md, "Why 100k")."""
 
+SEED_RECALL: dict[str, Any] = {"recall_fill": True, "recall_max_excerpts": 200}
+"""Recall in every seed preset: the seeds say nothing of recall (tui-chat adds it), and with a
+fixed 1,500-token budget of at most 32 excerpts the seeds' requests at a 4k window spent the rest
+on summary text the strong plain search beat: dev LoCoMo at 4k, seed minus the strong probe,
+threshold -1.3 -> +3.0, turns -1.1 -> +0.4, window -1.1 -> +2.0, hybrid 0.0 -> +3.0, session
+-0.9 -> +2.8 points. Recall takes the room the other parts leave (``recall_fill``, up to
+``recall_max_tokens``), as ``adaptive``'s does; where the cost cap applies it still binds."""
+
 PRESETS: dict[str, Policy] = {
     "threshold": Policy(
         preset="threshold",
+        **SEED_RECALL,
         trigger="tokens",
         threshold_tokens=8_000,
         strategy="running",
@@ -33,6 +42,7 @@ PRESETS: dict[str, Policy] = {
     ),
     "turns": Policy(
         preset="turns",
+        **SEED_RECALL,
         trigger="turns",
         every_turns=3,
         strategy="segments",
@@ -41,6 +51,7 @@ PRESETS: dict[str, Policy] = {
     ),
     "window": Policy(
         preset="window",
+        **SEED_RECALL,
         trigger="ratio",
         ratio=0.75,
         strategy="running",
@@ -49,6 +60,7 @@ PRESETS: dict[str, Policy] = {
     ),
     "hybrid": Policy(
         preset="hybrid",
+        **SEED_RECALL,
         trigger="ratio",
         ratio=0.85,
         emergency_ratio=0.95,
@@ -61,6 +73,7 @@ PRESETS: dict[str, Policy] = {
     ),
     "session": Policy(
         preset="session",
+        **SEED_RECALL,
         trigger="tokens",
         threshold_tokens=800,
         strategy="running",
@@ -279,8 +292,13 @@ RULES: dict[str, Rule] = {
     "web_max_uses": Number(1, 100),
     "web_allowed_domains": Domains(),
     "web_blocked_domains": Domains(),
+    "fast": Switch(),
 }
-"""Every :class:`Policy` field and how a value for it is read (a test keeps the two in step)."""
+"""Every :class:`Policy` field and how a value for it is read (a test keeps the two in step),
+but :data:`MODEL_FIELDS`."""
+
+MODEL_FIELDS = ("prices", "summarizer_prices")
+"""The :class:`Policy` fields no setting names: the engine fills them from the model table."""
 
 
 def parse_setting(key: str, raw: object) -> Any:
@@ -321,7 +339,7 @@ def resolve_policy(
     if name not in PRESETS:
         raise PolicyError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
     policy = PRESETS[name]
-    known = {f.name for f in fields(Policy)}
+    known = {f.name for f in fields(Policy)} - set(MODEL_FIELDS)
     changes: dict[str, Any] = {}
     # Config defaults apply only where the conversation picked no other preset explicitly.
     layers = [defaults] if "preset" not in settings else []

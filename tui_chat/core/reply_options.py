@@ -15,6 +15,9 @@ SDK's ``ThinkingConfigAdaptiveParam``, ``WebSearchTool20250305Param`` and
 - ``output_config: {"effort": …}`` only when the conversation sets an effort.
 - ``tools``: ``web_search_20250305`` / ``web_fetch_20250910`` with ``max_uses`` and either
   ``allowed_domains`` or ``blocked_domains`` (never both).
+- ``speed: "fast"`` when the conversation turns fast mode on and the model has it (Claude's
+  fast-mode page, build-with-claude/fast-mode, English copy of 2026-11: Fable 5.2, Opus 5.5,
+  a research preview on Opus 5); the reply's ``usage.speed`` prices it.
 
 Thinking is off unless a conversation turns it on: the docs make no default for models where
 thinking is optional (newer models that think by default think whatever is sent).
@@ -22,6 +25,7 @@ thinking is optional (newer models that think by default think whatever is sent)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,8 +49,20 @@ ANSWER_ROOM = 1_024
 WEB_SEARCH_TOOL = "web_search_20250305"
 WEB_FETCH_TOOL = "web_fetch_20250910"
 
-_ADAPTIVE_MODELS = ("claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-7")
-"""Models the docs list for adaptive thinking, for endpoints whose model list says nothing."""
+_VERSIONED = re.compile(r"claude-(opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d{1,2}))?(?!\d)")
+"""A model id's family and version (``claude-sonnet-5-5`` → sonnet 5.5; a date suffix is not
+a minor version)."""
+
+_ADAPTIVE_FROM = {
+    "opus": (4, 6),
+    "sonnet": (4, 6),
+    "haiku": (5, 5),
+    "fable": (5, 0),
+    "mythos": (5, 0),
+}
+"""The first version of each family with adaptive thinking (models overview, 2026-10: Opus
+and Sonnet from 4.6, every 5.x model, Haiku from 5.5; Sonnet 5 and later answer the budget
+form with a 400), for endpoints whose model list says nothing."""
 
 REPLY_KEYS: tuple[str, ...] = (
     "thinking",
@@ -58,6 +74,7 @@ REPLY_KEYS: tuple[str, ...] = (
     "web_max_uses",
     "web_allowed_domains",
     "web_blocked_domains",
+    "fast",
 )
 """The settings of what a reply may use (kept when a conversation changes its preset)."""
 
@@ -77,12 +94,20 @@ def thinking_kind(model: str, features: Sequence[str]) -> str:
         return "adaptive"
     if "thinking" in features:
         return "enabled"
-    name = model.lower()
-    return "adaptive" if any(m in name for m in _ADAPTIVE_MODELS) else "enabled"
+    found = _VERSIONED.search(model.lower())
+    if found is None:
+        return "enabled"
+    family, major, minor = found.group(1), int(found.group(2)), int(found.group(3) or 0)
+    return "adaptive" if (major, minor) >= _ADAPTIVE_FROM[family] else "enabled"
 
 
 def reply_options(
-    policy: Policy, model: str, max_output: int, features: Sequence[str] = ()
+    policy: Policy,
+    model: str,
+    max_output: int,
+    features: Sequence[str] = (),
+    *,
+    fast_mode: bool = False,
 ) -> tuple[ReplyOptions, list[str]]:
     """The request keys a conversation's policy adds, and warnings about what it could not.
 
@@ -91,6 +116,7 @@ def reply_options(
         model: The model id.
         max_output: The request's ``max_tokens``.
         features: The endpoint's feature labels for the model (empty: unknown).
+        fast_mode: The model has fast mode (its price card has a fast multiplier).
 
     Returns:
         ``(options, warnings)``: options to merge into the request (empty when nothing is on).
@@ -128,6 +154,10 @@ def reply_options(
     tools = _web_tools(policy)
     if tools:
         options["tools"] = tools
+    if policy.fast and fast_mode:
+        options["speed"] = "fast"
+    elif policy.fast:
+        warnings.append(f"fast mode is not sent: {model} has none (standard speed and price)")
     return options, warnings
 
 
@@ -160,6 +190,8 @@ def describe(request: dict[str, Any]) -> str | None:
         budget = f", budget {thinking['budget_tokens']:,}" if "budget_tokens" in thinking else ""
         kind = "budget" if thinking.get("type") == "enabled" else thinking.get("type")
         parts.append(f"thinking {kind} ({thinking.get('display', 'default')}{budget})")
+    if request.get("speed") == "fast":
+        parts.append("fast mode")
     config = request.get("output_config")
     if isinstance(config, dict) and config.get("effort"):
         parts.append(f"effort {config['effort']}")

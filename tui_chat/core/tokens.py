@@ -84,6 +84,38 @@ CALIBRATION_MAX_WEIGHT = 50
 """Past this many samples each new one keeps the weight ``1 / 51``: the ratio follows drift."""
 
 
+TOKENIZER_PRIOR: dict[int, float] = {1: 1.0, 2: 1.3}
+"""The calibration a model starts from before the API has counted anything for it, by
+tokenizer generation: 1.0 for the older Claude tokenizer (what the offline count was always
+taken as), 1.3 for the newer one of Claude 4.7 and later models ("the same text counts as
+approximately 30% more tokens": Claude Haiku 5.5 overview, docs of 2026-10). The first real
+count (a reply's usage, or ``count_tokens``) replaces it."""
+
+
+def prior_calibration(tokenizer: int) -> float:
+    """The calibration of a model no count has been seen for (:data:`TOKENIZER_PRIOR`)."""
+    return TOKENIZER_PRIOR.get(tokenizer, TOKENIZER_PRIOR[2])
+
+
+UNCOUNTED = "not yet counted by the API"
+"""How :func:`count_label` says a calibration is still the tokenizer's prior."""
+
+
+def count_label(tokenizer: int, ratio: float, samples: int) -> str:
+    """Which count the gauge shows, in a few words.
+
+    Args:
+        tokenizer: The model's tokenizer generation (1 older, 2 newer).
+        ratio: The calibration the offline count is scaled by.
+        samples: API counts the ratio was learnt from (0: the generation's prior).
+    """
+    if samples > 0:
+        counts = "count" if samples == 1 else "counts"
+        return f"estimate ×{ratio:.2f} from {samples} API {counts}"
+    kind = "older" if tokenizer == 1 else "newer"
+    return f"estimate ×{ratio:.2f}, {kind} tokenizer, {UNCOUNTED}"
+
+
 class TokenizerUnavailable(RuntimeError):
     """The offline tokenizer could not be loaded (package missing or data file damaged)."""
 

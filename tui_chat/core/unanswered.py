@@ -2,9 +2,10 @@
 
 A reply that fails with nothing received (a 429, a 529, a dropped connection before the first
 word) leaves its prompt without an answer. Such a prompt stays in the conversation, marked in
-the chat and in the context preview, but it is **left out of every later request**: the next
-send carries the answered turns and the new message only. Retrying (``ctrl+r``, ``tui-chat
-retry``) sends it again while it is the last prompt; an older one can be copied and sent anew.
+the chat and in the context preview, but it is **left out of every later request**, and of
+the summaries that fold its span: the next send carries the answered turns and the new message
+only. Retrying (``ctrl+r``, ``tui-chat retry``) sends it again while it is the last prompt; an
+older one can be copied and sent anew.
 
 Without this rule the request builder would merge the consecutive user messages into one user
 turn, silently re-sending every failed prompt with the next one.
@@ -147,21 +148,19 @@ def refused_prompts(messages: Sequence[Message]) -> dict[int, str]:
     return found
 
 
-def without_refused(messages: Sequence[Message]) -> list[Message]:
-    """``messages`` without the turns Claude refused and nothing answered since (what a
-    summary leaves out: the refused turn stays out of the context in every form).
+def not_sent_again(prompts: Sequence[Message], messages: Sequence[Message]) -> list[Message]:
+    """The left-out prompts the user did not send again: one whose text a later prompt of
+    ``messages`` repeats was resent, and is no longer worth a warning (still left out).
 
     Args:
-        messages: Messages in conversation order (a span being summarised).
-
-    Returns:
-        The messages to summarise, in order.
+        prompts: What :func:`unanswered_prompts` returned.
+        messages: The messages they are among, in conversation order.
     """
-    kept: list[Message] = []
-    for turn in group_turns(messages):
-        if not (is_unanswered(turn) and any(refused(m) for m in turn)):
-            kept.extend(turn)
-    return kept
+    later: dict[str, int] = {}
+    for message in messages:
+        if message.role == "user" and (text := message.text.strip()):
+            later[text] = max(later.get(text, 0), message.id)
+    return [p for p in prompts if later.get(p.text.strip(), 0) <= p.id]
 
 
 def left_out_note(

@@ -21,6 +21,7 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.reply_options import reply_options
 from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
 from tui_chat.core.request.recall import Passage
+from tui_chat.core.request.recall_need import RECENT_MESSAGES
 from tui_chat.core.request.superseded import without_spans, without_superseded
 from tui_chat.core.request.timeline import Timeline, prepared
 from tui_chat.core.tokens import (
@@ -32,9 +33,10 @@ from tui_chat.core.tokens import (
 from tui_chat.core.turns import starts_turn
 from tui_chat.core.unanswered import (
     left_out_note,
+    not_sent_again,
     refused_prompts,
 )
-from tui_chat.engine.recall import recall
+from tui_chat.engine.recall import need, recall
 from tui_chat.engine.tail import TailCache
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
@@ -168,10 +170,14 @@ async def assemble(
         raw = raw[:-1]
     anchors = await store.anchors.pinned(conversation.id)
     recalled: list[Passage] = []
+    needed = 0.0
     if policy.recall and coverage and query:
         # Recall is a bonus: a broken search index (doctor reports it) never stops a send.
         with contextlib.suppress(SearchIndexError):
             recalled = await recall(store, conversation.id, query, coverage, counter, sent_at)
+            if recalled:
+                recent = [m.text for m in raw[-RECENT_MESSAGES:]]
+                needed = await need(store, conversation.id, query, recent, coverage)
     inputs = ContextInputs(
         model=conversation.model,
         context_window=window.context_window,
@@ -186,7 +192,11 @@ async def assemble(
         counter=counter,
         calibration=calibration,
         ledger=ledger.from_json(summary.ledger) if summary is not None else (),
+        covered_tokens=await store.messages.tokens_upto(conversation.id, coverage)
+        if coverage
+        else 0,
         pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
+        recall_need=needed,
         tools=tools,
     )
     # The pure builder gets the messages prepared: the kept timeline, aligned to this tail;
@@ -194,12 +204,19 @@ async def assemble(
     built = build_request(inputs, prepared(inputs, timeline))
     timeline.keep(built.layout)
     # Thinking, effort and the web tools the conversation turned on (core/reply_options).
-    options, notes = reply_options(policy, conversation.model, window.max_output, info.features)
+    options, notes = reply_options(
+        policy,
+        conversation.model,
+        window.max_output,
+        info.features,
+        fast_mode=info.prices.fast is not None,
+    )
     mcp_tools = built.request.get("tools", [])
     built.request.update(options)
     if mcp_tools and "tools" in options:  # the web tools first, then the MCP servers'
         built.request["tools"] = [*options["tools"], *mcp_tools]
-    if (note := left_out_note(left_out, refused_prompts(tail) if left_out else None)) is not None:
+    warned = not_sent_again(left_out, tail)  # a prompt sent again is warned of no more
+    if (note := left_out_note(warned, refused_prompts(tail) if warned else None)) is not None:
         notes.append(note)
     price_note = "" if info.priced else GUESSED_PRICE
     if not notes and not price_note:

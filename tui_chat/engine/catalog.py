@@ -218,11 +218,17 @@ SHOWN_FEATURES = ("adaptive thinking", "thinking", "web search", "compaction", "
 """The features a picker row names (``tui-chat models --json`` lists them all)."""
 
 
-def describe(info: ModelInfo) -> str:
-    """A model's window, output limit and main features in a few words (``1M in · 64k out``)."""
+def limits(info: ModelInfo) -> str:
+    """A model's window and output limit, and where they come from (``1M in · 64k out``)."""
     text = f"{_tokens(info.context_window)} in · {_tokens(info.max_output)} out"
     if info.source != "endpoint":
         text += " (table)" if info.known else " (guessed)"
+    return text
+
+
+def describe(info: ModelInfo) -> str:
+    """A model's window, output limit and main features in a few words (``1M in · 64k out``)."""
+    text = limits(info)
     shown = [f for f in info.features if f in SHOWN_FEATURES]
     return f"{text} · {', '.join(shown)}" if shown else text
 

@@ -9,14 +9,14 @@ and the compaction worker, instead of wiring each with callbacks into the servic
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tui_chat.core.models import Conversation
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import resolve_policy
 from tui_chat.core.request.budget import for_window
 from tui_chat.core.settings_check import usable_settings
-from tui_chat.core.tokens import TokenCounter
+from tui_chat.core.tokens import TokenCounter, count_label, prior_calibration
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.catalog import ModelCatalog
 from tui_chat.engine.events import EngineEvent, EventCallback
@@ -27,6 +27,16 @@ from tui_chat.engine.tools.manager import ToolServers
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
+
+SUMMARIZER_NAMES = frozenset({"auto", "claude", "server", "extractive"})
+"""``summarizer`` settings that name no model."""
+
+
+def standalone_model(policy: Policy) -> str:
+    """The model a standalone summary call runs on: the ``summarizer`` setting when it is a
+    model id, else ``summarizer_model``."""
+    name = policy.summarizer
+    return policy.summarizer_model if name in SUMMARIZER_NAMES else name
 
 
 class EventBus:
@@ -91,13 +101,28 @@ class EngineContext:
         """
         settings = usable_settings(conversation.settings)
         policy = resolve_policy(settings, self.config.compaction)
-        usable = window_for(self.info_for(conversation.model), policy).usable
+        info = self.info_for(conversation.model)
+        policy = replace(
+            policy,
+            prices=info.prices,
+            summarizer_prices=self.info_for(standalone_model(policy)).prices,
+        )
+        usable = window_for(info, policy).usable
         explicit = set(settings)
         if "preset" not in settings:
             explicit |= set(self.config.compaction or {})
         return for_window(policy, usable, explicit - {"preset"})
 
     async def calibration(self, model: str) -> float:
-        """The real/estimated input ratio learned for a model."""
-        ratio, _ = await self.store.calibration(model)
+        """The real/estimated input ratio learned for a model (its tokenizer generation's
+        prior until the API has counted something for it)."""
+        ratio, _ = await self.count_basis(model)
         return ratio
+
+    async def count_basis(self, model: str) -> tuple[float, str]:
+        """The calibration the gauge scales the offline count by, and what it is."""
+        ratio, samples = await self.store.calibration(model)
+        tokenizer = self.info_for(model).tokenizer
+        if samples <= 0:
+            ratio = prior_calibration(tokenizer)
+        return ratio, count_label(tokenizer, ratio, samples)

@@ -13,10 +13,11 @@ read. Nothing here grows with the history. Scores, neighbours and passages:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from tui_chat.core import related
-from tui_chat.core.request import dates
+from tui_chat.core.request import dates, recall_need
 from tui_chat.core.request.recall import (
     NEIGHBOUR_STEPS,
     SECOND_HOP_SOURCES,
@@ -100,7 +101,7 @@ async def recall(
         Passages to offer, best first (the builder takes what fits its budget).
     """
     words = fts.recall_terms(query)
-    counts, total = await store.search.recall_counts(words)
+    counts, total = await store.search.recall_counts(conversation_id, words, coverage)
     first = await store.search.recall_hits(conversation_id, words, coverage, counts)
     near, near_weights = await related_hits(store, conversation_id, words, coverage)
     if not first and not near:
@@ -109,7 +110,7 @@ async def recall(
     texts = [request_text(m) for m in sources]
     asked = set(words)
     candidates = [w for w in fts.recall_terms(" ".join(texts), limit=64) if w not in asked]
-    found = await store.search.word_counts(candidates)
+    found = await store.search.word_counts(conversation_id, candidates, coverage)
     extra = expansion_terms(texts, words, found)
     second = await store.search.recall_hits(conversation_id, extra, coverage) if extra else []
     hit_ids = list(dict.fromkeys(h.message_id for h in [*first, *second, *near]))
@@ -126,3 +127,18 @@ async def recall(
     # Passages written in a period the query names first ("in June", "last week").
     now = datetime.fromisoformat(sent_at) if sent_at else datetime.now(UTC)
     return dates.boost(ranked, dates.spans(query, now))
+
+
+async def need(
+    store: Store, conversation_id: str, query: str, recent: Sequence[str], coverage: int
+) -> float:
+    """The share of ``query``'s word weight (idf, over the conversation's own folded prefix)
+    that the ``recent`` messages' text lacks (:func:`~tui_chat.core.request.recall_need.novelty`):
+    how much the new message needs the folded past."""
+    words = fts.recall_terms(query)
+    if not words:
+        return 0.0
+    counts, total = await store.search.recall_counts(conversation_id, words, coverage)
+    stems = [fts.stem_prefix(w) or w for w in words]
+    weights = [idf(count, total) for count in counts]
+    return recall_need.novelty(stems, weights, "\n".join(recent).lower())

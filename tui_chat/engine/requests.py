@@ -18,10 +18,12 @@ from tui_chat.core.attachments import Attachment
 from tui_chat.core.models import Conversation, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
+from tui_chat.core.tokens import update_calibration
 from tui_chat.engine.assemble import assemble
 from tui_chat.engine.attachments import expand_request
 from tui_chat.engine.context import EngineContext
 from tui_chat.engine.tail import TailCache
+from tui_chat.llm.errors import ChatError
 from tui_chat.store.rows import clean_text
 
 
@@ -56,7 +58,8 @@ class Requests:
         """:meth:`build` with the policy and the active summary already read."""
         context = self._engine
         off = await context.tools_off(conversation.id)
-        return await assemble(
+        ratio, counted = await context.count_basis(conversation.model)
+        built = await assemble(
             context.store,
             conversation,
             tools=context.tools.definitions(off),
@@ -65,10 +68,11 @@ class Requests:
             counter=context.counter,
             new_text=draft,
             summary=summary,
-            calibration=await context.calibration(conversation.model),
+            calibration=ratio,
             new_files=[a.ref() for a in attachments],
             cache=self.tails,
         )
+        return replace(built, breakdown=replace(built.breakdown, counted=counted))
 
     async def base(self, conversation: Conversation) -> BuiltRequest:
         """The next request without a draft, kept while the conversation's revision in the
@@ -78,7 +82,7 @@ class Requests:
         stamp = (
             await context.store.conversations.revision(conversation.id),
             conversation,
-            await context.calibration(conversation.model),
+            await context.count_basis(conversation.model),
             context.info_for(conversation.model),
             context.tools.stamp(await context.tools_off(conversation.id)),
         )
@@ -128,3 +132,36 @@ class Requests:
         counter = self._engine.counter
         files = counter.count_content([a.ref() for a in attachments])
         return draft_breakdown(base, (counter.count(draft) if draft else 0) + files)
+
+    async def check_count(self, conversation_id: str, draft: str = "") -> int | None:
+        """Have the API count the next request (``count_tokens``, where a key is set) and
+        fold the count into the model's calibration, so the gauge shows a learnt figure
+        before the first reply on a model.
+
+        Args:
+            conversation_id: The conversation.
+            draft: The composer's text, counted as the new message (a conversation with no
+                message and no draft has nothing to count).
+
+        Returns:
+            The API's count, or ``None`` without a key, with nothing to count, or when the
+            endpoint cannot count (a gateway without ``count_tokens``): the estimate then
+            stays as it was.
+        """
+        context = self._engine
+        if not context.client.has_key:
+            return None
+        built = await self.context(conversation_id, draft if draft.strip() else None)
+        if not built.request.get("messages"):
+            return None
+        try:
+            actual = await context.client.count_tokens(built.request)
+        except ChatError:
+            return None
+        model = str(built.request.get("model") or "")
+        ratio, samples = await context.store.calibration(model)
+        if samples <= 0:
+            ratio = await context.calibration(model)
+        ratio, samples = update_calibration(ratio, samples, built.breakdown.input_tokens, actual)
+        await context.store.set_calibration(model, ratio, samples)
+        return actual

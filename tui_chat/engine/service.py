@@ -11,29 +11,26 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tui_chat.core.attachments import Attachment
-from tui_chat.core.tokens import TokenCounter, get_counter
+from tui_chat.core.clock import SYSTEM_CLOCK, Clock
+from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.branches import Branches
-from tui_chat.engine.catalog import ModelCatalog
-from tui_chat.engine.compaction import CompactionError, CompactionWorker
-from tui_chat.engine.context import EngineContext
+from tui_chat.engine.compaction import CompactionError
 from tui_chat.engine.conversations import NEW_TITLE, Conversations, SettingError
 from tui_chat.engine.drafts import Drafts
 from tui_chat.engine.events import EventCallback
 from tui_chat.engine.exports import Transfer
 from tui_chat.engine.maintenance import Maintenance
 from tui_chat.engine.message_log import MessageLog
+from tui_chat.engine.parts import EngineParts
 from tui_chat.engine.remote_files import CLOSE_WAIT
-from tui_chat.engine.requests import Requests
-from tui_chat.engine.send import ChatSession, SendOutcome
+from tui_chat.engine.send import SendOutcome
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.engine.tools import Tools
 from tui_chat.engine.tools.calls import Approver
 from tui_chat.engine.usage import CostCache
 from tui_chat.engine.versions import Summaries
 from tui_chat.engine.watch import OutsideWrites
-from tui_chat.llm.client import ClaudeClient
 from tui_chat.store.errors import NotFound
-from tui_chat.store.repository import Store
 
 __all__ = ["ChatService", "CompactionError", "NotFound", "ServiceSettings", "SettingError"]
 
@@ -47,21 +44,22 @@ class ChatService:
     (underscored): the front ends reach them only through the use-case services.
     """
 
-    def __init__(self, config: ServiceSettings, store: Store, client: ClaudeClient) -> None:
-        """Wire the parts together; use :meth:`open`."""
+    def __init__(self, config: ServiceSettings, parts: EngineParts) -> None:
+        """Wire the use-case services over ``parts``; use :meth:`open`."""
         self.config = config
+        store = parts.store
         self._store = store
-        self._client = client
-        self.catalog = ModelCatalog(store.model_catalog, client, config)  # GET /v1/models
-        self._counter: TokenCounter = get_counter()
-        self._engine = EngineContext(store, client, self._counter, config, self.catalog)
+        self._client = parts.client
+        self.catalog = parts.catalog  # GET /v1/models
+        self._counter: TokenCounter = parts.counter
+        self._engine = parts.context
         """What the engine's services share (built once: no callbacks into the service)."""
         self.notices: list[str] = []
         """Things the user should know that did not stop an action (invalid settings)."""
-        self.requests = Requests(self._engine)
+        self.requests = parts.requests
         """The exact next request (``context``) and the gauge's breakdown (``gauge``)."""
-        self._worker = CompactionWorker(self._engine, self.requests)
-        self._session = ChatSession(self._engine, self.requests, self._worker)
+        self._worker = parts.worker
+        self._session = parts.session
         self.branches = Branches(store, self._worker)
         """Forks, edited prompts and compacting up to a message."""
         self.summaries = Summaries(self._engine, self._worker)
@@ -69,7 +67,7 @@ class ChatService:
         self.transfer = Transfer(store, self._counter, config.model)
         """Export and import conversations."""
         self.maintenance = Maintenance(
-            store, self._counter, has_key=client.has_key, base_url=config.base_url
+            store, self._counter, has_key=parts.client.has_key, base_url=config.base_url
         )
         """Backup, repair and the doctor's report."""
         self.drafts = Drafts(store)
@@ -83,26 +81,22 @@ class ChatService:
         self.outside = OutsideWrites(store)  # did another process write? (data_version)
         self.access = store.access
         """How the database file was opened (read-only, and why)."""
-        self.tools = Tools(self._engine.tools, store.tool_settings)
+        self.tools = Tools(self._engine.tools, store.tool_settings, config.mcp_error)
         """The MCP servers of ``mcp.json``: ``start`` them (after the first frame), their
         reports, their tools; the calls run inside a send."""
 
     @classmethod
-    async def open(cls, config: ServiceSettings, db_path: Path | None = None) -> ChatService:
+    async def open(
+        cls, config: ServiceSettings, db_path: Path | None = None, *, clock: Clock = SYSTEM_CLOCK
+    ) -> ChatService:
         """Open the database (creating and migrating it) and build the service.
 
         Args:
             config: The settings (a :class:`tui_chat.config.Config` is one).
             db_path: The database file when not ``config.db_path`` (``--db``).
+            clock: Where the store reads the time (the system's).
         """
-        store = await Store.open(db_path or config.db_path)
-        client = ClaudeClient(
-            config.api_key,
-            base_url=config.base_url,
-            timeout=config.timeout,
-            max_retries=config.max_retries,
-        )
-        return cls(config, store, client)
+        return cls(config, await EngineParts.open(config, db_path, clock=clock))
 
     async def close(self) -> None:
         """Stop background work and close the database and the HTTP client."""

@@ -61,3 +61,7 @@ class ServiceSettings(Protocol):
     @property
     def mcp_servers(self) -> tuple[ServerSpec, ...]:
         """The configured MCP servers (``mcp.json``)."""
+
+    @property
+    def mcp_error(self) -> str | None:
+        """Why ``mcp.json`` could not be used (its line named), if it could not."""

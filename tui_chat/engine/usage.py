@@ -31,6 +31,8 @@ class UsageRow:
     chat_usd: float = 0.0
     summary_calls: int = 0
     summary_usd: float = 0.0
+    cache_misses: dict[str, int] = field(default_factory=dict)
+    """Replies whose cache diagnostics named why they missed, by reason (``model_changed``…)."""
 
     @property
     def total_usd(self) -> float:
@@ -44,6 +46,10 @@ class UsageReport:
 
     by: Period
     rows: list[UsageRow] = field(default_factory=list)
+    imported_usd: float = 0.0
+    """What imported copies' replies and summary calls cost where they were made (shown
+    apart: not new spend)."""
+    imported_summary_calls: int = 0
 
     def totals(self) -> list[tuple[str, float]]:
         """Each period with its dollars, oldest first."""
@@ -83,13 +89,26 @@ async def usage_report(
         target.output_tokens += usage.output_tokens
         target.web_searches += usage.web_search_requests
         target.chat_usd += cost_usd(info_for(day.model), usage, day.prompt_floor)
+    for day_, model, reason, count in await store.usage.cache_misses(since):
+        misses = row(day_, model).cache_misses
+        misses[reason] = misses.get(reason, 0) + count
     for calls in await store.usage.summary_calls(since):
         target = row(calls.day, calls.model)
         target.summary_calls += calls.calls
         target.input_tokens += calls.input_tokens
         target.output_tokens += calls.output_tokens
         target.summary_usd += calls.cost_usd
-    return UsageReport(by=by, rows=[rows[key] for key in sorted(rows)])
+    copied = sum(
+        cost_usd(info_for(day.model), day.usage)
+        for day in await store.usage.replies(since, imported=True)
+    )
+    copied_calls = await store.usage.summary_calls(since, imported=True)
+    return UsageReport(
+        by=by,
+        rows=[rows[key] for key in sorted(rows)],
+        imported_usd=copied + sum(c.cost_usd for c in copied_calls),
+        imported_summary_calls=sum(c.calls for c in copied_calls),
+    )
 
 
 async def conversation_costs(

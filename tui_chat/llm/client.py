@@ -159,6 +159,8 @@ class ClaudeClient:
         self._max_retries = max_retries
         self._client: AsyncAnthropic | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.diagnostics = True
+        """Ask for cache diagnostics (False once this endpoint refused the field)."""
 
     def __repr__(self) -> str:
         # Never show the key.
@@ -450,13 +452,36 @@ def _result_from_snapshot(snapshot: Any) -> StreamResult:
     return StreamResult(
         content=content,
         text="".join(texts),
-        usage=replace(checked, speed=str(getattr(usage, "speed", None) or "")),
+        usage=replace(
+            checked,
+            speed="fast" if getattr(usage, "speed", None) == "fast" else "",
+            **cache_miss(getattr(snapshot, "diagnostics", None)),
+        ),
         usage_note=note,
         stop_reason=snapshot.stop_reason,
         model=snapshot.model,
         message_id=snapshot.id,
         stop_details=_stop_details(snapshot),
     )
+
+
+def cache_miss(diagnostics: Any) -> dict[str, Any]:
+    """``Usage``'s ``cache_miss`` and ``cache_missed_tokens`` from a reply's ``diagnostics``
+    (cache diagnostics: ``diagnostics.cache_miss_reason`` with its ``type`` and, for a
+    divergence, ``cache_missed_input_tokens``); empty when the reply has none."""
+    reason = _field(diagnostics, "cache_miss_reason")
+    kind = _field(reason, "type")
+    if not isinstance(kind, str) or not kind:
+        return {}
+    missed = _field(reason, "cache_missed_input_tokens")
+    count = missed if isinstance(missed, int) and not isinstance(missed, bool) else 0
+    return {"cache_miss": kind, "cache_missed_tokens": max(0, count)}
+
+
+def _field(part: Any, name: str) -> Any:
+    if part is None:
+        return None
+    return part.get(name) if isinstance(part, dict) else getattr(part, name, None)
 
 
 def _stop_details(snapshot: Any) -> dict[str, Any] | None:

@@ -268,7 +268,7 @@ def _from_status_error(exc: Any, secrets: list[str]) -> ChatError:
         return ChatError(
             "not_found",
             f"model not found: check the model name (404){suffix}",
-            "set a valid model id (e.g. claude-sonnet-4-6); with a gateway, also check `base_url`",
+            "set a valid model id (e.g. claude-sonnet-5-5); with a gateway, also check `base_url`",
             status=status,
         )
     if status == 413 or _is_prompt_too_long(api_message):

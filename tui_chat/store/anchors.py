@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_chat.core.models import Anchor, Message, utc_now
+from tui_chat.core.models import Anchor, Message
 from tui_chat.store.messages import Messages
 from tui_chat.store.rows import MESSAGE_COLUMNS, anchor_from, clean_text, message_from, qualified
 from tui_chat.store.sql import Sql
@@ -23,7 +23,7 @@ class Anchors:
             await db.execute(
                 "INSERT INTO anchors (message_id, conversation_id, note, pinned_at) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT(message_id) DO UPDATE SET note = excluded.note",
-                (message_id, message.conversation_id, clean_text(note), utc_now()),
+                (message_id, message.conversation_id, clean_text(note), self._sql.clock.now()),
             )
         row = await self._sql.one("SELECT * FROM anchors WHERE message_id = ?", (message_id,))
         assert row is not None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tui_chat.core.models import utc_now
 from tui_chat.store.sql import Sql
 
 FETCH = 500
@@ -38,7 +37,7 @@ class Attachments:
             cursor = await db.execute(
                 "INSERT INTO attachments (sha256, media_type, size, data, created_at) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING",
-                (sha256, media_type, len(data), data, utc_now()),
+                (sha256, media_type, len(data), data, self._sql.clock.now()),
             )
             return cursor.rowcount > 0
 

@@ -7,7 +7,6 @@ the user is told once, not at every compaction.
 
 from __future__ import annotations
 
-from tui_chat.core.models import utc_now
 from tui_chat.store.rows import clean_text
 from tui_chat.store.sql import Sql
 
@@ -31,7 +30,7 @@ class CompactionSupport:
                 "INSERT INTO compaction_support (model, reason, noted_at) VALUES (?, ?, ?) "
                 "ON CONFLICT(model) DO UPDATE SET reason = excluded.reason, "
                 "noted_at = excluded.noted_at",
-                (model, clean_text(reason), utc_now()),
+                (model, clean_text(reason), self._sql.clock.now()),
             )
 
     async def forget(self, model: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from tui_chat.core.models import Conversation, ConversationInfo, utc_now
+from tui_chat.core.models import Conversation, ConversationInfo
 from tui_chat.store.errors import NotFound
 from tui_chat.store.owners import new_owner, owner_is_dead
 from tui_chat.store.rows import (
@@ -47,7 +47,7 @@ class Conversations:
         until :meth:`imported`: a process killed mid-import leaves nothing the list shows, and
         :meth:`remove_dead_imports` deletes what it left at the next open.
         """
-        now = created_at or utc_now()
+        now = created_at or self._sql.clock.now()
         cid = conversation_id or uuid.uuid4().hex[:12]
         async with self._sql.transaction() as db:
             await db.execute(
@@ -175,7 +175,7 @@ class Conversations:
         async with self._sql.transaction() as db:
             cursor = await db.execute(
                 f"UPDATE conversations SET {assignments}, updated_at = ? WHERE id = ?",
-                (*values.values(), utc_now(), conversation_id),
+                (*values.values(), self._sql.clock.now(), conversation_id),
             )
             if cursor.rowcount == 0:
                 raise NotFound(f"no conversation {conversation_id!r}")

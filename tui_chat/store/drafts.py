@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from tui_chat.core.models import ContentBlock, utc_now
+from tui_chat.core.models import ContentBlock
 from tui_chat.store.rows import clean_text
 from tui_chat.store.sql import Sql
 
@@ -60,7 +60,9 @@ class Drafts:
             if not text.strip() and files == "[]":
                 await db.execute("DELETE FROM drafts WHERE conversation_id = ?", (conversation_id,))
                 return
-            await db.execute(_UPSERT, (clean_text(text), files, utc_now(), conversation_id))
+            await db.execute(
+                _UPSERT, (clean_text(text), files, self._sql.clock.now(), conversation_id)
+            )
 
     async def set_files(self, conversation_id: str, refs: list[ContentBlock]) -> None:
         """Keep ``refs`` as the files attached to the draft (its text stays); no files and a
@@ -75,4 +77,4 @@ class Drafts:
             if not text.strip() and files == "[]":
                 await db.execute("DELETE FROM drafts WHERE conversation_id = ?", (conversation_id,))
                 return
-            await db.execute(_UPSERT, (text, files, utc_now(), conversation_id))
+            await db.execute(_UPSERT, (text, files, self._sql.clock.now(), conversation_id))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tui_chat.core.models import utc_now
 from tui_chat.store.rows import clean_text
 from tui_chat.store.sql import Sql
 
@@ -38,7 +37,7 @@ class FileIds:
                 "VALUES (?, ?, ?, ?) ON CONFLICT(endpoint) DO UPDATE SET "
                 "supported = excluded.supported, reason = excluded.reason, "
                 "noted_at = excluded.noted_at",
-                (endpoint, int(supported), clean_text(reason), utc_now()),
+                (endpoint, int(supported), clean_text(reason), self._sql.clock.now()),
             )
 
     async def refusing(self) -> list[tuple[str, str]]:
@@ -74,7 +73,7 @@ class FileIds:
                 "INSERT INTO file_ids (endpoint, sha256, file_id, uploaded_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(endpoint, sha256) DO UPDATE SET file_id = excluded.file_id, "
                 "uploaded_at = excluded.uploaded_at",
-                (endpoint, sha256, file_id, utc_now()),
+                (endpoint, sha256, file_id, self._sql.clock.now()),
             )
 
     async def forget(self, endpoint: str, file_ids: Iterable[str]) -> None:

@@ -16,7 +16,7 @@ import uuid
 import aiosqlite
 
 from tui_chat.core.family import Branch, Family
-from tui_chat.core.models import Fork, utc_now
+from tui_chat.core.models import Fork
 from tui_chat.store.errors import NotFound
 from tui_chat.store.rows import clean_text
 from tui_chat.store.sql import Sql
@@ -84,7 +84,7 @@ class Forks:
             NotFound: the conversation does not exist or the message is not one of its.
         """
         fork_id = uuid.uuid4().hex[:12]
-        now = utc_now()
+        now = self._sql.clock.now()
         async with self._sql.transaction() as db:
             async with db.execute(
                 "SELECT model, system_prompt, settings, active_summary_id FROM conversations "
@@ -298,7 +298,7 @@ class Forks:
                 "INSERT INTO family_views (family_id, conversation_id, viewed_at) "
                 "VALUES (?, ?, ?) ON CONFLICT (family_id) DO UPDATE SET "
                 "conversation_id = excluded.conversation_id, viewed_at = excluded.viewed_at",
-                (family_id, conversation_id, utc_now()),
+                (family_id, conversation_id, self._sql.clock.now()),
             )
 
     async def has_branches(self, family_id: str) -> bool:

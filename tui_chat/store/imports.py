@@ -12,7 +12,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tui_chat.core.models import utc_now
 from tui_chat.store.sql import Sql
 
 SUMMARY_FIELDS = (
@@ -72,7 +71,7 @@ class Imports:
             await db.execute(
                 "INSERT OR REPLACE INTO imports (conversation_id, sha256, imported_at) "
                 "SELECT id, ?, ? FROM conversations WHERE id = ?",
-                (sha256, utc_now(), conversation_id),
+                (sha256, self._sql.clock.now(), conversation_id),
             )
 
     async def restore_summaries(
@@ -133,6 +132,6 @@ class Imports:
                     conversation_id,
                     parent_id if here else None,
                     parent_message_id if here else None,
-                    utc_now(),
+                    self._sql.clock.now(),
                 ),
             )

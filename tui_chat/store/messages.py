@@ -12,7 +12,8 @@ from typing import Any
 
 import aiosqlite
 
-from tui_chat.core.models import ContentBlock, Message, MessageStatus, Role, Usage, utc_now
+from tui_chat.core.clock import Clock
+from tui_chat.core.models import ContentBlock, Message, MessageStatus, Role, Usage
 from tui_chat.core.turns import starts_turn
 from tui_chat.store.errors import NotFound
 from tui_chat.store.rows import MESSAGE_COLUMNS, clean_text, clean_value, message_from, to_json
@@ -36,8 +37,11 @@ async def _last_turn(db: aiosqlite.Connection, conversation_id: str) -> int:
     return int(last[0]) if last else 0
 
 
-def _insert_row(conversation_id: str, turn: int, fields: dict[str, Any]) -> tuple[Any, ...]:
-    """The :data:`_INSERT` parameters of one message given as :meth:`Messages.add` keywords."""
+def _insert_row(
+    conversation_id: str, turn: int, fields: dict[str, Any], clock: Clock
+) -> tuple[Any, ...]:
+    """The :data:`_INSERT` parameters of one message given as :meth:`Messages.add` keywords
+    (stamped by ``clock`` unless they say when it was written)."""
     usage: Usage | None = fields.get("usage")
     error: str | None = fields.get("error")
     return (
@@ -51,7 +55,7 @@ def _insert_row(conversation_id: str, turn: int, fields: dict[str, Any]) -> tupl
         fields.get("model"),
         to_json(usage.to_dict()) if usage else None,
         fields.get("stop_reason"),
-        fields.get("created_at") or utc_now(),
+        fields.get("created_at") or clock.now(),
         clean_text(error) if error else None,
     )
 
@@ -70,10 +74,8 @@ async def _write(
     return len(params)
 
 
-async def _touch(db: aiosqlite.Connection, conversation_id: str) -> None:
-    await db.execute(
-        "UPDATE conversations SET updated_at = ? WHERE id = ?", (utc_now(), conversation_id)
-    )
+async def _touch(db: aiosqlite.Connection, conversation_id: str, now: str) -> None:
+    await db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
 
 
 class Messages:
@@ -120,9 +122,11 @@ class Messages:
         async with self._sql.transaction() as db:
             last_turn = await _last_turn(db, conversation_id)
             turn = last_turn + 1 if (starts_turn(role, content) or last_turn == 0) else last_turn
-            cursor = await db.execute(_INSERT, _insert_row(conversation_id, turn, fields))
+            cursor = await db.execute(
+                _INSERT, _insert_row(conversation_id, turn, fields, self._sql.clock)
+            )
             message_id = cursor.lastrowid
-            await _touch(db, conversation_id)
+            await _touch(db, conversation_id, self._sql.clock.now())
             if clear_draft:
                 await db.execute("DELETE FROM drafts WHERE conversation_id = ?", (conversation_id,))
         assert message_id is not None
@@ -154,12 +158,14 @@ class Messages:
                 content = clean_value(row["content"])
                 if starts_turn(row["role"], content) or turn == 0:
                     turn += 1
-                params.append(_insert_row(conversation_id, turn, {**row, "content": content}))
+                params.append(
+                    _insert_row(conversation_id, turn, {**row, "content": content}, self._sql.clock)
+                )
                 if len(params) == BATCH:
                     written += await _write(db, params, progress, written)
                     params = []
             written += await _write(db, params, progress, written)
-            await _touch(db, conversation_id)
+            await _touch(db, conversation_id, self._sql.clock.now())
         return written
 
     async def texts(self, conversation_id: str, *, up_to_id: int) -> list[str]:
@@ -193,9 +199,13 @@ class Messages:
         usage: Usage | None = None,
         stop_reason: str | None = None,
         error: str | None = None,
+        api_id: str | None = None,
     ) -> Message:
-        """Change a streaming reply as it completes (the only rewrite a message gets)."""
+        """Change a streaming reply as it completes (the only rewrite a message gets);
+        ``api_id`` is the API's id of the reply (``msg_…``, for cache diagnostics)."""
         values: dict[str, Any] = {}
+        if api_id is not None:
+            values["api_id"] = api_id
         if content is not None:
             values["content"] = to_json(clean_value(content))
         if text is not None:
@@ -220,6 +230,16 @@ class Messages:
                     (*values.values(), message_id),
                 )
         return await self.get(message_id)
+
+    async def api_id(self, message_ids: Sequence[int]) -> str | None:
+        """The API id of the newest of these messages that has one (the reply the next
+        request follows: its ``diagnostics.previous_message_id``)."""
+        row = await self._sql.one(
+            "SELECT api_id FROM messages WHERE id IN (SELECT value FROM json_each(?)) "
+            "AND api_id IS NOT NULL ORDER BY id DESC LIMIT 1",
+            (to_json(list(message_ids)),),
+        )
+        return str(row[0]) if row else None
 
     async def get(self, message_id: int) -> Message:
         """One message by id. Raises :class:`NotFound`."""
@@ -295,6 +315,18 @@ class Messages:
         )
         assert row is not None
         return int(row[0]), int(row[1])
+
+    async def tokens_upto(self, conversation_id: str, up_to_id: int) -> int:
+        """The stored token counts of the conversation's messages up to ``up_to_id``, summed:
+        its kept total less the messages after ``up_to_id`` (the raw tail, which a build reads
+        anyway), so the cost does not grow with the history."""
+        row = await self._sql.one(
+            "SELECT IFNULL((SELECT tokens FROM conversation_totals WHERE conversation_id = ?), 0)"
+            " - (SELECT IFNULL(sum(token_count), 0) FROM messages "
+            "WHERE conversation_id = ? AND id > ?)",
+            (conversation_id, conversation_id, up_to_id),
+        )
+        return int(row[0]) if row is not None else 0
 
     async def last(self, conversation_id: str) -> Message | None:
         """The newest message, if any."""

@@ -12,7 +12,6 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from tui_chat.core.models import utc_now
 from tui_chat.store.sql import Sql
 
 
@@ -52,7 +51,7 @@ class ModelCatalogStore:
 
     async def replace(self, endpoint: str, models: Sequence[dict[str, Any]]) -> str:
         """Keep ``models`` as ``endpoint``'s list (the old one is dropped); returns the time."""
-        now = utc_now()
+        now = self._sql.clock.now()
         async with self._sql.transaction() as db:
             await db.execute("DELETE FROM model_catalog WHERE endpoint = ?", (endpoint,))
             await db.executemany(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from tui_chat.core.clock import SYSTEM_CLOCK, Clock
 from tui_chat.files import replacing
 from tui_chat.store import search_index
 from tui_chat.store.access import Access, probe
@@ -74,10 +75,14 @@ class Store:
     access: Access
     """Whether the file is writable (and if not, why and what to do)."""
 
-    def __init__(self, db: aiosqlite.Connection, path: Path | str) -> None:
+    def __init__(
+        self, db: aiosqlite.Connection, path: Path | str, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
         """Wrap an open connection; use :meth:`open` instead."""
         self.path = path
-        self._sql = Sql(db)
+        self.clock = clock
+        """Where every repository reads the time (row stamps, lease expiries)."""
+        self._sql = Sql(db, clock)
         self.conversations = Conversations(self._sql)
         self.messages = Messages(self._sql)
         self.summaries = Summaries(self._sql)
@@ -97,8 +102,11 @@ class Store:
         self._snapshot: Snapshot | None = None  # the private copy read (store/opening.py)
 
     @classmethod
-    async def open(cls, path: Path | str) -> Store:
+    async def open(cls, path: Path | str, *, clock: Clock = SYSTEM_CLOCK) -> Store:
         """Open, creating and migrating as needed. Raises :class:`StoreError`.
+
+        ``clock`` is where every repository reads the time (the system's unless a test
+        injects another).
 
         A database in a read-only folder or file opens read-only (:attr:`access` says why).
         A writable one is tidied first: replies left ``streaming`` by a process that died end
@@ -106,7 +114,7 @@ class Store:
         """
         access = Access(read_only=False) if str(path) == ":memory:" else probe(Path(path))
         db, access, snapshot = await open_database(path, access)
-        store = cls(db, path)
+        store = cls(db, path, clock)
         store.access = access
         store._snapshot = snapshot
         await store.model_catalog.preload()

@@ -11,28 +11,39 @@ from collections.abc import Sequence
 from typing import Any
 
 from tui_chat.core.models import HIT_END, HIT_START, SearchHit
-from tui_chat.core.request.recall import Hit
+from tui_chat.core.request.recall import Hit, bm25
 from tui_chat.store import fts, search_index
 from tui_chat.store.messages import Messages
 from tui_chat.store.sql import Sql
 
 RECALL_HITS = 64
-"""Messages of the compacted prefix one recall hop ranks (the FTS5 ``LIMIT``)."""
+"""Messages of the compacted prefix one recall hop returns, best first."""
 COMMON_DOCS = 1_000
-"""A recall word found in at least this many messages is too common to search by: it would
-rank thousands of rows (cost growing with the history) and says little about relevance."""
+"""A recall word found in at least this many messages of the conversation is too common to
+search by: it would rank thousands of rows (cost growing with the history) and says little
+about relevance."""
 RANKED_DOCS = 3_000
 """Most matches recall ranks: the rarest words are searched until their matches reach this."""
 RECENT_SPAN = 5_000
 """When every word is common, recall searches only this many of the newest message ids."""
 
-_RECALL = (
-    "SELECT m.id, messages_fts.rank "
-    "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
+_TERM_ROWS = (
+    "SELECT {index}, m.id, length(m.text), "
+    "length(highlight(messages_fts, 0, char(1), '')) - length(m.text) "
+    "FROM messages_fts CROSS JOIN messages m ON m.id = messages_fts.rowid "
     "WHERE messages_fts MATCH ? AND messages_fts.rowid <= ? AND messages_fts.rowid > ? "
-    "AND messages_fts.rowid >= (SELECT min(id) FROM messages WHERE conversation_id = ?) "
-    "AND m.conversation_id = ? ORDER BY messages_fts.rank LIMIT ?"
+    "AND m.conversation_id = ?"
 )
+"""One searched word's matches in a conversation's span: the message, its text's length and
+how often the word occurs in it (the marks ``highlight()`` puts in, one per occurrence)."""
+_SPAN = "SELECT min(id), count(*) FROM messages WHERE conversation_id = ? AND id <= ? AND id > ?"
+_PREFIX = (
+    "SELECT (SELECT min(id) FROM messages WHERE conversation_id = ?), "
+    "(SELECT messages FROM conversation_totals WHERE conversation_id = ?) - "
+    "(SELECT count(*) FROM messages WHERE conversation_id = ? AND id > ?)"
+)
+"""The prefix up to a coverage: its first id and its size, the conversation's kept total less
+the messages after it (what the raw tail reads anyway), so no query counts the whole history."""
 
 
 _NEIGHBOURS = (
@@ -98,20 +109,26 @@ class Search:
             for r in rows
         ]
 
-    async def recall_counts(self, words: Sequence[str]) -> tuple[list[int], int]:
-        """How many messages each word's recall phrase matches (capped at
-        :data:`COMMON_DOCS`), and about how many messages there are (the highest id: one index
-        lookup), for each word's idf (:func:`~tui_chat.core.request.recall.idf`).
+    async def recall_counts(
+        self, conversation_id: str, words: Sequence[str], coverage: int
+    ) -> tuple[list[int], int]:
+        """How many messages of the conversation's compacted prefix (ids up to ``coverage``)
+        each word's recall phrase matches (capped at :data:`COMMON_DOCS`), and how many
+        messages the prefix holds, for each word's idf
+        (:func:`~tui_chat.core.request.recall.idf`). Other conversations count for nothing: a
+        request depends on its own conversation only.
 
         Args:
+            conversation_id: The conversation.
             words: Lower-cased words (see :func:`fts.recall_terms`).
+            coverage: The active summary's ``covers_to_message_id``.
 
         Returns:
             The counts in the order of ``words``, and the message total.
         """
-        counts = await self._doc_counts([fts.recall_phrase(w) for w in words]) if words else []
-        row = await self._sql.one("SELECT max(id) FROM messages")
-        total = int(row[0]) if row is not None and row[0] is not None else 0
+        first, total = await self._span(conversation_id, coverage, 0)
+        phrases = [fts.recall_phrase(w) for w in words]
+        counts = await self._doc_counts(phrases, conversation_id, first, coverage)
         return counts, total
 
     async def recall_hits(
@@ -127,8 +144,10 @@ class Search:
         searched, until their matches reach :data:`RANKED_DOCS`; words that
         :data:`COMMON_DOCS` messages share are left out when rarer ones exist, so the search
         costs about the same for a 1,000- and a 100,000-message history; when every word is
-        that common only the newest :data:`RECENT_SPAN` ids are searched. At most
-        :data:`RECALL_HITS` hits (the FTS5 ``LIMIT``): one hop of passage recall
+        that common only the rarest of them, in the newest :data:`RECENT_SPAN` ids. The
+        matches are ranked by a BM25 of the conversation alone
+        (:func:`~tui_chat.core.request.recall.bm25`), so no other conversation in the database
+        changes the order; at most :data:`RECALL_HITS` hits: one hop of passage recall
         (:mod:`tui_chat.core.request.recall`).
 
         Args:
@@ -144,7 +163,8 @@ class Search:
         if not phrases:
             return []
         if counts is None:
-            counts = await self._doc_counts(phrases)
+            first, _ = await self._span(conversation_id, coverage, 0)
+            counts = await self._doc_counts(phrases, conversation_id, first, coverage)
         ranked = sorted((n, i) for i, n in enumerate(counts) if n > 0)
         if not ranked:
             return []
@@ -157,19 +177,41 @@ class Search:
             matches += n
         lowest = 0
         if not chosen:
-            chosen, lowest = [phrases[i] for _, i in ranked], max(0, coverage - RECENT_SPAN)
-        # ``rank`` (BM25 by default, lower is better) lets FTS5 order the matches itself,
-        # twice as fast as ``bm25()`` per row; the rowid bounds skip matches outside the
-        # conversation's span.
-        params = (" OR ".join(chosen), coverage, lowest, conversation_id, conversation_id)
-        rows = await self._index_rows(_RECALL, (*params, RECALL_HITS))
-        return [Hit(int(message_id), -float(rank)) for message_id, rank in rows]
+            # Every word is common: the rarest few, in the newest ids only.
+            chosen = [phrases[i] for _, i in ranked[: max(1, RANKED_DOCS // COMMON_DOCS)]]
+            lowest = max(0, coverage - RECENT_SPAN)
+        return await self._ranked(conversation_id, chosen, coverage, lowest)
 
-    async def word_counts(self, words: Sequence[str]) -> dict[str, int]:
-        """How many messages hold each exact word (capped at :data:`COMMON_DOCS`).
+    async def _ranked(
+        self, conversation_id: str, phrases: Sequence[str], coverage: int, lowest: int
+    ) -> list[Hit]:
+        """The best :data:`RECALL_HITS` of the conversation's messages with ids in
+        ``(lowest, coverage]`` matching any of ``phrases``, by a BM25 of that span alone
+        (:func:`~tui_chat.core.request.recall.bm25`)."""
+        first, docs = await self._span(conversation_id, coverage, lowest)
+        if not docs:
+            return []
+        sql = " UNION ALL ".join(_TERM_ROWS.format(index=i) for i in range(len(phrases)))
+        params: list[Any] = []
+        for phrase in phrases:
+            params += [phrase, coverage, max(lowest, first - 1), conversation_id]
+        term_hits: list[dict[int, int]] = [{} for _ in phrases]
+        lengths: dict[int, int] = {}
+        for index, message_id, length, marks in await self._index_rows(sql, params):
+            term_hits[int(index)][int(message_id)] = max(1, int(marks))
+            lengths[int(message_id)] = int(length)
+        return bm25(term_hits, lengths, docs)[:RECALL_HITS]
+
+    async def word_counts(
+        self, conversation_id: str, words: Sequence[str], coverage: int
+    ) -> dict[str, int]:
+        """How many messages of the conversation up to ``coverage`` hold each exact word
+        (capped at :data:`COUNT_CAP`).
 
         Args:
+            conversation_id: The conversation.
             words: Lower-cased words of letters and digits.
+            coverage: The highest id counted.
 
         Returns:
             Word -> message count (at most :data:`COUNT_CAP`).
@@ -177,7 +219,9 @@ class Search:
         safe = [w for w in words if w.isalnum()]
         if not safe:
             return {}
-        counts = await self._doc_counts([f'"{w}"' for w in safe], cap=COUNT_CAP)
+        first, _ = await self._span(conversation_id, coverage, 0)
+        phrases = [f'"{w}"' for w in safe]
+        counts = await self._doc_counts(phrases, conversation_id, first, coverage, COUNT_CAP)
         return dict(zip(safe, counts, strict=True))
 
     async def neighbours(
@@ -235,16 +279,40 @@ class Search:
                 raise
             raise search_index.index_error(exc) from None
 
-    async def _doc_counts(self, phrases: Sequence[str], cap: int = COMMON_DOCS) -> list[int]:
-        """How many messages (of any conversation) each phrase matches, capped at ``cap``."""
+    async def _span(self, conversation_id: str, coverage: int, lowest: int) -> tuple[int, int]:
+        """The lowest id and the number of the conversation's messages with ids in
+        ``(lowest, coverage]`` (from the ``(conversation_id, id)`` index alone; the whole prefix
+        from the kept totals, at most :data:`RECENT_SPAN` ids otherwise)."""
+        if lowest <= 0:
+            row = await self._sql.one(_PREFIX, (conversation_id,) * 3 + (coverage,))
+        else:
+            row = await self._sql.one(_SPAN, (conversation_id, coverage, lowest))
+        if row is None or row[0] is None:
+            return coverage + 1, 0
+        return int(row[0]), int(row[1])
+
+    async def _doc_counts(
+        self,
+        phrases: Sequence[str],
+        conversation_id: str,
+        first: int,
+        coverage: int,
+        cap: int = COMMON_DOCS,
+    ) -> list[int]:
+        """How many of the conversation's messages with ids in ``[first, coverage]`` each
+        phrase matches, capped at ``cap``."""
+        if not phrases:
+            return []
         sql = " UNION ALL ".join(
-            f"SELECT {i}, (SELECT count(*) FROM (SELECT rowid FROM messages_fts "
-            "WHERE messages_fts MATCH ? LIMIT ?))"
+            f"SELECT {i}, (SELECT count(*) FROM (SELECT m.id FROM messages_fts "
+            "CROSS JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ? "
+            "AND messages_fts.rowid >= ? AND messages_fts.rowid <= ? "
+            "AND m.conversation_id = ? LIMIT ?))"
             for i in range(len(phrases))
         )
         params: list[Any] = []
         for phrase in phrases:
-            params += [phrase, cap]
+            params += [phrase, first, coverage, conversation_id, cap]
         counts = [0] * len(phrases)
         for index, count in await self._index_rows(sql, params):
             counts[int(index)] = int(count)

@@ -11,8 +11,6 @@ that died: :meth:`SendLeases.settle_orphans` ends the latter ``incomplete``.
 
 from __future__ import annotations
 
-import time
-
 from tui_chat.store.owners import new_owner, owner_is_dead
 from tui_chat.store.sql import Sql
 
@@ -44,16 +42,24 @@ class SendLeases:
             "SELECT owner, expires_at FROM send_leases WHERE conversation_id = ?",
             (conversation_id,),
         )
-        if held is not None and held[0] != owner and not _orphaned(held[0], held[1]):
+        if (
+            held is not None
+            and held[0] != owner
+            and not _orphaned(held[0], held[1], self._sql.clock.time())
+        ):
             return False
-        now = time.time()
+        now = self._sql.clock.time()
         async with self._sql.transaction() as db:
             async with db.execute(
                 "SELECT owner, expires_at FROM send_leases WHERE conversation_id = ?",
                 (conversation_id,),
             ) as cursor:
                 row = await cursor.fetchone()
-            if row is not None and row[0] != owner and not _orphaned(row[0], row[1]):
+            if (
+                row is not None
+                and row[0] != owner
+                and not _orphaned(row[0], row[1], self._sql.clock.time())
+            ):
                 return False
             await db.execute(
                 "INSERT INTO send_leases (conversation_id, owner, expires_at) "
@@ -86,7 +92,7 @@ class SendLeases:
             cursor = await db.execute(
                 "UPDATE send_leases SET owner = ?, expires_at = ? "
                 "WHERE conversation_id = ? AND owner = ? AND expires_at = ?",
-                (owner, time.time() + lease_seconds, conversation_id, seen[0], seen[1]),
+                (owner, self._sql.clock.time() + lease_seconds, conversation_id, seen[0], seen[1]),
             )
             return cursor.rowcount == 1
 
@@ -97,7 +103,7 @@ class SendLeases:
         async with self._sql.transaction() as db:
             cursor = await db.execute(
                 "UPDATE send_leases SET expires_at = ? WHERE conversation_id = ? AND owner = ?",
-                (time.time() + lease_seconds, conversation_id, owner),
+                (self._sql.clock.time() + lease_seconds, conversation_id, owner),
             )
             return cursor.rowcount == 1
 
@@ -125,7 +131,7 @@ class SendLeases:
             "LEFT JOIN send_leases l ON l.conversation_id = m.conversation_id "
             "WHERE m.status = 'streaming'"
         )
-        if not any(_orphaned(row[1], row[2]) for row in streaming):
+        if not any(_orphaned(row[1], row[2], self._sql.clock.time()) for row in streaming):
             return 0
         settled = 0
         async with self._sql.transaction() as db:
@@ -137,7 +143,7 @@ class SendLeases:
                     (conversation_id,),
                 ) as cursor:
                     lease = await cursor.fetchone()
-                if lease is not None and not _orphaned(lease[0], lease[1]):
+                if lease is not None and not _orphaned(lease[0], lease[1], self._sql.clock.time()):
                     continue
                 cursor = await db.execute(
                     "UPDATE messages SET "
@@ -156,8 +162,8 @@ class SendLeases:
         return settled
 
 
-def _orphaned(owner: object, expires_at: object) -> bool:
-    """True for no lease, an expired one, or one whose process died."""
+def _orphaned(owner: object, expires_at: object, now: float) -> bool:
+    """True for no lease, one expired at ``now``, or one whose process died."""
     if owner is None or expires_at is None:
         return True
-    return float(str(expires_at)) <= time.time() or owner_is_dead(str(owner))
+    return float(str(expires_at)) <= now or owner_is_dead(str(owner))

@@ -23,6 +23,8 @@ from typing import Any
 
 import aiosqlite
 
+from tui_chat.core.clock import SYSTEM_CLOCK, Clock
+
 BUSY_RETRY_SECONDS = 30.0
 """How long a ``BEGIN`` refused as busy is tried again (as long as ``busy_timeout`` waits)."""
 
@@ -38,9 +40,12 @@ def is_busy(exc: BaseException) -> bool:
 class Sql:
     """Runs parameterised SQL on one open connection."""
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
-        """Share ``db`` (opened by :func:`tui_chat.store.database.connect`)."""
+    def __init__(self, db: aiosqlite.Connection, clock: Clock = SYSTEM_CLOCK) -> None:
+        """Share ``db`` (opened by :func:`tui_chat.store.database.connect`); every repository
+        on it reads the time from ``clock``."""
         self.connection = db
+        self.clock = clock
+        """Where the repositories read the time (row stamps, lease expiries)."""
         self._lock = asyncio.Lock()
 
     @asynccontextmanager

@@ -8,7 +8,6 @@ its parent.
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,6 @@ from tui_chat.core.models import (
     Summary,
     SummaryCall,
     SummaryTrigger,
-    utc_now,
 )
 from tui_chat.store.errors import Conflict, NotFound
 from tui_chat.store.owners import owner_is_dead
@@ -152,7 +150,7 @@ class Summaries:
             Conflict: another live lease exists, or an automatic version for this boundary
                 already exists (two engines racing for one boundary).
         """
-        now = time.time()
+        now = self._sql.clock.time()
         try:
             async with self._sql.transaction() as db:
                 async with db.execute(
@@ -184,7 +182,7 @@ class Summaries:
                         start.instructions,
                         start.owner,
                         now + start.lease_seconds,
-                        utc_now(),
+                        self._sql.clock.now(),
                     ),
                 )
                 summary_id = cursor.lastrowid
@@ -199,7 +197,7 @@ class Summaries:
         """Take over an in-progress version whose worker died: its lease has expired, or its
         owner names a process of this host that no longer exists (a killed ``compact`` is
         resumed at once, not after its lease runs out)."""
-        now = time.time()
+        now = self._sql.clock.time()
         async with self._sql.transaction() as db:
             async with db.execute(
                 "SELECT id, lease_owner, lease_expires_at FROM summaries "
@@ -238,7 +236,7 @@ class Summaries:
             cursor = await db.execute(
                 "UPDATE summaries SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? "
                 "AND status = 'in_progress'",
-                (time.time() + lease_seconds, summary_id, owner),
+                (self._sql.clock.time() + lease_seconds, summary_id, owner),
             )
             return cursor.rowcount > 0
 
@@ -278,7 +276,7 @@ class Summaries:
                     result.summarizer,
                     result.identifiers_kept,
                     result.identifiers_total,
-                    utc_now(),
+                    self._sql.clock.now(),
                     *_call_values(result.call),
                     to_json(result.compaction_block) if result.compaction_block else None,
                     to_json(clean_value(list(result.ledger))),
@@ -303,7 +301,7 @@ class Summaries:
     async def fail(self, summary_id: int, *, owner: str | None, error: str) -> Summary:
         """Record a failed attempt (its error is never used as summary text)."""
         clause = " AND lease_owner = ?" if owner is not None else ""
-        params: tuple[Any, ...] = (clean_text(error)[:2000], utc_now(), summary_id)
+        params: tuple[Any, ...] = (clean_text(error)[:2000], self._sql.clock.now(), summary_id)
         if owner is not None:
             params = (*params, owner)
         async with self._sql.transaction() as db:

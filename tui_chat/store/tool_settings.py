@@ -7,7 +7,6 @@ the servers whose tools a conversation does not send; rows leave with their conv
 
 from __future__ import annotations
 
-from tui_chat.core.models import utc_now
 from tui_chat.store.sql import Sql
 
 
@@ -27,7 +26,7 @@ class ToolSettings:
         async with self._sql.transaction() as db:
             await db.execute(
                 "INSERT OR IGNORE INTO tool_approvals (server, tool, granted_at) VALUES (?, ?, ?)",
-                (server, tool, utc_now()),
+                (server, tool, self._sql.clock.now()),
             )
 
     async def revoke(self, server: str, tool: str = "") -> bool:

@@ -13,6 +13,7 @@ from typing import Final
 from textual.binding import Binding, BindingType
 
 from tui_chat.tui.action_types import Action, Note
+from tui_chat.tui.tool_actions import TOOLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +229,7 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Copy code block",
         palette_help="Copy a fenced code block of the selected message (again: the next one)",
     ),
+    "tools": TOOLS,
     "previous_version": _version(-1),
     "next_version": _version(1),
     "usage": Action(
@@ -244,6 +246,13 @@ ACTIONS: Final[dict[str, Action]] = {
         show=False,
         palette="Go to cited message",
         palette_help="Select the next message the selected reply cites from recall (r)",
+    ),
+    "dismiss_warnings": Action(
+        "dismiss_warnings",
+        "Hide warnings",
+        show=False,
+        palette="Hide warnings",
+        palette_help="Hide the warnings under the gauge (a click on them does too)",
     ),
     "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
     # Priority: the keys typed right after it are commands, not text.
@@ -281,6 +290,12 @@ ACTIONS: Final[dict[str, Action]] = {
     "chat.extend_next": Action("extend_next", "Extend down", "Extend the range downwards", False),
     "chat.toggle_pin": Action("toggle_pin", "Pin/unpin"),
     "chat.compose": Action("screen.focus_composer", "Type", "Back to the composer"),
+    "chat.commands": Action(
+        "screen.focus_messages", "Commands", "Navigation mode: letters are commands"
+    ),
+    "chat.previous_panel": Action(
+        "screen.previous_panel", "Chats", "The conversation list (opened if hidden)"
+    ),
     "chat.edit": Action("message.edit", "Edit", "Edit this prompt (sending it branches)"),
     "chat.compact_upto": Action(
         "message.compact_upto", "Compact to here", "Compact every turn up to this message"
@@ -353,6 +368,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("ctrl+a", "attach_file"),
         Key("ctrl+v", "paste_clipboard"),
         Key("f8", "usage"),
+        Key("f9", "tools"),
     ),
     "composer": (
         Key("enter", "composer.submit"),
@@ -374,6 +390,8 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("shift+up", "chat.extend_previous"),
         Key("shift+down", "chat.extend_next"),
         Key("enter,escape", "chat.compose"),
+        Key("f5", "chat.commands"),
+        Key("shift+tab", "chat.previous_panel"),
         Note("letters", "Typed into the composer (unless in navigation)"),
     ),
     "navigation": (
@@ -416,6 +434,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("delete", "conversations.delete"),
         Key("a", "conversations.archive", command=True),
         Key("i", "chat.compose", command=True),
+        Key("f5", "chat.commands"),
         Key("f6", "conversations.archived"),
         Note("enter", "Open"),
         Note("letters", "Commands in navigation mode (f5 here), else text"),
@@ -465,9 +484,8 @@ def bindings(scope: str, *, priority: bool = False) -> list[BindingType]:
 
 def main_keys(action_id: str) -> str:
     """The main-screen keys of an action ('' when it has none)."""
-    return next(
-        (k.shown for k in KEYMAP["main"] if isinstance(k, Key) and k.action == action_id), ""
-    )
+    keys = [k.shown for k in KEYMAP["main"] if isinstance(k, Key) and k.action == action_id]
+    return keys[0] if keys else ""
 
 
 def palette() -> tuple[tuple[str, str, str], ...]:

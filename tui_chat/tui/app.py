@@ -30,6 +30,7 @@ from tui_chat.tui.host import ChatHost
 from tui_chat.tui.messages import EngineBridge
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.screens.reply_flow import ReplyEnded
+from tui_chat.tui.screens.tool_approval import ToolApproval
 from tui_chat.tui.screenshot import with_screenshot
 from tui_chat.tui.widgets import reply_stream
 
@@ -66,6 +67,9 @@ class ChatApp(ChatHost):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.tool_prompt = ToolApproval
+        self._told_failed: set[str] = set()
+        """MCP servers whose failure was said."""
         self._held: list[events.Key] = []
         """Keys typed while a prompt opens, routed to its field once it is there."""
 
@@ -142,12 +146,35 @@ class ChatApp(ChatHost):
 
     def on_ready(self) -> None:
         """The first frame is on the terminal (Textual's ``Ready``, sent once after the first
-        screen's first layout was displayed): warm up after the next. Started from
-        :meth:`on_mount` with :func:`after_frame`, the warm-up imported the SDK before the
-        first frame now and then (its one-second timer fired first on a loaded machine, or
-        the frame it waited for was not drawn): one start in three on a loaded machine."""
+        screen's first layout was displayed): warm up after the next, and start the MCP
+        servers. Started from :meth:`on_mount` with :func:`after_frame`, the warm-up imported
+        the SDK before the first frame now and then (its one-second timer fired first on a
+        loaded machine, or the frame it waited for was not drawn): one start in three on a
+        loaded machine."""
         if self._initial_conversation_id is not None:
             after_frame(self, partial(self.run_worker, self._warm_up, thread=True))
+        after_frame(self, self._start_tools)
+
+    def _start_tools(self) -> None:
+        """Once drawn: start the MCP servers in the background (the gauge counts their tools
+        as each one is ready); a failed one is said with its reason, the chat goes on."""
+        tools = self.service.tools
+        if tools.problem:
+            self.notify(tools.problem, title="mcp.json", severity="error", markup=False)
+        if not tools.configured:
+            return
+
+        def changed() -> None:
+            self.main_screen.refresh_panels_later()
+            for report in tools.reports():
+                if report.state == "failed" and report.name not in self._told_failed:
+                    self._told_failed.add(report.name)
+                    first = (report.error or "failed").splitlines()[0]
+                    title = f"MCP server {report.name}"
+                    self.notify(first, title=title, severity="error", markup=False, timeout=10)
+
+        tools.on_change(changed)
+        tools.start()
 
     def _warm_up(self) -> None:
         """Once drawn, in a thread: import the SDK (about a second of CPU that the first send
@@ -162,8 +189,8 @@ class ChatApp(ChatHost):
             gc.freeze()
 
     async def on_event(self, event: events.Event) -> None:
-        """A key from the terminal goes where the screen says, before it is routed (issue 22:
-        letters typed while the messages have the focus are text, in the order typed)."""
+        """A key from the terminal goes where the screen says, before it is routed
+        (letters typed while the messages have the focus are text, in the order typed)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
             reply_stream.note_key()  # a streaming reply appends in the pauses of typing
             if isinstance(screen := self.screen, MainScreen):
@@ -237,6 +264,20 @@ class ChatApp(ChatHost):
 
         if not isinstance(self.screen, UsageScreen):
             await self.push_screen(UsageScreen(self.service.costs))
+
+    async def action_tools(self) -> None:
+        """The MCP servers in this conversation (on/off) and the standing approvals."""
+        from tui_chat.tui.screens.tools import ToolsScreen
+
+        main = self.main_screen
+        if isinstance(self.screen, ToolsScreen) or main.conversation_id is None:
+            return
+
+        def closed(changed: bool | None) -> None:
+            if changed:
+                main.refresh_panels_later()
+
+        await self.push_screen(ToolsScreen(self.service.tools, main.conversation_id), closed)
 
     async def action_jump_cited(self) -> None:
         """Go to the message the selected reply cites from recall (the palette's entry)."""

@@ -10,6 +10,7 @@ attached to the App, so pruning or replacing a widget never cancels it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
@@ -25,10 +26,13 @@ from tui_chat.core.inert import inert
 from tui_chat.tui.drafts import DraftKeeper
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from tui_chat.core.attachments import Attachment
     from tui_chat.core.models import Summary
     from tui_chat.engine.send import SendOutcome
     from tui_chat.engine.service import ChatService
+    from tui_chat.engine.tools.calls import Decision, ToolCall
     from tui_chat.tui.messages import EngineBridge
 
 
@@ -71,6 +75,9 @@ class ChatHost(App[None]):
         self._service = service
         self._owns_service = service is None
         self.bridge: EngineBridge | None = None
+        self.tool_prompt: Callable[[ToolCall], Screen[Decision]] | None = None
+        """Makes the approval prompt of a tool call (the app sets it; without one, a call is
+        denied): the host sits below the screens and never imports one."""
         """Where engine events of the work started here go (set once the app is mounted)."""
         self._drafts: DraftKeeper | None = None
 
@@ -121,8 +128,27 @@ class ChatHost(App[None]):
         """Send ``text`` with ``attachments`` (or retry the last reply when ``text`` is
         ``None``), streaming into the screen."""
         if text is None:
-            return await self.service.retry(conversation_id, self.bridge)
-        return await self.service.send(conversation_id, text, self.bridge, attachments)
+            return await self.service.retry(conversation_id, self.bridge, self.approve_tool)
+        approve = self.approve_tool
+        return await self.service.send(conversation_id, text, self.bridge, attachments, approve)
+
+    async def approve_tool(self, call: ToolCall) -> Decision:
+        """Ask the person about a tool call (the approval prompt); a cancelled send closes it."""
+        if self.tool_prompt is None:
+            return "deny"
+        answered: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        def done(decision: Decision | None) -> None:
+            if not answered.done():
+                answered.set_result(decision or "deny")
+
+        prompt = self.tool_prompt(call)
+        await self.push_screen(prompt, done)
+        try:
+            return await answered
+        finally:
+            if prompt.is_attached and self.screen is prompt:
+                prompt.dismiss("deny")
 
     def cancel_reply(self) -> None:
         """Cancel the streaming reply; the engine keeps what arrived, marked incomplete."""

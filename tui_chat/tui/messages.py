@@ -40,6 +40,20 @@ class UserMessageSaved(EngineMessage):
 
 
 @dataclass
+class ToolCallStarted(EngineMessage):
+    """A tool call the model asked for runs now."""
+
+    event: events.ToolCallStarted
+
+
+@dataclass
+class ToolResultsSaved(EngineMessage):
+    """The results of a reply's tool calls are stored: show them (the next reply follows)."""
+
+    event: events.ToolResultsSaved
+
+
+@dataclass
 class ReplyStarted(EngineMessage):
     """A reply row exists and text is about to stream into it."""
 
@@ -91,6 +105,8 @@ class CompactionFailed(EngineMessage):
 _FOR_EVENT: Final[dict[type[EngineEvent], type[EngineMessage]]] = {
     events.SendWaiting: SendWaiting,
     events.UserMessageSaved: UserMessageSaved,
+    events.ToolCallStarted: ToolCallStarted,
+    events.ToolResultsSaved: ToolResultsSaved,
     events.ReplyStarted: ReplyStarted,
     events.FileUploading: FileUploading,
     events.ReplyDelta: ReplyDelta,

@@ -34,7 +34,8 @@ from tui_chat.core.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, get_coun
 from tui_chat.core.turns import starts_turn
 
 COUNTER = get_counter()
-WINDOW = PRESETS["window"]
+WINDOW = replace(PRESETS["window"], recall_fill=False)
+"""The window preset with recall held to its own budget (the preset fills the room left)."""
 
 
 # -- factories --------------------------------------------------------------------------------

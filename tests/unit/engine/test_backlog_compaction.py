@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.seam import engine_of, open_service
 from tui_chat.config import Config
 from tui_chat.core.models import Summary
 from tui_chat.engine import versions
@@ -27,7 +28,7 @@ MESSAGES = 300
 async def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ChatService:
     monkeypatch.setattr(worker, "BACKLOG_STEP_MESSAGES", STEP)
     monkeypatch.setattr(due, "BACKLOG_STEP_MESSAGES", STEP)
-    s = await ChatService.open(Config(api_key=None, db_path=tmp_path / "b.db"))
+    s = await open_service(Config(api_key=None, db_path=tmp_path / "b.db"))
     yield s  # type: ignore[misc]
     await s.close()
 
@@ -44,7 +45,7 @@ async def _backlog(service: ChatService) -> str:
         }
         for n in range(MESSAGES)
     ]
-    await service._store.messages.add_many(conversation.id, rows)
+    await engine_of(service).store.messages.add_many(conversation.id, rows)
     return conversation.id
 
 
@@ -56,14 +57,14 @@ async def _versions(service: ChatService, cid: str) -> list[Summary]:
 def _spy_reads(service: ChatService) -> list[int]:
     """Record how many messages each history read returned."""
     sizes: list[int] = []
-    history = service._store.messages.history
+    history = engine_of(service).store.messages.history
 
     async def spied(*args: Any, **kwargs: Any) -> Any:
         found = await history(*args, **kwargs)
         sizes.append(len(found))
         return found
 
-    service._store.messages.history = spied  # type: ignore[method-assign]
+    engine_of(service).store.messages.history = spied  # type: ignore[method-assign]
     return sizes
 
 
@@ -97,7 +98,7 @@ async def test_a_killed_run_resumes_from_the_last_version_it_committed(
     service: ChatService, tmp_path: Path
 ) -> None:
     cid = await _backlog(service)
-    uninterrupted = await ChatService.open(Config(api_key=None, db_path=tmp_path / "u.db"))
+    uninterrupted = await open_service(Config(api_key=None, db_path=tmp_path / "u.db"))
     try:
         other = await _backlog(uninterrupted)
         whole = await _fold(uninterrupted, other)
@@ -125,7 +126,7 @@ async def test_a_killed_run_resumes_from_the_last_version_it_committed(
 
 
 async def uninterrupted_versions(path: Path, cid: str) -> list[Summary]:
-    service = await ChatService.open(Config(api_key=None, db_path=path))
+    service = await open_service(Config(api_key=None, db_path=path))
     try:
         return await _versions(service, cid)
     finally:
@@ -137,7 +138,7 @@ async def test_retention_of_the_last_version_reads_its_ledger_not_the_backlog(
 ) -> None:
     cid = await _backlog(service)
     last = await _fold(service, cid)
-    texts = service._store.messages.texts
+    texts = engine_of(service).store.messages.texts
     read: list[int] = []
 
     async def spied(*args: Any, **kwargs: Any) -> Any:
@@ -145,7 +146,7 @@ async def test_retention_of_the_last_version_reads_its_ledger_not_the_backlog(
         read.append(len(found))
         return found
 
-    monkeypatch.setattr(service._store.messages, "texts", spied)
+    monkeypatch.setattr(engine_of(service).store.messages, "texts", spied)
     service.summaries.kept.clear()
     fast = await service.summaries.retention(cid, last)
     assert read == []  # the chain's ledgers are complete: no message text is read
@@ -164,7 +165,7 @@ async def test_a_version_without_a_ledger_in_the_chain_makes_retention_read_the_
     assert versions._ledger_complete(last, await _versions(service, cid))
     first = (await _versions(service, cid))[0]
     # A version made before ledgers existed (schema 8) reads back with an empty one.
-    await service._store.connection.execute(
+    await engine_of(service).store.connection.execute(
         "UPDATE summaries SET ledger = '[]' WHERE id = ?", (first.id,)
     )
     assert not versions._ledger_complete(last, await _versions(service, cid))

@@ -1,4 +1,4 @@
-"""Branches within a conversation (issue 20 item 2) below the UI: families, divergences,
+"""Branches within a conversation below the UI: families, divergences,
 the visible branch, deleting a branch, and an older database's forks migrated."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.seam import engine_of
 from tui_chat.core.family import Branch, Family, divergences
 from tui_chat.core.models import Message
 from tui_chat.engine.branches import BranchError
@@ -21,7 +22,7 @@ MakeService = Callable[..., Awaitable[ChatService]]
 
 
 async def _add(service: ChatService, cid: str, text: str, role: str = "user") -> Message:
-    return await service._store.messages.add(
+    return await engine_of(service).store.messages.add(
         cid,
         role="user" if role == "user" else "assistant",
         content=[{"type": "text", "text": text}],
@@ -111,7 +112,7 @@ async def test_deleting_a_branch_or_the_root_keeps_the_others_reachable(
     c = await service.branches.fork(a.id, a_ids[1])  # shares 2
     for branch in (b.id, c.id):
         await _add(service, branch, "new")
-    await service._store.conversations.delete(a.id)
+    await engine_of(service).store.conversations.delete(a.id)
     family = await service.branches.family(root)
     assert {x.id for x in family.branches} == {root, b.id, c.id}
     heir = family.get(b.id)  # a's first child takes its place
@@ -122,7 +123,7 @@ async def test_deleting_a_branch_or_the_root_keeps_the_others_reachable(
     b_ids = [m.id for m in await service.messages.history(b.id)]
     assert other.parent_message_id == b_ids[1]
     # The root goes: the family stays one, under its first id.
-    await service._store.conversations.delete(root)
+    await engine_of(service).store.conversations.delete(root)
     family = await service.branches.family(c.id)
     assert family.id == root and family.root.id == b.id
     assert [p.divergence.label for p in (await service.branches.path(c.id)).points] == ["‹ 2/2 ›"]
@@ -217,7 +218,7 @@ def test_owner_matches_the_definition_on_random_trees() -> None:
 
 async def test_a_branch_number_wins_over_an_id_prefix_of_digits(make_service: MakeService) -> None:
     service = await make_service(api_key=None)
-    root = await service._store.conversations.create(
+    root = await engine_of(service).store.conversations.create(
         title="t", model="m", conversation_id="200000000000"
     )
     fork = await service.branches.fork(root.id, None)
@@ -239,7 +240,7 @@ async def test_a_message_shared_by_branches_is_one_search_hit(make_service: Make
         [(a.id, 1), (b.id, 1)]
     )
     assert len(await service.messages.search("quokka", conversation_id=root)) == 1
-    assert len(await service._store.search.find("quokka")) == 4
+    assert len(await engine_of(service).store.search.find("quokka")) == 4
 
 
 async def test_viewing_is_written_only_for_a_conversation_with_branches(
@@ -248,9 +249,9 @@ async def test_viewing_is_written_only_for_a_conversation_with_branches(
     service = await make_service(api_key=None)
     root, ids = await _chat(service, 2)
     await service.branches.viewed(root)
-    assert await service._store.forks.shown(root) is None  # no branches: no row
+    assert await engine_of(service).store.forks.shown(root) is None  # no branches: no row
     fork = await service.branches.fork(root, ids[1])
     await service.branches.viewed(root)
-    assert await service._store.forks.shown(root) == root
+    assert await engine_of(service).store.forks.shown(root) == root
     await service.branches.viewed(fork.id)
-    assert await service._store.forks.shown(root) == fork.id
+    assert await engine_of(service).store.forks.shown(root) == fork.id

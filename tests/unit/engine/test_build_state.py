@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from tests.seam import engine_of
 from tui_chat.core.models import ContentBlock
 from tui_chat.engine.service import ChatService
 from tui_chat.store.repository import Store
@@ -118,8 +119,8 @@ async def test_a_write_of_another_process_shows_in_the_gauge(
     ``tui-chat pin`` in a shell left the open TUI's gauge without it until the next send."""
     service = await make_service(api_key=None)
     cid = (await service.conversations.new("t")).id
-    await _say(service._store, cid, "user", "first question " * 20)
-    await _say(service._store, cid, "assistant", "first answer " * 20)
+    await _say(engine_of(service).store, cid, "user", "first question " * 20)
+    await _say(engine_of(service).store, cid, "assistant", "first answer " * 20)
     before = await _gauge_tokens(service, cid)
     assert await _gauge_tokens(service, cid) == before  # kept: same revision
 
@@ -141,7 +142,7 @@ async def test_the_kept_request_is_the_one_built_anew(
     """What the gauge keeps is what a fresh build gives after each kind of change."""
     service = await make_service(api_key=None)
     cid = (await service.conversations.new("t")).id
-    ids = [await _say(service._store, cid, role, f"{role} words {n} " * 15)
+    ids = [await _say(engine_of(service).store, cid, role, f"{role} words {n} " * 15)
            for n in range(6) for role in ("user", "assistant")]  # fmt: skip
 
     async def same() -> None:

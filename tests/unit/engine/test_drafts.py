@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from tests.seam import engine_of
 from tui_chat.engine.service import ChatService
 
 MakeService = Callable[..., Awaitable[ChatService]]
@@ -36,7 +37,7 @@ async def test_a_blank_draft_and_a_deleted_conversation_leave_no_row(
     assert await service.drafts.get(conversation.id) == ""
     await service.drafts.set(conversation.id, "again")
     await service.conversations.delete(conversation.id)
-    async with service._store.connection.execute("SELECT count(*) FROM drafts") as cursor:
+    async with engine_of(service).store.connection.execute("SELECT count(*) FROM drafts") as cursor:
         row = await cursor.fetchone()
     assert row is not None and row[0] == 0
     await service.drafts.set("no-such-conversation", "lost?")  # nothing to attach it to

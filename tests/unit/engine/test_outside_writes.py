@@ -1,4 +1,4 @@
-"""Another process writing the database (issue 22 item 7): "database is locked" never reaches
+"""Another process writing the database: "database is locked" never reaches
 the user — a write of this process while one of its reads is between steps waits for the read
 instead of failing — and the TUI sees what another process wrote."""
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.seam import engine_of
 from tui_chat.engine.service import ChatService
 
 Make = Callable[..., Awaitable[ChatService]]
@@ -23,7 +24,7 @@ async def test_a_write_while_a_read_is_between_steps_waits_instead_of_failing(
     service = await make_service(api_key=None)
     for title in ("one", "two", "three", "four"):
         conversation = await service.conversations.new(title)
-    connection = service._store.connection
+    connection = engine_of(service).store.connection
     begins = 0
     execute = connection.execute
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
 from tui_chat.engine.events import EngineEvent, ReplyDelta, ReplyFinished
 from tui_chat.engine.service import ChatService
 
@@ -57,7 +58,7 @@ async def test_a_cancel_once_the_reply_is_stored_leaves_its_bookkeeping_whole(
     cancelled."""
     service = await make_service()
     conv = await service.conversations.new()
-    store = service._store
+    store = engine_of(service).store
     set_calibration = store.set_calibration
     release, calibrating, over = asyncio.Event(), asyncio.Event(), asyncio.Event()
     written: list[bool] = []

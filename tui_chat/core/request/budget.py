@@ -97,6 +97,36 @@ def for_window(policy: Policy, usable: int, explicit: Collection[str] = ()) -> P
     return replace(policy, **changes) if changes else policy
 
 
+GIST_SHARE = 0.005
+"""The summary's share, at most, of a version the user asks for (``compact``) above a small
+window with recall on: a gist (500 tokens of a 100,000-token budget). Measured after one manual
+compact at the real window (``benchmarks/compacted.py``, conv-30, recall not capped): a 3,313-token
+extractive summary, strong probe minus 1.0 points; this gist (316 tokens, its ledger 601) plus
+3.8; recall finds what the summary would have repeated."""
+
+
+def gist(policy: Policy, usable: int) -> Policy:
+    """The policy a version the user asks for is summarised with: above
+    :data:`SMALL_WINDOW`, where a policy gives the summary a share and recall is on, a summary
+    of at most :data:`GIST_SHARE` of the working window, so the request after a compact carries
+    what search cannot (who, what, when, the identifiers in the ledger) and leaves the details
+    to recall, which such a version does not cap
+    (:func:`~tui_chat.core.request.recall_cost.recall_cap`). Seeds keep their own summaries.
+
+    Args:
+        policy: The conversation's policy (after :func:`for_window`).
+        usable: The usable window.
+
+    Returns:
+        The policy, its ``summary_max_tokens`` lowered where the rule applies.
+    """
+    usable = within_budget(policy, usable)
+    if not policy.recall or policy.summary_share is None or usable <= SMALL_WINDOW:
+        return policy
+    wanted = max(64, int(GIST_SHARE * usable))
+    return replace(policy, summary_max_tokens=min(policy.summary_max_tokens, wanted))
+
+
 def within_budget(policy: Policy, usable: int) -> int:
     """The window a request is kept within: the usable window, or the policy's working
     budget when that is smaller."""

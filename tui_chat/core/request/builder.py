@@ -48,6 +48,7 @@ from tui_chat.core.request.clip import fit_text
 from tui_chat.core.request.compose import EPHEMERAL, Candidate, MemoryTexts, RequestLayout
 from tui_chat.core.request.pieces import new_piece
 from tui_chat.core.request.recall_cost import matching, recall_cap
+from tui_chat.core.request.recall_need import needed_cap
 from tui_chat.core.request.render import (
     MEMORY_PREAMBLE,
     PARAGRAPH,
@@ -137,12 +138,21 @@ class _Builder:
         # Without a new message the last turn is what is sent: it is never dropped.
         self.max_drop = max(0, self.turn_count - (0 if fresh is not None else 1))
         self.recall_cap = recall_cap(
-            inputs.summary, self.timeline, self.limit, inputs.pauses, self.policy.cache_ttl
+            inputs.summary,
+            self.timeline,
+            self.limit,
+            inputs.pauses,
+            self.policy.cache_ttl,
+            inputs.covered_tokens,
+            self.policy.prices,
         )
         recalled = inputs.recalled
         if self.recall_cap is not None:
+            # A message the recent turns say little about may take what the cap holds back.
+            ceiling = self.policy.recall_max_tokens
+            self.recall_cap = needed_cap(self.recall_cap, inputs.recall_need, ceiling)
             # Where the history could be carried, recall sends only what matches the message.
-            recalled = matching(recalled)
+            recalled = matching(recalled, inputs.recall_need)
         self.selector = Selector(self.policy, self.counter, inputs.anchors, recalled)
         self.layout = RequestLayout(inputs.system_prompt, fresh, self.counter)
         self.system_tokens = self.counter.count(inputs.system_prompt.strip())
@@ -307,9 +317,7 @@ class _Builder:
         """The composed run of the messages at absolute positions ``start`` to ``end``: the
         timeline's (an earlier build laid it out), else composed once for this build."""
         span = (start, end)
-        found: Composed | None = self.timeline.runs.get(span)
-        if found is None:
-            found = self.runs.get(span)
+        found: Composed | None = self.timeline.runs.get(span) or self.runs.get(span)
         if found is None:
             origin = self.timeline.origin
             pieces = self.timeline.span_pieces(start - origin, end - origin)
@@ -411,7 +419,7 @@ def _ttl(builder: _Builder, candidate: Candidate) -> CacheTtl:
         return "1h" if asked == "1h" else "5m"
     sections = candidate.sections
     turn = sections["recent"] // max(1, builder.turn_count) + sections["new_message"]
-    return choose_ttl(builder.inputs.pauses, candidate.total, turn)
+    return choose_ttl(builder.inputs.pauses, candidate.total, turn, builder.policy.prices)
 
 
 def build_request(inputs: ContextInputs, timeline: Timeline) -> BuiltRequest:

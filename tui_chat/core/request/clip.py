@@ -32,8 +32,26 @@ def strip_cache_control(value: Any) -> Any:
     return value
 
 
+TOOL_RESULT_CHARS = 40_000
+"""Characters of a tool result's text sent back (about 10k tokens); the rest is stored whole
+and the result sent ends with a :data:`CUT_NOTE`."""
+
+LOCAL_KEYS = ("elapsed_ms",)
+"""Keys of a stored block that are tui-chat's own (how long a call took): never sent."""
+
+
+def _sent_result(block: ContentBlock) -> ContentBlock:
+    """A ``tool_result`` as sent: tui-chat's own keys left out, a long text cut."""
+    out = {k: v for k, v in block.items() if k not in LOCAL_KEYS}
+    if _text_chars(out) > TOOL_RESULT_CHARS:
+        (cut,), _ = cut_content([out], TOOL_RESULT_CHARS)
+        out = cut
+    return out
+
+
 def clean_blocks(content: Iterable[ContentBlock]) -> list[ContentBlock]:
-    """Drop thinking and empty text blocks; copy the rest without ``cache_control``.
+    """Drop thinking and empty text blocks; copy the rest without ``cache_control`` (a tool
+    result without tui-chat's own keys, its text cut to :data:`TOOL_RESULT_CHARS`).
 
     Args:
         content: A message's stored blocks.
@@ -48,6 +66,8 @@ def clean_blocks(content: Iterable[ContentBlock]) -> list[ContentBlock]:
             continue
         if kind == "text" and not str(block.get("text") or "").strip():
             continue
+        if kind == "tool_result":
+            block = _sent_result(block)
         out.append(strip_cache_control(block))
     return out
 

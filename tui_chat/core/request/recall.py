@@ -45,9 +45,9 @@ NEIGHBOUR_WEIGHT = 0.5
 NEIGHBOUR_STEPS = 2
 """How far a hit's score spreads along the conversation: a message ``k`` steps away takes
 ``NEIGHBOUR_WEIGHT ** k`` of it (the same decay at every step, no weight of its own). Dev
-LoCoMo, default minus the strong probe (``benchmarks/RESULTS.md``, "Issue 18 item 4: session
-6"): one step (the probe's own smoothing) -> two, 2k +0.8 -> +2.8, 4k +1.6 -> +2.4, 8k +1.0 ->
-+2.2 points; three steps measured the same as two."""
+LoCoMo, default minus the strong probe (``benchmarks/history/RESULTS-2026-11.md``, "Recall
+against the strong probe: session 6"): one step (the probe's own smoothing) -> two, 2k +0.8
+-> +2.8, 4k +1.6 -> +2.4, 8k +1.0 -> +2.2 points; three steps measured the same as two."""
 SECOND_HOP_WEIGHT = 0.3
 """Weight of the second-hop score next to the first hop's."""
 RELATED_WEIGHT = 0.3
@@ -229,6 +229,47 @@ def idf(count: int, total: int) -> float:
     BM25 form, never negative): rare words weigh most."""
     total = max(total, count, 1)
     return math.log(1 + (total - count + 0.5) / (count + 0.5))
+
+
+BM25_K1 = 1.2
+"""BM25's term-frequency saturation (FTS5's own value)."""
+BM25_B = 0.75
+"""BM25's length normalisation (FTS5's own value)."""
+
+
+def bm25(
+    term_hits: Sequence[Mapping[int, int]], lengths: Mapping[int, int], docs: int
+) -> list[Hit]:
+    """Okapi BM25 of one conversation's matching messages, computed from that conversation
+    alone, best first (ties by id).
+
+    FTS5's own ``bm25()`` weighs each word by how many messages of the whole database hold
+    it, so importing another conversation changed the order of this one's recall; here each
+    word's idf counts the searched messages of the conversation (FTS5's formula and
+    constants), and a message's length is taken relative to the mean of the matching ones.
+
+    Args:
+        term_hits: Per searched word, message id -> how often the word occurs in it (every
+            matching message of the searched span).
+        lengths: Message id -> its text's length, for every message in ``term_hits``.
+        docs: How many messages the searched span holds.
+
+    Returns:
+        Hits with their relevance (higher is better).
+    """
+    if not lengths:
+        return []
+    mean = sum(lengths.values()) / len(lengths) or 1.0
+    scores: dict[int, float] = {}
+    for hits in term_hits:
+        held = len(hits)
+        weight = max(1e-6, math.log((max(docs, held) - held + 0.5) / (held + 0.5)))
+        for message_id, often in hits.items():
+            norm = 1 - BM25_B + BM25_B * lengths[message_id] / mean
+            gain = weight * often * (BM25_K1 + 1) / (often + BM25_K1 * norm)
+            scores[message_id] = scores.get(message_id, 0.0) + gain
+    ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    return [Hit(message_id, score) for message_id, score in ordered]
 
 
 def relevance(text: str, weights: Mapping[str, float]) -> float:

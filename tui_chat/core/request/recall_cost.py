@@ -1,9 +1,10 @@
 """What recall may cost, and which passages earn a place (docs/design.md, "Recall").
 
 Recall never makes a turn dearer than carrying the history it stands for: recalled text is
-sent uncached (1x) where the folded history would be read from the prompt cache (0.1x, or
-written again after a pause longer than the cache lives: the price follows this
-conversation's pauses, :func:`~tui_chat.core.cache_ttl.carried_price`). Where that history
+sent uncached (1x) where the folded history would be read from the prompt cache (at the
+model's read price: 0.1x, 0.05x or 0.025x of input), or written again after a pause longer
+than the cache lives: the price follows this conversation's pauses and its model's prices,
+:func:`~tui_chat.core.cache_ttl.carried_price`). Where that history
 could be carried at all, recall takes at most :data:`RECALL_COST_SHARE` of that price and only
 passages that match the new message (:data:`RELEVANCE_FLOOR`); at a small window, where it
 could not be carried, recall is what keeps the past and is not capped.
@@ -15,7 +16,9 @@ from collections.abc import Sequence
 
 from tui_chat.core.cache_ttl import carried_price
 from tui_chat.core.models import Summary
+from tui_chat.core.prices import FALLBACK_PRICES, Prices
 from tui_chat.core.request.recall import Passage
+from tui_chat.core.request.recall_need import need_weight
 from tui_chat.core.request.timeline import Timeline
 
 RELEVANCE_FLOOR = 0.1
@@ -24,9 +27,12 @@ where the cost cap applies: on the dev LoCoMo conversations the floor keeps 95.7
 evidence passages among the candidates and cuts the median recall from 76 passages to what
 matches (``benchmarks/RESULTS.md``, session 4)."""
 
-RECALL_COST_SHARE = 0.5
+RECALL_COST_SHARE = 0.2
 """Recall may cost at most this share of what carrying the folded history would: a fold must
-still save the rest (measured: at the full share recall ate a coding session's savings)."""
+still save the rest (measured: at the full share recall ate a coding session's savings). A
+message that needs the folded past more than its recent turns give may take more
+(:mod:`~.recall_need`): with that, 0.2 rather than 0.5 cut the past-budget chat's warm bill from
+1.19x to 0.87x sending everything for 1.2 points of evidence."""
 
 
 def recall_cap(
@@ -35,23 +41,36 @@ def recall_cap(
     limit: int,
     pauses: Sequence[float],
     cache_ttl: str,
+    covered_tokens: int = 0,
+    prices: Prices = FALLBACK_PRICES,
 ) -> int | None:
-    """The most tokens recall may take, or ``None`` (no cap) when there is no summary or the
-    history it stands for could not be carried anyway: it and the raw turns do not fit the
-    model's ``limit`` (a small window, where recall is what keeps the past at all).
+    """The most tokens recall may take, or ``None`` (no cap) when there is no summary, when
+    the user asked for the version (``manual``: a compact made to shrink the request, not its
+    bill, where the cap would leave recall a twentieth of the folded history while the strong
+    plain search fills the same request), or when the history it stands for could not be
+    carried anyway: it and the raw turns do not fit the model's ``limit`` (a small window,
+    where recall is what keeps the past at all).
 
-    The folded history is the summary's messages at the raw turns' mean size (a running
-    version's own source counts only its last span and the summary before it).
+    The folded history is ``covered_tokens`` (the covered messages' stored counts), or else
+    the summary's messages at the raw turns' mean size (a running version's own source counts
+    only its last span and the summary before it: a version every three turns made that a
+    few hundred tokens, and capped recall near 100 tokens in a history of 20,000).
     """
-    if summary is None:
+    if summary is None or summary.trigger == "manual":
         return None
     raw = timeline.span_tokens(0, len(timeline))
-    folded = max(summary.source_tokens, int(summary.covered_messages * raw / max(1, len(timeline))))
+    estimate = int(summary.covered_messages * raw / max(1, len(timeline)))
+    folded = max(summary.source_tokens, covered_tokens or estimate)
     if folded + raw > limit:
         return None
-    return int(RECALL_COST_SHARE * carried_price(pauses, cache_ttl) * folded)
+    return int(RECALL_COST_SHARE * carried_price(pauses, cache_ttl, prices) * folded)
 
 
-def matching(recalled: Sequence[Passage]) -> list[Passage]:
-    """The passages that match the new message well enough to be sent where recall is capped."""
-    return [p for p in recalled if p.relevance >= RELEVANCE_FLOOR]
+def matching(recalled: Sequence[Passage], need: float = 0.0) -> list[Passage]:
+    """The passages that match the new message well enough to be sent where recall is capped.
+
+    The floor gives way as the cap does, by the message's need of the folded past
+    (:func:`~.recall_need.need_weight`): a message the recent turns say nothing about keeps
+    every candidate (its evidence often shares one rare word with it, a name or a place)."""
+    floor = RELEVANCE_FLOOR * (1.0 - need_weight(need))
+    return [p for p in recalled if p.relevance >= floor]

@@ -58,9 +58,15 @@ class ContextInputs:
     """Real / estimated input ratio for the model (see ``tokens.update_calibration``)."""
     ledger: Sequence[LedgerEntry] = ()
     """The active version's identifier ledger (sent within the ledger budget)."""
+    covered_tokens: int = 0
+    """Tokens of the messages the summary covers (their stored counts; 0: not read), what
+    carrying the folded history would cost (:func:`~.recall_cost.recall_cap`)."""
     pauses: tuple[float, ...] = ()
     """Seconds between each recent reply and the prompt after it (the cache lifetime is
     chosen from them, :mod:`~tui_chat.core.cache_ttl`)."""
+    recall_need: float = 0.0
+    """The share of the new message's word weight the recent turns lack
+    (:func:`~tui_chat.core.request.recall_need.novelty`): how far recall's cost cap gives way."""
     tools: tuple[dict[str, Any], ...] = ()
     """Tool definitions sent as ``tools`` (MCP servers' tools switched on); they open the
     request, so every cache breakpoint after them keeps them cached."""

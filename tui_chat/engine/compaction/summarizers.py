@@ -8,7 +8,10 @@
   request from the stored history — the build is deterministic — while the last reply is young
   enough for its cache to be warm (:func:`rebuilt_turn`). Otherwise (a span longer than one
   call, a span the last request did not carry, a cold cache) a standalone prompt to
-  ``summarizer_model``. A model id as the setting asks that model standalone, as before.
+  ``summarizer_model``; and also when that fresh call costs less than the continuation, both
+  priced at their models' cards (:func:`tui_chat.core.payback.cheaper_call`: a long Opus
+  prefix read from the cache against a Haiku call over the span alone). A model id as the
+  setting asks that model standalone, as before.
 - ``server``: Claude's on-demand compaction (:mod:`.server_summary`), falling
   back to ``claude`` when the model or endpoint does not support it.
 """
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tui_chat.core.models import Conversation, Message, SummaryCall
+from tui_chat.core.payback import cheaper_call
 from tui_chat.core.policy import Policy
 from tui_chat.core.request import BuiltRequest
 from tui_chat.core.summarize import ExtractiveSummarizer, ModelSummarizer, SummaryInput
@@ -128,6 +132,17 @@ def _continuable(
     return turn.reply.id > span[-1].id and all(m.id in turn.sent_ids for m in span)
 
 
+def _continuation_pays(policy: Policy, sent: SentTurn, span: Sequence[Message]) -> bool:
+    """Whether continuing the cached chat request costs no more than a standalone call."""
+    spanned = sum(m.token_count for m in span)
+    usage = sent.reply.usage
+    prefix = usage.total_input if usage is not None and usage.total_input else spanned
+    cap = min(policy.summary_max_tokens, policy.summarizer_max_tokens)
+    written = min(cap, int(policy.compression_rate * spanned))
+    calls = cheaper_call(policy, prefix=prefix, span=spanned, written=written)
+    return calls.cheaper == "continuation"
+
+
 def choose(
     client: ClaudeClient,
     conversation: Conversation,
@@ -157,7 +172,11 @@ def choose(
         )
     claude: Summarizer
     span = chunks[0] if len(chunks) == 1 else ()
-    if sent is not None and _continuable(sent, conversation, span):
+    if (
+        sent is not None
+        and _continuable(sent, conversation, span)
+        and _continuation_pays(policy, sent, span)
+    ):
         claude = ModelSummarizer(
             continuation_complete(
                 client, sent.request, sent.reply.content, timeout=policy.summarizer_timeout

@@ -23,10 +23,12 @@ from datetime import UTC, datetime
 
 from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger
 from tui_chat.core.policy import Policy
+from tui_chat.core.request.budget import gist
 from tui_chat.core.summarize import SummaryError, SummaryInput
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
-from tui_chat.core.unanswered import without_refused
+from tui_chat.core.unanswered import without_unanswered
 from tui_chat.core.upto import BoundaryError, boundary_upto
+from tui_chat.engine.assemble import window_for
 from tui_chat.engine.attachments import AttachmentError
 from tui_chat.engine.catalog import ListedSupport
 from tui_chat.engine.compaction.errors import CompactionError as CompactionError
@@ -313,6 +315,9 @@ class CompactionWorker:
         renewer = asyncio.get_running_loop().create_task(self._renew(row.id))
         try:
             policy = self.policy_for(conversation)
+            if row.trigger == "manual":
+                # A compact the user asks for keeps a gist; recall carries the details.
+                policy = gist(policy, window_for(self.info_for(conversation.model), policy).usable)
             parent = await self.store.summaries.get(row.parent_id) if row.parent_id else None
             after = parent.covers_to_message_id if parent else 0
             messages = span
@@ -322,8 +327,9 @@ class CompactionWorker:
                 )
             if not messages:
                 raise SummaryError("no messages in the span to summarise")
-            # A refused turn stays out of the context, summaries included (core/unanswered).
-            messages = without_refused(messages) or messages
+            # A failed or refused prompt stays out of the context, summaries included: a
+            # summary that kept it would send it again in every later request (core/unanswered).
+            messages = without_unanswered(messages, keep_last=False) or messages
             pinned = frozenset(await self.store.anchors.pinned_ids(conversation.id))
             used_ratio = 0.0
             # Only ``importance`` reads how full the window is: no request build otherwise.

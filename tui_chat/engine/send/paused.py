@@ -48,7 +48,9 @@ def joined(first: StreamResult, more: StreamResult) -> StreamResult:
             **{
                 f.name: getattr(first.usage, f.name) + getattr(more.usage, f.name)
                 for f in fields(Usage)
-            }
+                if f.name != "speed"
+            },
+            speed=more.usage.speed or first.usage.speed,
         ),
         stop_reason=more.stop_reason,
         model=more.model or first.model,

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from tui_chat.core.blocks import content_text
 from tui_chat.core.models import ContentBlock, Message
+from tui_chat.core.request.clip import clean_blocks
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.events import EventCallback, ToolResultsSaved
 from tui_chat.engine.tools.calls import Approver, ToolCalls
@@ -107,13 +108,20 @@ class ToolTurns:
         seconds: dict[str, float],
         on_event: EventCallback | None,
     ) -> Message:
-        content = list(blocks)
+        # How long each call took is kept with its result (never sent: core/request/clip.py).
+        content = [
+            {**b, "elapsed_ms": round(seconds[str(b.get("tool_use_id"))] * 1000)}
+            if str(b.get("tool_use_id")) in seconds
+            else b
+            for b in blocks
+        ]
         message = await self.store.messages.add(
             conversation_id,
             role="user",
             content=content,
             text=content_text(content),  # what search and recall find
-            token_count=self.counter.count_message("user", content),
+            # What it costs as sent: a long result is cut when sent (core/request/clip.py).
+            token_count=self.counter.count_message("user", clean_blocks(content)),
         )
         if on_event:
             on_event(ToolResultsSaved(message, seconds))

@@ -19,9 +19,13 @@ OFF_NOTE = (
 class Tools:
     """Start the servers, read their reports, switch them per conversation, manage approvals."""
 
-    def __init__(self, servers: ToolServers, settings: ToolSettings) -> None:
+    def __init__(
+        self, servers: ToolServers, settings: ToolSettings, problem: str | None = None
+    ) -> None:
         self._servers = servers
         self._settings = settings
+        self.problem = problem
+        """Why ``mcp.json`` could not be used (its line named); ``None`` when it could."""
 
     @property
     def configured(self) -> bool:

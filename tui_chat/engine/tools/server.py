@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 import sys
 import tempfile
@@ -158,6 +159,8 @@ class McpServer:
             self._fail(self.spec.problem)
             return
         try:
+            # About two seconds of imports: in a thread, never on the event loop (the TUI's).
+            await asyncio.to_thread(importlib.import_module, "mcp.client.streamable_http")
             from mcp import Client
 
             async with asyncio.timeout(self.spec.start_timeout):

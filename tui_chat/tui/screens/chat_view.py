@@ -22,6 +22,7 @@ from textual.worker import Worker
 
 from tui_chat.core.attachments import Attachment, typed_text
 from tui_chat.core.models import Conversation
+from tui_chat.core.tokens import UNCOUNTED
 from tui_chat.tui.after_frame import after_frame, next_frame
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.host import ChatHost
@@ -39,6 +40,7 @@ from tui_chat.tui.widgets.path_completions import PathCompletions
 from tui_chat.tui.widgets.sibling_switch import SiblingSwitch
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline, Versions
 from tui_chat.tui.widgets.token_gauge import TokenGauge
+from tui_chat.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
     from tui_chat.core.request import Breakdown
@@ -82,6 +84,8 @@ class ChatView(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
+        self._counted: set[str] = set()
+        """Conversations whose request was sent to ``count_tokens`` (once each)."""
         self._timeline_reads = 0  # refresh_timeline calls begun: only the latest one shows
         self._list_reads = 0  # refresh_conversations calls begun: only the latest one shows
 
@@ -93,6 +97,7 @@ class ChatView(Screen[None]):
             with Vertical(id="center"):
                 chat = ChatPane(self.app.service.messages, id="chat")
                 yield SiblingSwitch(chat, id="branches")
+                yield Welcome(chat, id="welcome")
                 yield chat
                 yield FollowMarker(chat, id="new-below")
                 yield Static(NO_KEY_HELP, id="no-key", markup=False)
@@ -326,6 +331,22 @@ class ChatView(Screen[None]):
         self.breakdown = breakdown
         self.cost = await service.costs.of(conv_id)
         self.paused = await service.summaries.paused(conv_id)
+        if UNCOUNTED in breakdown.counted and self.app.config.has_key:
+            self._count_once(conv_id)
+
+    def _count_once(self, conversation_id: str) -> None:
+        """Have the API count a stored conversation's request once, before its model's first
+        reply (``count_tokens``): the gauge then shows a learnt calibration instead of the
+        tokenizer's prior. The draft is never sent for counting."""
+        if conversation_id in self._counted or not self.chat.views:
+            return
+        self._counted.add(conversation_id)
+
+        async def count() -> None:
+            if await self.app.service.requests.check_count(conversation_id) is not None:
+                await self.refresh_gauge()
+
+        self.run_worker(count(), group="count", exit_on_error=False)
 
     async def refresh_timeline(self) -> None:
         """Reload the summary versions."""

@@ -15,6 +15,7 @@ from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from tui_chat.core.blocks import block_text
 from tui_chat.core.reply_options import describe
+from tui_chat.engine.usage_text import miss_line
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.text import inert, inert_content, tokens
 from tui_chat.tui.widgets.token_gauge import SECTIONS
@@ -36,6 +37,8 @@ def breakdown_table(breakdown: Breakdown) -> Content:
         ("cache lifetime", breakdown.cache_ttl, ""),
     ]
     for key, label, style in SECTIONS:
+        if key == "tools" and not breakdown.sections.get(key):
+            continue  # no tools switched on: no line
         rows.append((label, f"{int(breakdown.sections.get(key, 0)):,}", style))
     rows.append(("input (local)", f"{breakdown.input_tokens:,}", "bold"))
     rows.append(("calibrated", f"{breakdown.calibrated_tokens:,}", "bold"))
@@ -68,7 +71,7 @@ def _cache_mark(blocks: list[Any]) -> str:
 def message_labels(
     request: dict[str, Any], sent: Sequence[Message], *, new_message: bool
 ) -> list[str]:
-    """What each message of the request carries, by stored ``#id`` (issue 22 item 11).
+    """What each message of the request carries, by stored ``#id``.
 
     A request message holds the run of stored messages of its role that comes next in
     ``sent`` (the builder merges consecutive ones); the last one holds the message being
@@ -154,7 +157,9 @@ def readable(request: dict[str, Any], labels: Sequence[str] = ()) -> Content:
 def cache_table(replies: Sequence[Message]) -> Content:
     """What the prompt cache did on each recent turn: read, written, sent uncached.
 
-    A turn that read nothing from the cache is a miss (its whole prefix written again).
+    A turn that read nothing from the cache is a miss (its whole prefix written again); where
+    the reply's cache diagnostics said why, the line says so (model, system, tools or messages
+    changed).
     """
     lines = [Content.styled("turn    read   written  uncached", "bold")]
     for reply in replies:
@@ -163,6 +168,8 @@ def cache_table(replies: Sequence[Message]) -> Content:
             continue
         hour = " (1h)" if usage.cache_creation_1h_input_tokens else ""
         miss = "  miss" if usage.cache_read_input_tokens == 0 else ""
+        if usage.cache_miss:
+            miss = f"  miss: {miss_line(usage.cache_miss, usage.cache_missed_tokens)}"
         lines.append(
             Content.assemble(
                 f"#{reply.id:<5}{tokens(usage.cache_read_input_tokens):>6} "
@@ -202,7 +209,7 @@ class ContextPreviewScreen(Screen[None]):
         recent: The newest messages, oldest first: the Cache tab shows their replies' reads,
             writes and misses.
         labels: What each request message carries, by ``#id`` (:func:`message_labels`).
-        path: Which branch of its conversation is sent, and where it parts (issue 20).
+        path: Which branch of its conversation is sent, and where it parts.
     """
 
     CSS_PATH = "context_preview.tcss"

@@ -1,4 +1,5 @@
-"""The help screen: every key of every part of the app, read from the table of actions."""
+"""The help screen: the first steps ("Getting started"), then every key of every part of the
+app, read from the table of actions."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from textual.widgets import Static
 
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.help_table import help_sections
+from tui_chat.tui.widgets.welcome import getting_started
 
 
 def render_section(title: str, entries: list[tuple[str, str]]) -> Content:
@@ -48,9 +50,11 @@ class HelpScreen(ModalScreen[None]):
                 id="help-title",
                 markup=False,
             )
-            with VerticalScroll(), Grid():
-                for title, entries in help_sections():
-                    yield Static(render_section(title, entries))
+            with VerticalScroll():
+                yield Static(getting_started(), id="getting-started")
+                with Grid():
+                    for title, entries in help_sections():
+                        yield Static(render_section(title, entries))
 
     def on_resize(self) -> None:
         """As many columns as the widest section fits side by side (its lines, title included,

@@ -173,6 +173,16 @@ class MainScreen(BranchView):
         if saved.conversation_id == self.conversation_id:
             await self.chat.add_message(saved)
 
+    @on(messages.ToolResultsSaved)
+    async def _tool_results_saved(self, message: messages.ToolResultsSaved) -> None:
+        saved = message.event.message
+        if saved.conversation_id == self.conversation_id:
+            await self.chat.add_message(saved)
+
+    @on(messages.ToolCallStarted)
+    def _tool_call_started(self, message: messages.ToolCallStarted) -> None:
+        self.notify(f"Running {message.event.name}…", timeout=2, markup=False)
+
     @on(messages.ReplyStarted)
     async def _reply_started(self, message: messages.ReplyStarted) -> None:
         reply = message.event.message
@@ -245,12 +255,29 @@ class MainScreen(BranchView):
         self.chat.select_default()
         self.chat.navigating = True
 
-    def action_cancel_reply(self) -> None:
-        """Stop the streaming reply; what arrived is kept, marked incomplete."""
+    def action_previous_panel(self) -> None:
+        """``shift+tab`` from the messages: the conversation list, opened when hidden (else
+        the list was out of reach from the keys, its f5 commands easy to miss)."""
+        if self.panels.is_shown("conversations"):
+            self.focus_previous()
+        else:
+            self.action_toggle_conversations()
+
+    async def action_cancel_reply(self) -> None:
+        """Stop the streaming reply; what arrived is kept, marked incomplete. Prompts queued
+        meanwhile come back to the composer, unsent: escape means "stop", not "send the next"."""
         if not self.app.replying:
             self.notify("No reply is streaming.", severity="warning")
             return
+        if taken := await self.replies.take_back():
+            noun = "prompt is" if taken == 1 else f"{taken} prompts are"
+            self.notify(f"The queued {noun} back in the composer, unsent.")
         self.app.cancel_reply()  # the worker's end says it was cancelled (screens/reply_flow.py)
+
+    def action_dismiss_warnings(self) -> None:
+        """Hide the warnings under the gauge (until one of them changes)."""
+        if not self.gauge.dismiss():
+            self.notify("No warning to hide.")
 
     def action_retry(self) -> None:
         """Ask again for the last reply (after an error or a cut-off)."""

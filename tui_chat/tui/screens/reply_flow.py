@@ -65,7 +65,7 @@ class ReplyFlow:
 
     def queue(self, composer: Composer, text: str) -> None:
         """Keep the draft (and its files) to send when the reply ends; the composer is free
-        for the next prompt (never glued to the next one typed — issue 22)."""
+        for the next prompt (never glued to the next one typed)."""
         screen = self._screen
         if screen.conversation is None:
             return
@@ -80,8 +80,29 @@ class ReplyFlow:
         target = None if self.forking else screen.conversation.id
         files, editing = screen.tray.take()
         self.queued.append(Queued(target, text, files, editing))
-        screen.notify("Queued: it is sent when the reply ends (escape cancels the reply).")
+        screen.notify(
+            "Queued: it is sent when the reply ends (escape cancels the reply and brings it "
+            "back here)."
+        )
         self.show()
+
+    async def take_back(self) -> int:
+        """The reply is being cancelled: the prompts queued for the conversation shown come
+        back to the composer, unsent, before what is typed there (their files to the tray, an
+        edit's prompt being edited again). Returns how many came back."""
+        screen = self._screen
+        shown = screen.conversation_id
+        mine = [q for q in self.queued if (q.conversation_id or shown) == shown]
+        if not mine:
+            return 0
+        self.queued = [q for q in self.queued if q not in mine]
+        editing = next((q.editing for q in mine if q.editing is not None), None)
+        if editing is not None:
+            screen.tray.start_edit(editing)
+        await screen.tray.give_back([a for q in mine for a in q.files])
+        screen.composer.restore("\n\n".join(q.text for q in mine))
+        self.show()
+        return len(mine)
 
     def send_next(self) -> None:
         """Send the oldest queued prompt (as a fork when it was an edit)."""
@@ -137,6 +158,9 @@ class ReplyFlow:
         next queued prompt, and give back a prompt refused before it was stored."""
         screen = self._screen
         screen.refresh_bindings()
+        outcome = worker.result if worker.error is None else None
+        if outcome is not None and (notice := outcome.notice):
+            screen.notify(notice, title="Summary sent as text", severity="warning", markup=False)
         await screen.reload()
         if self.queued and not screen.app.replying:
             self.send_next()

@@ -38,7 +38,7 @@ NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (
 )
 """(setting key, label, validator) of the numeric fields."""
 
-SUMMARIZERS = ["auto", "extractive", "claude-haiku-4-5", "claude-sonnet-4-5"]
+SUMMARIZERS = ["auto", "extractive", "claude-haiku-5-5", "claude-sonnet-5-5"]
 
 
 def _text(value: Any) -> str:

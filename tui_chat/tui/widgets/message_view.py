@@ -22,6 +22,7 @@ from tui_chat.tui.widgets import reply_parts
 from tui_chat.tui.widgets.fold import HeadFold
 from tui_chat.tui.widgets.reply_stream import ReplyStream
 from tui_chat.tui.widgets.stream_markdown import StreamMarkdown
+from tui_chat.tui.widgets.tool_rows import result_rows
 
 GC_DELAY = 1.0
 """Seconds after a reply is finished before the full garbage collection held back during its
@@ -114,6 +115,8 @@ class MessageView(Vertical):
             yield from reply_parts.parts_above(self.message)  # thinking, web searches
             yield StreamMarkdown(inert(reply_parts.shown_text(self.message)))
             yield from reply_parts.parts_below(self.message)  # cited pages
+        elif self.message.has_tool_result:  # the results of the reply's tool calls
+            yield from result_rows(self.message.content)
         else:
             yield Static(inert_content(self.body_text), classes="user-text")
             if attached := refs(self.message.content):
@@ -158,6 +161,8 @@ class MessageView(Vertical):
 
     def _header(self) -> Content:
         role = "You" if self.message.role == "user" else "Claude"
+        if self.message.has_tool_result:
+            role = "Tools"
         parts: list[Content | tuple[str, str] | str] = [
             (role, "bold $text-primary" if self.message.role == "user" else "bold $text-accent"),
             f"  {clock_time(self.message.created_at)}",

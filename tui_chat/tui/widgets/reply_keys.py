@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from tui_chat.tui.widgets.cited_jump import CitedJump
 from tui_chat.tui.widgets.thinking_block import ThinkingBlock
+from tui_chat.tui.widgets.tool_rows import ToolRow
 from tui_chat.tui.widgets.web_blocks import links
 
 if TYPE_CHECKING:
@@ -33,13 +34,19 @@ class ReplyKeys:
         """From a reply to the messages it cites (``r``)."""
 
     def action_toggle_thinking(self) -> None:
-        """Open or fold the selected reply's thinking."""
+        """Open or fold the selected reply's thinking, or its tool calls' rows (results)."""
         view = self._window.selected_view
         found = view.query(ThinkingBlock) if view is not None else None
-        if not found:
+        if found:
+            found.first().toggle()
+            return
+        rows = view.query(ToolRow) if view is not None else None
+        if not rows:
             self._host.notify("The selected message has no thinking.", severity="warning")
             return
-        found.first().toggle()
+        opened = not rows.first().expanded
+        for row in rows:
+            row.expanded = opened
 
     def action_copy_links(self) -> None:
         """Copy the URLs the selected reply cites, searched or read, one a line."""

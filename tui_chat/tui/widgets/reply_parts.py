@@ -20,6 +20,7 @@ from tui_chat.core.recall_cites import recalled_ids
 from tui_chat.core.web import activity, cited_text, has_citations, sources
 from tui_chat.tui.widgets.recall_chips import RecallChips
 from tui_chat.tui.widgets.thinking_block import ThinkingBlock
+from tui_chat.tui.widgets.tool_rows import ToolRow, use_rows
 from tui_chat.tui.widgets.web_blocks import WebActivity, WebSources
 
 __all__ = ["add_block", "finish_parts", "parts_above", "parts_below", "shown_text", "thinking"]
@@ -64,6 +65,7 @@ def parts_below(message: Message) -> list[Widget]:
     parts: list[Widget] = [WebSources(message.content)] if sources(message.content) else []
     if ids := recalled_ids(message.content):
         parts.append(RecallChips(ids))
+    parts.extend(use_rows(message.content))  # the tool calls it asks for
     return parts
 
 
@@ -98,6 +100,7 @@ async def finish_parts(view: Widget, message: Message) -> None:
     await view.query(WebActivity).remove()
     await view.query(WebSources).remove()
     await view.query(RecallChips).remove()
+    await view.query(ToolRow).remove()
     markdown = view.query_one(Markdown)
     above: list[Widget] = [p for p in parts_above(message) if isinstance(p, WebActivity)]
     if text is not None and not block:

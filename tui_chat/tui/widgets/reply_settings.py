@@ -24,6 +24,7 @@ _SWITCHES = (
     ("thinking", "Thinking (adaptive where the model has it)"),
     ("web_search", "Web search (server side, billed per search)"),
     ("web_fetch", "Web fetch (reads the pages you name)"),
+    ("fast", "Fast mode (where the model has it, at its fast price)"),
 )
 _INPUTS = (
     (

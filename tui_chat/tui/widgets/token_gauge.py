@@ -15,15 +15,21 @@ if TYPE_CHECKING:
     from tui_chat.core.request import Breakdown
 
 SECTIONS: tuple[tuple[str, str, str], ...] = (
+    ("tools", "tools", "$error-lighten-2"),
     ("system", "system", "$secondary"),
     ("anchors", "pins", "$warning"),
     ("summary", "summary", "$success"),
-    ("ledger", "ledger", "$success-darken-2"),
+    ("ledger", "identifiers", "$success-darken-2"),
     ("recall", "recall", "$accent-lighten-2"),
     ("recent", "recent", "$primary"),
     ("new_message", "draft", "$foreground"),
 )
-"""(breakdown key, label, style) of each bar segment, in request order."""
+"""(breakdown key, label, style) of each bar segment, in request order (``tools`` shown only
+when the request has tools: the MCP servers switched on in the conversation). The ledger is
+named for what it holds: the identifiers (names, paths, numbers) of the folded turns."""
+
+FILLED_BY_FOLDS = frozenset({"summary", "ledger", "recall"})
+"""Sections empty until older turns are folded: their budget shows once they hold something."""
 
 
 class TokenGauge(Widget):
@@ -55,7 +61,14 @@ class TokenGauge(Widget):
     paused: reactive[bool] = reactive(False)
     """Auto-compaction is paused after repeated failures."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.dismissed: set[str] = set()
+        """Warnings the user hid (for this session)."""
+
     def _watch_breakdown(self) -> None:
+        shown = self.warnings
+        self.tooltip = "\n".join(f"⚠ {w}" for w in shown) if shown else None
         self._check_height()
 
     def _watch_cost(self) -> None:
@@ -125,13 +138,22 @@ class TokenGauge(Widget):
         lines = [Content.assemble(self._bar(breakdown, width), label)]
         legend: list[Content | tuple[str, str] | str] = []
         for key, name, style in SECTIONS:
+            if key == "tools" and not breakdown.sections.get(key):
+                continue
             legend.append(("■ ", style))
+            used_here = int(breakdown.sections.get(key, 0))
             budget = breakdown.budgets.get(key)
-            limit = f"/{tokens(budget)}" if budget else ""
-            legend.append(f"{name} {tokens(int(breakdown.sections.get(key, 0)))}{limit} ")
+            # What only a fold fills shows its budget once it holds something: "0/1.5k"
+            # before any fold read as a share spent on nothing.
+            limit = (
+                f"/{tokens(budget)}" if budget and (used_here or key not in FILLED_BY_FOLDS) else ""
+            )
+            legend.append(f"{name} {tokens(used_here)}{limit} ")
         if breakdown.trigger_tokens:
             legend.append(("┃", "bold $text-error"))
             legend.append(f"compacts at {tokens(breakdown.trigger_tokens)} ")
+        if breakdown.counted:
+            legend.append((f"{breakdown.counted} ", "$text-muted"))
         legend.append("spent ")
         legend.append((usd(self.cost), "bold"))
         if breakdown.price_note:
@@ -139,6 +161,34 @@ class TokenGauge(Widget):
         if self.paused:
             legend.append(("  auto-compaction paused", "bold $text-error"))
         lines.append(Content.assemble(*legend))
-        if breakdown.warnings:
-            lines.append(inert_content("⚠ " + "; ".join(breakdown.warnings), "$text-warning"))
+        if shown := self.warnings:
+            # One line, whatever the width: the whole text is the tooltip and the context
+            # preview's; a click (or the palette's "Hide warnings") hides these ones.
+            text = inert_content("⚠ " + "; ".join(shown), "$text-warning")
+            hint = Content.styled(" (click hides)", "$text-muted")
+            room = max(10, self.content_size.width or 200)
+            if text.cell_length + hint.cell_length > room:
+                text = text.truncate(max(1, room - hint.cell_length), ellipsis=True)
+            lines.append(text + hint)
         return Content("\n").join(lines)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The breakdown's warnings not dismissed."""
+        breakdown = self.breakdown
+        if breakdown is None:
+            return []
+        return [w for w in breakdown.warnings if w not in self.dismissed]
+
+    def dismiss(self) -> bool:
+        """Hide the warnings shown now (a warning that changes shows again); whether any was."""
+        shown = self.warnings
+        self.dismissed.update(shown)
+        self.tooltip = None
+        self._check_height()
+        self.refresh()
+        return bool(shown)
+
+    def on_click(self) -> None:
+        """A click on the gauge hides its warnings."""
+        self.dismiss()
