@@ -144,8 +144,10 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
         # Real counts below local ones: the case where the figures used to disagree.
         await engine_of(service).store.set_calibration(conv.model, 0.8, 5)
         for i in range(1, 13):
-            # A chat reply: the background summaries get the server's (tagged) summary.
+            # A chat reply, and a short tagged summary for a background compaction (the
+            # server's own summary of these turns is over a 2k window's summary budget).
             fake_anthropic.push_reply(f"reply {i}: " + "details of the answer " * 25, target="chat")
+            fake_anthropic.push_summary(f"<summary>Questions 1-{i} asked for details.</summary>")
             outcome = await service.send(conv.id, f"question {i}: " + "some context " * 40)
             built = outcome.request
             b = built.breakdown

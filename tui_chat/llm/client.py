@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import logging
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -58,8 +57,6 @@ COUNT_TOKENS_KEYS = frozenset(
     }
 )
 """Request keys that ``messages.count_tokens`` accepts (``max_tokens``, ``metadata`` … are not)."""
-
-_log = logging.getLogger(__name__)
 
 _CONNECT_TIMEOUT = 5.0
 
@@ -447,8 +444,6 @@ def _result_from_snapshot(snapshot: Any) -> StreamResult:
         web_search_requests=_count(usage.server_tool_use, "web_search_requests"),
         web_fetch_requests=_count(usage.server_tool_use, "web_fetch_requests"),
     )
-    if note:
-        _log.warning("%s", note)
     return StreamResult(
         content=content,
         text="".join(texts),

@@ -24,6 +24,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 
 from tui_chat.core.models import SearchHit, Summary
+from tui_chat.engine import events
 from tui_chat.tui import messages
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.after_frame import after_frame
@@ -150,20 +151,20 @@ class MainScreen(BranchView):
     # -- engine events -----------------------------------------------------------------------
 
     @on(messages.SendWaiting)
-    def _send_waiting(self, message: messages.SendWaiting) -> None:
-        self.notify(
-            "Another tui-chat is sending to this conversation; yours goes out when it is done.",
-            title="Waiting",
-        )
-
     @on(messages.FileUploading)
-    def _file_uploading(self, message: messages.FileUploading) -> None:
+    def _send_note(self, message: messages.SendWaiting | messages.FileUploading) -> None:
+        """Say why the reply has not begun: another sender first, or a file uploading."""
         event = message.event
-        if event.problem is None:
+        if isinstance(event, events.SendWaiting):
+            self.notify(
+                "Another tui-chat is sending to this conversation; yours goes out when it is done.",
+                title="Waiting",
+            )
+        elif isinstance(event, events.FileUploading) and event.problem is None:
             self.notify(
                 f"Uploading {event.name}… (escape cancels)", title="Files API", markup=False
             )
-        else:
+        elif isinstance(event, events.FileUploading):
             text = f"{event.name}: {event.problem}"
             self.notify(text, title="Files API", severity="warning", markup=False)
 
