@@ -27,6 +27,7 @@ from tui_chat.llm.compaction import (
     parse_compaction,
     unsupported_compaction,
 )
+from tui_chat.llm.diagnostics import cache_miss
 from tui_chat.llm.errors import ChatError, map_error
 from tui_chat.llm.files import delete as delete_file
 from tui_chat.llm.files import request_headers, upload
@@ -458,25 +459,6 @@ def _result_from_snapshot(snapshot: Any) -> StreamResult:
         message_id=snapshot.id,
         stop_details=_stop_details(snapshot),
     )
-
-
-def cache_miss(diagnostics: Any) -> dict[str, Any]:
-    """``Usage``'s ``cache_miss`` and ``cache_missed_tokens`` from a reply's ``diagnostics``
-    (cache diagnostics: ``diagnostics.cache_miss_reason`` with its ``type`` and, for a
-    divergence, ``cache_missed_input_tokens``); empty when the reply has none."""
-    reason = _field(diagnostics, "cache_miss_reason")
-    kind = _field(reason, "type")
-    if not isinstance(kind, str) or not kind:
-        return {}
-    missed = _field(reason, "cache_missed_input_tokens")
-    count = missed if isinstance(missed, int) and not isinstance(missed, bool) else 0
-    return {"cache_miss": kind, "cache_missed_tokens": max(0, count)}
-
-
-def _field(part: Any, name: str) -> Any:
-    if part is None:
-        return None
-    return part.get(name) if isinstance(part, dict) else getattr(part, name, None)
 
 
 def _stop_details(snapshot: Any) -> dict[str, Any] | None:

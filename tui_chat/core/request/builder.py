@@ -137,15 +137,8 @@ class _Builder:
         fresh = new_piece(inputs.new_message, self.counter)
         # Without a new message the last turn is what is sent: it is never dropped.
         self.max_drop = max(0, self.turn_count - (0 if fresh is not None else 1))
-        self.recall_cap = recall_cap(
-            inputs.summary,
-            self.timeline,
-            self.limit,
-            inputs.pauses,
-            self.policy.cache_ttl,
-            inputs.covered_tokens,
-            self.policy.prices,
-        )
+        at = (inputs.pauses, self.policy.cache_ttl, inputs.covered_tokens, self.policy.prices)
+        self.recall_cap = recall_cap(inputs.summary, self.timeline, self.limit, *at)
         recalled = inputs.recalled
         if self.recall_cap is not None:
             # A message the recent turns say little about may take what the cap holds back.

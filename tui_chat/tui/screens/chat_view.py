@@ -84,7 +84,7 @@ class ChatView(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self._counted: set[str] = set()
+        self.counted: set[str] = set()
         """Conversations whose request was sent to ``count_tokens`` (once each)."""
         self._timeline_reads = 0  # refresh_timeline calls begun: only the latest one shows
         self._list_reads = 0  # refresh_conversations calls begun: only the latest one shows
@@ -332,21 +332,7 @@ class ChatView(Screen[None]):
         self.cost = await service.costs.of(conv_id)
         self.paused = await service.summaries.paused(conv_id)
         if UNCOUNTED in breakdown.counted and self.app.config.has_key:
-            self._count_once(conv_id)
-
-    def _count_once(self, conversation_id: str) -> None:
-        """Have the API count a stored conversation's request once, before its model's first
-        reply (``count_tokens``): the gauge then shows a learnt calibration instead of the
-        tokenizer's prior. The draft is never sent for counting."""
-        if conversation_id in self._counted or not self.chat.views:
-            return
-        self._counted.add(conversation_id)
-
-        async def count() -> None:
-            if await self.app.service.requests.check_count(conversation_id) is not None:
-                await self.refresh_gauge()
-
-        self.run_worker(count(), group="count", exit_on_error=False)
+            count_once(self, conv_id)
 
     async def refresh_timeline(self) -> None:
         """Reload the summary versions."""
@@ -395,3 +381,18 @@ class ChatView(Screen[None]):
         if not event.in_place:  # another branch in place: the focus stays (f5, [ ] again)
             # A search hit stays selected (f5 goes to it) while typing goes on in the composer.
             self.composer.focus()
+
+
+def count_once(view: ChatView, conversation_id: str) -> None:
+    """Have the API count a stored conversation's request once, before its model's first
+    reply (``count_tokens``): the gauge then shows a learnt calibration instead of the
+    tokenizer's prior. The draft is never sent for counting."""
+    if conversation_id in view.counted or not view.chat.views:
+        return
+    view.counted.add(conversation_id)
+
+    async def count() -> None:
+        if await view.app.service.requests.check_count(conversation_id) is not None:
+            await view.refresh_gauge()
+
+    view.run_worker(count(), group="count", exit_on_error=False)
