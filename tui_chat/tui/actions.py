@@ -232,6 +232,13 @@ ACTIONS: Final[dict[str, Action]] = {
     "previous_version": _version(-1),
     "next_version": _version(1),
     "tools": TOOLS,
+    "dismiss_warnings": Action(
+        "dismiss_warnings",
+        "Hide warnings",
+        show=False,
+        palette="Hide warnings",
+        palette_help="Hide the warnings under the gauge (a click on them does too)",
+    ),
     "usage": Action(
         "app.usage",
         "Usage",
@@ -246,13 +253,6 @@ ACTIONS: Final[dict[str, Action]] = {
         show=False,
         palette="Go to cited message",
         palette_help="Select the next message the selected reply cites from recall (r)",
-    ),
-    "dismiss_warnings": Action(
-        "dismiss_warnings",
-        "Hide warnings",
-        show=False,
-        palette="Hide warnings",
-        palette_help="Hide the warnings under the gauge (a click on them does too)",
     ),
     "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
     # Priority: the keys typed right after it are commands, not text.
