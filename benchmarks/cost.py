@@ -197,7 +197,11 @@ def _text(message: dict[str, Any]) -> str:
 
 @asynccontextmanager
 async def replay_service(
-    replies: Sequence[str], clock: VirtualClock, db: Path, stamps: Any = None
+    replies: Sequence[str],
+    clock: VirtualClock,
+    db: Path,
+    stamps: Any = None,
+    model: str = CHAT_MODEL,
 ) -> AsyncIterator[Any]:
     """The fake server on the replay's cache clock, answering each chat request with the
     next of ``replies``, and a ``ChatService`` on ``db`` talking to it; yields the server
@@ -217,7 +221,7 @@ async def replay_service(
             api_key="sk-ant-bench-0000",
             base_url=server.base_url,
             max_retries=0,
-            model=CHAT_MODEL,
+            model=model,
         )
         if stamps is None:
             service = await ChatService.open(config, db)

@@ -10,9 +10,10 @@ gets the session line alone as its prompt, one that ends on a prompt gets ``(ses
 its reply, so no line is lost and no session runs into the next.
 
 The chat is replayed through ``ChatService.send`` against ``tests/fakes/fake_anthropic.py`` (its
-deterministic summarizer: the default ``auto`` summarizer with a key), every message stored at
-its real LoCoMo time (so the gaps between sessions are days), on the model's real window with
-every default setting except the working budget, scaled so the chat is :data:`RATIO` times it.
+deterministic summarizer: the default ``auto`` summarizer with a key), on the default model
+(``config.DEFAULT_MODEL``), every message stored at its real LoCoMo time (so the gaps between
+sessions are days), on the model's real window with every default setting except the working
+budget, scaled so the chat is :data:`RATIO` times it.
 Two cache clocks: ``warm`` (5 s before each prompt) and ``paused`` (the pause model of
 ``benchmarks/cost.py`` within a session, the real gap before a session's first prompt).
 Sending everything (the ``window`` preset on the 1M window, nothing ever folded) replays beside
@@ -37,8 +38,7 @@ from __future__ import annotations
 import asyncio
 import random
 import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -47,6 +47,7 @@ from benchmarks.common import LOCOMO_DIR, Options, Row, missing, parallel_map, r
 from benchmarks.cost import Bill, VirtualClock, _kind, _price, pause_seconds, replay_service
 from benchmarks.locomo import CATEGORIES, Question, Tally, Turn, load_dialogue, normalise
 from benchmarks.sessions import BASELINE, WARM_GAP
+from tui_chat.config import DEFAULT_MODEL
 
 GROUP = "past_budget"
 CONVERSATIONS = ("conv-26", "conv-30", "conv-41")
@@ -156,17 +157,20 @@ def budget_for(chat: Chat) -> int:
     return max(1_000, round(total / RATIO / 1_000) * 1_000)
 
 
-@contextmanager
-def _stored_at(moment: list[datetime]) -> Iterator[None]:
-    """Messages are stored at ``moment[0]``: the real time of the exchange being replayed."""
-    import tui_chat.store.messages as messages
+class _StoredAt:
+    """The store's clock in the replay: rows are stamped with the real time of the exchange
+    being replayed (``moment[0]``); lease expiries keep the system's time."""
 
-    real = messages.utc_now  # type: ignore[attr-defined]
-    messages.utc_now = lambda: moment[0].isoformat()  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        messages.utc_now = real  # type: ignore[attr-defined]
+    def __init__(self, moment: list[datetime]) -> None:
+        self._moment = moment
+
+    def now(self) -> str:
+        return self._moment[0].isoformat()
+
+    def time(self) -> float:
+        import time
+
+        return time.time()
 
 
 @dataclass
@@ -198,44 +202,44 @@ async def replay(settings: dict[str, str], chat: Chat, pattern: str, work: Path)
     rng = random.Random(7)
     moment = [chat.exchanges[0].when]
     db = work / f"past-{pattern}-{len(list(work.iterdir()))}.db"
-    with _stored_at(moment):
-        replies = [e.reply for e in chat.exchanges]
-        async with replay_service(replies, clock, db) as (server, service):
-            cid = (await service.conversations.new("past budget", system=chat.system)).id
-            for key, value in settings.items():
-                await service.conversations.set_setting(cid, key, value)
-            previous = chat.exchanges[0].when
-            for exchange in chat.exchanges:
-                real = (exchange.when - previous).total_seconds()
-                previous = exchange.when
-                if pattern == "warm":
-                    clock.now += WARM_GAP
-                else:
-                    clock.now += real if exchange.first_of_session else pause_seconds(rng)
-                moment[0] = exchange.when
-                outcome = await service.send(cid, exchange.prompt)
-                if outcome.error is not None:
-                    raise RuntimeError(f"send failed: {outcome.error}")
-                await service.finish_background()
-                clock.now += 10.0
-            moment[0] = chat.exchanges[-1].when + timedelta(minutes=5)
-            result.folds = len(
-                [s for s in await service.summaries.versions(cid) if s.status == "completed"]
-            )
-            sums: dict[str, int] = {}
-            for question, third in chat.questions:
-                built = await service.requests.context(cid, question.text)
-                haystack = request_text(built.request)
-                hit = all(chat.texts[e] in haystack for e in question.evidence)
-                tokens = built.breakdown.input_tokens
-                result.tally.add(question.category, hit, None, tokens)
-                result.tokens.append(tokens)
-                result.thirds[third][0] += hit
-                result.thirds[third][1] += 1
-                for part, value in built.breakdown.sections.items():
-                    sums[part] = sums.get(part, 0) + value
-            count = max(1, len(chat.questions))
-            result.sections = {k: v / count for k, v in sums.items() if v}
+    replies = [e.reply for e in chat.exchanges]
+    stamps = _StoredAt(moment)
+    async with replay_service(replies, clock, db, stamps, DEFAULT_MODEL) as (server, service):
+        cid = (await service.conversations.new("past budget", system=chat.system)).id
+        for key, value in settings.items():
+            await service.conversations.set_setting(cid, key, value)
+        previous = chat.exchanges[0].when
+        for exchange in chat.exchanges:
+            real = (exchange.when - previous).total_seconds()
+            previous = exchange.when
+            if pattern == "warm":
+                clock.now += WARM_GAP
+            else:
+                clock.now += real if exchange.first_of_session else pause_seconds(rng)
+            moment[0] = exchange.when
+            outcome = await service.send(cid, exchange.prompt)
+            if outcome.error is not None:
+                raise RuntimeError(f"send failed: {outcome.error}")
+            await service.finish_background()
+            clock.now += 10.0
+        moment[0] = chat.exchanges[-1].when + timedelta(minutes=5)
+        result.folds = len(
+            [s for s in await service.summaries.versions(cid) if s.status == "completed"]
+        )
+        sums: dict[str, int] = {}
+        for question, third in chat.questions:
+            built = await service.requests.context(cid, question.text)
+            haystack = request_text(built.request)
+            hit = all(chat.texts[e] in haystack for e in question.evidence)
+            tokens = built.breakdown.input_tokens
+            result.tally.add(question.category, hit, None, tokens)
+            result.tokens.append(tokens)
+            result.thirds[third][0] += hit
+            result.thirds[third][1] += 1
+            for part, value in built.breakdown.sections.items():
+                sums[part] = sums.get(part, 0) + value
+        count = max(1, len(chat.questions))
+        result.sections = {k: v / count for k, v in sums.items() if v}
     for request in server.message_requests:
         result.bills.setdefault(_kind(request), Bill()).add(request.usage or {}, _price(request))
     result.chats = result.bills.get("chat", Bill()).requests
@@ -292,8 +296,6 @@ def _categories(tally: Tally) -> str:
 def run(options: Options, names: Sequence[str] = ()) -> list[Row]:
     """The default past its budget against sending everything and the strong search
     (``names``: a split of the dev conversations, to check what was tuned on the others)."""
-    from benchmarks.cost import CHAT_MODEL
-
     if not LOCOMO_DIR.exists():
         return [missing(GROUP, "a chat past its budget", "%", "../shared not found")]
     sessions = QUICK_SESSIONS if options.quick else None
@@ -369,7 +371,7 @@ def run(options: Options, names: Sequence[str] = ()) -> list[Row]:
                 note=f"{same_tokens.mean_tokens / 1e3:.1f}k a question; {_categories(same_tokens)}",
             )
         )
-        spend = dollar_tokens(result, CHAT_MODEL)
+        spend = dollar_tokens(result, DEFAULT_MODEL)
         same_dollars = search_hits(chat, [spend] * len(chat.questions))
         rows.append(
             row(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -56,3 +58,59 @@ def test_the_cap_grows_with_need_and_stays_between_the_cost_cap_and_the_ceiling(
     assert 0.0 <= need_weight(low) <= need_weight(high) <= 1.0
     lower, upper = needed_cap(cap, low, ceiling), needed_cap(cap, high, ceiling)
     assert cap <= lower <= upper <= max(cap, ceiling)
+
+
+def _folded_inputs(need: float, passages: int = 2) -> Any:
+    from dataclasses import replace
+
+    from tests.unit.core.test_request_builder import History, inputs, summary
+    from tui_chat.core.presets import resolve_policy
+
+    old = History(start=3)
+    found = [old.add("user", "crate 1003 went to dock four on Tuesday")]
+    for i in range(passages - 1):
+        found.append(old.add("assistant", f"crates {i} are usually stacked by weight at dock"))
+    recent = History(start=1_000)
+    recent.turn("and then?", "then it rained")
+    policy = replace(
+        resolve_policy(),
+        budget=None,
+        recall_share=None,
+        recall_budget_tokens=4_000,
+        recall_max_tokens=4_000,
+    )
+    built = inputs(
+        recent.messages,
+        "where did crate 1003 go?",
+        policy=policy,
+        window=200_000,
+        max_output=8_000,
+        summary_=replace(summary(covers_to=999), source_tokens=40_000),
+        recalled=found,
+    )
+    strong, *weak = built.recalled
+    recalled = [replace(strong, relevance=0.8), *(replace(p, relevance=0.05) for p in weak)]
+    return replace(built, recalled=recalled, recall_need=need)
+
+
+def test_a_message_the_recent_turns_cover_gets_only_passages_over_the_floor() -> None:
+    from tests.unit.core.test_request_builder import build_alone as build_request
+
+    assert build_request(_folded_inputs(0.0)).recalled_ids == (3,)
+
+
+def test_a_message_that_needs_the_folded_past_gets_passages_below_the_floor_too() -> None:
+    from tests.unit.core.test_request_builder import build_alone as build_request
+
+    assert set(build_request(_folded_inputs(1.0)).recalled_ids) == {3, 4}
+
+
+def test_the_cost_cap_holds_without_need_and_gives_way_to_it() -> None:
+    from tests.unit.core.test_request_builder import build_alone as build_request
+    from tui_chat.core.request.recall_cost import RECALL_COST_SHARE
+
+    cap = RECALL_COST_SHARE * 0.1 * 40_000  # a warm read is 0.1x on this model
+    capped = build_request(_folded_inputs(0.0, passages=120)).breakdown.sections["recall"]
+    lifted = build_request(_folded_inputs(1.0, passages=120)).breakdown.sections["recall"]
+    assert 0 < capped <= cap + 1
+    assert lifted > 2 * cap
