@@ -10,12 +10,13 @@ finishes before the next turn; its calls are billed too.
   same prompt caching (the ``window`` preset on the model's own 1M-token window, where no
   trigger is ever due). The run checks this: every chat request must hold every earlier
   message unchanged, and no summary or compaction call may have been made.
-- **Configurations**: every preset with every summarizer, on the model's own window
-  (Sonnet 4.6: 1M tokens), as a user gets them, plus the default preset with the other of
-  the ``cost`` and ``tokens`` triggers, to show what its trigger is worth.
-- **Every request is billed**: uncached input, cache writes (1.25x), cache reads (0.1x)
-  and output tokens, each request at the prices of the model it names (chat on Sonnet,
-  summaries on whatever model the summarizer used).
+- **Configurations**: every preset with every summarizer, on the model's own window (the
+  default model, Sonnet 5.5: 1M tokens), as a user gets them, plus the default preset with
+  the other of the ``cost`` and ``tokens`` triggers, to show what its trigger is worth.
+- **Every request is billed**: uncached input, cache writes, cache reads and output tokens,
+  each request at the card of the model it names (``docs/models.md``: chat on Sonnet 5.5,
+  whose reads are 0.05x of input; summaries on whatever model the summarizer used, Haiku
+  5.5 with its long-prompt tier for a standalone one).
 - **Cache expiry**: before each turn a virtual clock (the fake server's cache clock)
   advances by a pause drawn from a seeded mixture: 75 % "reading and typing", log-normal
   with a median of 50 s (sigma 0.9, capped at 30 min); 25 % "a break", uniform between 5
@@ -53,7 +54,8 @@ from benchmarks.datagen import TextMaker
 GROUP = "cost"
 TURNS = 200
 QUICK_TURNS = 60
-CHAT_MODEL = "claude-sonnet-4-6"
+CHAT_MODEL = "claude-sonnet-5-5"
+"""The default chat model (``tui_chat.config.DEFAULT_MODEL``)."""
 SUMMARIZERS = ("extractive", "claude", "server")
 TARGET_REDUCTION = 65.0
 QUALITY_WINDOW = 4_000
@@ -168,6 +170,7 @@ def _price(request: Any) -> float:
             cache_creation_1h_input_tokens=int(
                 (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens", 0)
             ),
+            speed="fast" if usage.get("speed") == "fast" else "",
         ),
     )
 

@@ -1,5 +1,5 @@
 """Retrieval probes over LoCoMo turns: what recall is measured against, at the same token
-budget. :class:`StrongBm25Probe` is the reference (issue 18); :class:`Bm25Probe`, a plain BM25,
+budget. :class:`StrongBm25Probe` is the reference; :class:`Bm25Probe`, a plain BM25,
 is kept as one extra row.
 """
 
@@ -211,7 +211,7 @@ STOP_WORDS = frozenset(
 
 
 class StrongBm25Probe:
-    """A good plain search, the reference recall must beat (issue 18): Okapi BM25 over single
+    """A good plain search, the reference recall must beat: Okapi BM25 over single
     turns with stop words dropped and Snowball (Porter 2) stems (PyStemmer), each turn's score
     smoothed with half of each direct neighbour's score (a question's words often sit in the turn
     before the fact). :meth:`selection` fills a token budget with the best turns in rank

@@ -364,7 +364,7 @@ CODING_POINTS: tuple[tuple[int | None, int | None], ...] = (
 """Identifier retention at ``(context window, working budget)`` (``None``: the default): at the
 default budget, at 64k and 32k budgets, and at an 8k window."""
 TARGET_RETENTION = 95.0
-"""Issue 18: identifier retention ≥ 95 % on the coding session at the default budget."""
+"""Identifier retention ≥ 95 % on the coding session at the default budget."""
 
 
 def coding_rows(

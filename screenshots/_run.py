@@ -25,10 +25,17 @@ Scene = Callable[[Any], Awaitable[None]]
 
 
 async def shoot(
-    out: Path, stem: str, seed: Seed, scene: Scene, *, reply_text: str | None = None
+    out: Path,
+    stem: str,
+    seed: Seed,
+    scene: Scene,
+    *,
+    reply_text: str | None = None,
+    settle: bool = True,
 ) -> list[Path]:
     """Seed a fresh home, run the app on the seeded conversation, play ``scene`` and save
-    ``<stem>.svg`` (and its PNG) in ``out``; returns the files."""
+    ``<stem>.svg`` (and its PNG) in ``out``; returns the files. ``settle``: wait for the app's
+    workers first (not while the scene holds a reply, e.g. on an approval prompt)."""
     from screenshots.generate import to_png
     from tests.fakes.fake_anthropic import FakeAnthropic
     from tui_chat.config import load_config
@@ -48,7 +55,8 @@ async def shoot(
         app = ChatApp(load_config(), conversation_ref=shown, cursor_blink=False)
         async with app.run_test(size=SIZE) as pilot:
             await scene(pilot)
-            await pilot.app.workers.wait_for_complete()
+            if settle:
+                await pilot.app.workers.wait_for_complete()
             await pilot.pause()
             svg = Path(app.save_screenshot(f"{stem}.svg", str(out)))
     return [svg, *to_png([svg])]

@@ -200,9 +200,9 @@ SHOTS: list[tuple[str, Step]] = [
 """(file stem, what to do before the shot), in order: each step starts where the last ended."""
 
 OWN_CONVERSATION = ("thinking-web", "recall-cites", "branches")
-"""Scenes made in a conversation of their own (issue 19: thinking opened with a web search and
+"""Scenes made in a conversation of their own (thinking opened with a web search and
 its results, ``screenshots/thinking_web.py``; a reply citing recalled messages with its
-chips, ``screenshots/recall_cites.py``; issue 20's branches of one conversation,
+chips, ``screenshots/recall_cites.py``; the branches of one conversation,
 ``screenshots/branches.py``), after the demo's."""
 
 

@@ -93,3 +93,30 @@ def test_a_failed_prompt_is_left_out_of_the_summary_as_of_requests(
     assert "third question" in json.dumps(summary_calls[-1])  # the span was summarised
     shown = js(run(isolated_env, "summary", conv, str(version["version"]), "--json"))
     assert "doomed prompt" not in shown["text"]
+
+
+def test_an_imported_copys_usage_is_shown_apart_not_counted_as_new_spend(
+    isolated_env: Path, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    assert run(isolated_env, "send", "--new", "first question", fake=fake_anthropic).returncode == 0
+    for text in ("second question", "third question"):
+        assert run(isolated_env, "send", text, fake=fake_anthropic).returncode == 0
+    conv = js(run(isolated_env, "list", "--json"))[0]["id"]
+    assert run(isolated_env, "set", conv, "keep_recent", "2").returncode == 0
+    assert run(isolated_env, "compact", conv, fake=fake_anthropic).returncode == 0
+    before = js(run(isolated_env, "usage", "--json"))
+    assert before["total_usd"] > 0 and before["imported"]["usd"] == 0
+    exported = tmp_path / "copy.json"
+    assert run(isolated_env, "export", conv, "-o", str(exported)).returncode == 0
+    assert run(isolated_env, "import", str(exported)).returncode == 0
+    after = js(run(isolated_env, "usage", "--json"))
+    assert after["total_usd"] == before["total_usd"]  # before: the copy's spend added again
+    assert after["imported"]["usd"] == before["total_usd"]
+    calls = sum(r["summary_calls"] for r in before["rows"])
+    assert after["imported"]["summary_calls"] == calls
+    text = run(isolated_env, "usage").stdout
+    assert "imported copies: $" in text and "not counted above" in text
+    # What is sent in the copy after its import is new spend.
+    copy = next(c["id"] for c in js(run(isolated_env, "list", "--json")) if c["id"] != conv)
+    assert run(isolated_env, "send", "-c", copy, "more", fake=fake_anthropic).returncode == 0
+    assert js(run(isolated_env, "usage", "--json"))["total_usd"] > after["total_usd"]

@@ -1,6 +1,6 @@
 """Compact folds everything due, per-kind retention in ``summary --json``, a summary that would wipe
 the history is never activated, and at small windows the gauge, the trigger and the fit check use
-one figure and compaction runs before a turn is left out (issue 10 end to end).
+one figure and compaction runs before a turn is left out.
 
 CLI tests run the real ``tui-chat`` process against the local Anthropic-compatible server.
 """
@@ -163,7 +163,8 @@ async def test_gauge_trigger_and_fit_check_agree_and_compaction_runs_before_a_dr
                     await service.conversations.resolve(conv.id)
                 )
                 sums = [
-                    (x.status, x.error) for x in await service._store.summaries.versions(conv.id)
+                    (x.status, x.error)
+                    for x in await engine_of(service).store.summaries.versions(conv.id)
                 ]
                 assert plan_boundary(policy, raw[:-1], manual=True) == 0, (preset, i, sums)
                 assert any("left out" in w for w in b.warnings)

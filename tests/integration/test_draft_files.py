@@ -1,4 +1,4 @@
-"""Files alone are a message, and files belong to the draft (issue 22 items 2 and 8)."""
+"""Files alone are a message, and files belong to the draft."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Attachments through the Files API (issue 19 item 6), through the real SDK against the local
+"""Attachments through the Files API, through the real SDK against the local
 server (``tests/fakes/fake_files.py``): uploaded once by content hash, named by ``file_id``; inline
 base64 on an endpoint without the Files API; a lost id uploaded again; exports keep the bytes."""
 

@@ -18,6 +18,7 @@ import pytest
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration import test_files_api
 from tests.integration.test_files_api import Chat, media, uploads
+from tests.seam import engine_of
 from tui_chat.engine.attachments import read_attachment
 from tui_chat.engine.events import FileUploading
 from tui_chat.llm import files
@@ -55,7 +56,7 @@ async def test_a_hanging_upload_times_out_is_announced_and_goes_inline(
     assert notes[-1].problem is not None and "sent inline" in notes[-1].problem
     assert _inline(fake_anthropic, chat)
     # A timeout is this time's trouble, not the endpoint's: the next send uploads again.
-    assert await chat.service._store.file_ids.supported(fake_anthropic.base_url) is None
+    assert await engine_of(chat.service).store.file_ids.supported(fake_anthropic.base_url) is None
 
 
 async def test_a_hanging_upload_is_cancelled_with_the_send(

@@ -1,4 +1,4 @@
-"""Import restores what export wrote (issue 22 item 9): a JSON export imported back is the same
+"""Import restores what export wrote: a JSON export imported back is the same
 conversation — messages as stored, pins, every summary version with the one in force, where a
 fork came from — and the same file imported again is refused unless forced."""
 

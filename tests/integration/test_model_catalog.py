@@ -1,4 +1,4 @@
-"""The models' own limits (issue 19 item 5): ``GET /v1/models`` read, kept in the database,
+"""The models' own limits: ``GET /v1/models`` read, kept in the database,
 refreshed at most daily and on demand; the model table as the fallback.
 
 Field names follow the Models API reference ("List Models", platform.claude.com/docs/en/api,

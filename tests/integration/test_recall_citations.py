@@ -1,4 +1,4 @@
-"""Cited recall (issue 19 item 3): recalled passages go as ``search_result`` blocks, a reply's
+"""Cited recall: recalled passages go as ``search_result`` blocks, a reply's
 citations of them are stored, shown as ``[#id]`` chips, exported, and a key jumps to them.
 
 Shapes follow Claude's "Search results" docs as read on 2026-11-26 (see

@@ -1,4 +1,4 @@
-"""Requests recorded before a refactor are byte-identical after it (issue 21, "Done means").
+"""Requests recorded before a refactor are byte-identical after it.
 
 Each case replays a session message by message into a store under one configuration (every
 preset, the seed-000 single user message, a small window that makes turns give way), builds

@@ -1,4 +1,4 @@
-"""Refusals (issue 19 item 4): ``stop_reason: "refusal"`` with ``stop_details``.
+"""Refusals: ``stop_reason: "refusal"`` with ``stop_details``.
 
 Built on Claude's docs page "Handle streaming refusals"
 (platform.claude.com/docs/en/test-and-evaluate/strengthen-guardrails/handle-streaming-refusals):

@@ -1,4 +1,4 @@
-"""One retention figure per version (issue 18, item 5): the identifiers of the covered messages
+"""One retention figure per version: the identifiers of the covered messages
 found in what the request actually sends for the version (summary + ledger), and the same
 figure in ``summaries``, ``summary`` (text and ``--json``) and the engine's versions."""
 

@@ -1,4 +1,4 @@
-"""Thinking and web search/fetch (issue 19 items 1 and 2), through the real SDK.
+"""Thinking and web search/fetch, through the real SDK.
 
 What the requests and blocks look like follows Claude's docs as read on 2026-11-26 (see
 ``tui_chat/core/reply_options.py`` and ``tui_chat/core/web.py``); the fake server

@@ -184,3 +184,40 @@ async def test_a_megabyte_result_is_stored_whole_and_sent_cut(
     sent = fake_anthropic.message_requests[-1].body["messages"][-1]["content"][0]
     assert "elapsed_ms" not in sent and sent["tool_use_id"] == stored["tool_use_id"]
     assert len(sent["content"][0]["text"]) < 50_000 and "cut" in sent["content"][0]["text"]
+
+
+async def test_tool_turns_export_import_search_and_compact_without_splitting_a_pair(
+    make_service: Make, fake_anthropic: FakeAnthropic, tmp_path: Any
+) -> None:
+    service = await _service(make_service)
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "summarizer", "extractive")
+    fake_anthropic.push_tool_use("t__big", {"size": 3000}, text="Reading the file list.")
+    fake_anthropic.push_reply("The list names /tmp/big/file.txt and id-4242 many times.")
+    await service.send(conv.id, "list the big file", approve=allow)
+    for i in range(6):
+        await service.send(conv.id, f"plain question number {i} about the deployment plan")
+    history = await service.messages.history(conv.id)
+    # Recall's index holds the result's text.
+    hits = await service.messages.search("abcdefghij", conversation_id=conv.id)
+    assert any(hit.message_id == history[2].id for hit in hits)
+    # Exported and imported with every call and result.
+    path = tmp_path / "tools.json"
+    path.write_text(await service.transfer.export(conv.id, "json"))
+    copy = await service.transfer.import_file(path)
+    copied = await service.messages.history(copy.id)
+    assert [b["type"] for m in copied for b in m.content if "tool" in b["type"]] == [
+        "tool_use",
+        "tool_result",
+    ]
+    _paired(copied)
+    # A fold ends between whole turns: never after a tool_use without its result.
+    summary = await service.summaries.compact(conv.id)
+    ids = [m.id for m in history]
+    covered = ids.index(summary.covers_to_message_id)
+    assert not history[covered].has_tool_use
+    assert covered + 1 >= len(history) or not history[covered + 1].has_tool_result
+    ledger = json.dumps(summary.ledger)
+    assert "/tmp/big/file.txt" in ledger or "id-4242" in ledger
+    fake_anthropic.push_reply("ok")
+    assert (await service.send(conv.id, "and now?")).error is None  # still well formed

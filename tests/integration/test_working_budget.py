@@ -219,7 +219,8 @@ class TestRecallEarnsItsPlace:
                     text=text,
                     token_count=engine_of(service).counter.count(text),
                 )
-        await service.summaries.compact(conv.id)
+        # Folded as a send past the budget folds it: a compact the user asks for is not capped.
+        await engine_of(service).worker.compact(conv.id, trigger="auto")
         return conv.id
 
     @pytest.mark.parametrize("model", ["claude-sonnet-5", "claude-sonnet-5-5"])
@@ -318,7 +319,8 @@ class TestWhatAFoldKeeps:
     def test_a_fold_keeps_the_newest_share_of_the_budget_verbatim(self) -> None:
         """Each token kept verbatim is read again every turn until the next fold and written
         again at it: the default keeps the newest 15 % of the budget (measured on the long
-        session, benchmarks/RESULTS.md issue 18 session 5), whole turns only."""
+        session, benchmarks/history/RESULTS-2026-11.md, "The working budget: session 5"),
+        whole turns only."""
         from tui_chat.core.models import Message
         from tui_chat.core.request.budget import for_window
         from tui_chat.core.triggers import plan_boundary

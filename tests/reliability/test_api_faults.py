@@ -1,5 +1,4 @@
-"""API faults for replies and for summaries, through the real SDK and the local server (issue 6,
-item 1).
+"""API faults for replies and for summaries, through the real SDK and the local server.
 
 For every fault a reply can meet: the user's message is stored, a cut-off reply is stored
 ``incomplete`` with the text that arrived (``error`` when nothing did), the engine and the CLI

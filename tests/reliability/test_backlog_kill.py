@@ -1,4 +1,4 @@
-"""``kill -9`` of a real ``tui-chat compact`` folding a backlog, then a rerun (issue 14 item 5).
+"""``kill -9`` of a real ``tui-chat compact`` folding a backlog, then a rerun.
 
 A conversation of a few thousand messages is made with ``tui-chat import`` (in the test's process);
 its backlog is folded by ``tui-chat compact`` in committed versions of :data:`STEP` messages each

@@ -1,6 +1,6 @@
 """Bad settings, existing files and symlinks, failed writes, read-only and full disks, a
-broken search index and an oversized message, through the ``tui-chat`` command
-(issue 12, items 6, 8, 9, 10 and 11). What is about a process (a file-size limit, dropped
+broken search index and an oversized message, through the ``tui-chat`` command.
+What is about a process (a file-size limit, dropped
 capabilities, a start-up on what was left) runs in a real one, and each sweep runs one case's
 commands in real processes; the other steps run the same command in the test's process
 (``run_here``: no start-up to pay).
@@ -97,7 +97,7 @@ def _run_limited(
     )
 
 
-# -- item 6: settings on import -------------------------------------------------------------
+# -- settings on import ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -157,7 +157,7 @@ def test_a_conversation_with_invalid_settings_still_opens_and_says_how_to_fix_it
     assert run_here(home, "context", cid).stderr == ""
 
 
-# -- item 8: exports and backups ------------------------------------------------------------
+# -- exports and backups ---------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -233,7 +233,7 @@ def test_a_failed_write_leaves_nothing_and_keeps_the_old_file(
     assert not missing.parent.exists()
 
 
-# -- item 9: read-only places, a directory as the database, a full disk -----------------------
+# -- read-only places, a directory as the database, a full disk ------------------------------------
 
 
 class _User:
@@ -338,7 +338,7 @@ def test_a_full_disk_names_the_database(isolated_env: Path, tmp_path: Path) -> N
     assert run_here(home, "show", "last").returncode == 0
 
 
-# -- item 10: the search index --------------------------------------------------------------
+# -- the search index ------------------------------------------------------------------------------
 
 
 def _messages(db: Path) -> list[tuple[object, ...]]:
@@ -396,7 +396,7 @@ def test_recall_with_a_dropped_index_still_sends(
     assert sent.returncode == 0, sent.stderr
 
 
-# -- item 11: a message bigger than the window ----------------------------------------------
+# -- a message bigger than the window --------------------------------------------------------------
 
 
 def test_a_message_bigger_than_the_window_is_refused_and_kept(

@@ -1,5 +1,4 @@
-"""Damaged databases, databases from a newer tui-chat, bad config files (issue 6, item 4, second
-half).
+"""Damaged databases, databases from a newer tui-chat, bad config files.
 
 A database that is damaged (interior pages overwritten, truncated, header or magic broken, not
 SQLite at all) or was written by a newer schema: every command either works from what is

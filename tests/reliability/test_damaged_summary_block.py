@@ -1,4 +1,4 @@
-"""A damaged or changed server-compaction block (issue 23, item 5).
+"""A damaged or changed server-compaction block.
 
 Malformed JSON in ``summaries.compaction_block`` no longer crashes whatever reads the version
 (the TUI at start, ``show``, ``versions``): the version is read as its text summary and

@@ -1,4 +1,4 @@
-"""A full disk (or a read-only folder holding a WAL) is not a broken database (issue 23, item 3).
+"""A full disk (or a read-only folder holding a WAL) is not a broken database.
 
 On a small tmpfs filled to the last byte, with no ``-wal``/``-shm`` beside the database (its
 last user closed it) or with a reply left ``streaming`` and its WAL (its last user died):

@@ -1,4 +1,4 @@
-"""Hostile text everywhere text goes in, and hostile import files (issue 6, item 4, first half).
+"""Hostile text everywhere text goes in, and hostile import files.
 
 Huge pastes, NUL bytes, lone surrogates, ANSI/OSC escape sequences and Rich/Textual markup in
 user text, model text, titles, search queries and imported files: stored (cleaned only of what

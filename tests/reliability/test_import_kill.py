@@ -1,4 +1,4 @@
-"""``kill -9`` during an import leaves nothing behind, with real processes (issue 23, item 6).
+"""``kill -9`` during an import leaves nothing behind, with real processes.
 
 While an import runs its conversation is hidden (the list and ``last`` never show a partial
 one); a process killed mid-import leaves a conversation and attached files that the next open

@@ -1,4 +1,4 @@
-"""``kill -9`` of real tui-chat processes at random points, then restart (issue 6, item 2).
+"""``kill -9`` of real tui-chat processes at random points, then restart.
 
 A standalone fake server (its own process, so it outlives the killed clients) streams slowly.
 Each iteration starts a real ``tui-chat`` process and kills it with SIGKILL either after a

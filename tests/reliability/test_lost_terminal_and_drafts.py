@@ -1,5 +1,5 @@
 """A sent prompt never comes back as the draft, and a TUI that loses its terminal ends:
-real processes in a real pseudo-terminal (issue 23, items 1 and 2).
+real processes in a real pseudo-terminal.
 
 - a prompt typed, paused on (so it is kept as the draft) and sent never comes back to the
   composer: after the reply, ``kill -9`` or SIGHUP leaves no draft behind;

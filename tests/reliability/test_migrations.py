@@ -1,4 +1,4 @@
-"""A database written by every earlier schema version opens with every row intact (issue 6, item 6).
+"""A database written by every earlier schema version opens with every row intact.
 
 Data-driven: each ``fixtures/schema_vN.db`` (made by ``fixtures/make_schema_fixture.py N``
 with the real migration code of version N, then committed) is copied, opened with today's
@@ -103,7 +103,7 @@ def test_fixture_is_what_its_script_makes(fixture: Path, tmp_path: Path) -> None
 
 def _settled(row: dict[str, Any]) -> dict[str, Any]:
     """A message row as opening the database leaves it: a reply a dead process left
-    ``streaming`` ends ``incomplete``, saying why (issue 12, item 7); the rest is unchanged."""
+    ``streaming`` ends ``incomplete``, saying why; the rest is unchanged."""
     if row.get("status") != "streaming":
         return row
     return {**row, "status": "incomplete", "error": ORPHAN_ERROR}

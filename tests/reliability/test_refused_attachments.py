@@ -1,4 +1,4 @@
-"""Attachments the API would refuse are refused first, on what it counts (issue 23, item 4).
+"""Attachments the API would refuse are refused first, on what it counts.
 
 Real files: images drawn by Pillow (noise, so PNG cannot shrink them), PDFs written by pypdf
 and one whose page tree sits in a compressed object stream. The API counts an image's 5 MB on

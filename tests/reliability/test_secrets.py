@@ -1,4 +1,4 @@
-"""The API key never lands anywhere, and tui-chat's files are private (issue 6, item 5).
+"""The API key never lands anywhere, and tui-chat's files are private.
 
 A whole session runs in real processes with a marker key (the paths that echo a second key run in
 the test's process) — replies, a gateway that echoes the key back in an error, an SSE error event

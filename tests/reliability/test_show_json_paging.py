@@ -1,5 +1,5 @@
 """``show --json`` reads and writes a page of messages at a time — the same JSON as before, without
-ever holding the whole conversation (memory flat in its length) (issue 23, item 7, part).
+ever holding the whole conversation (memory flat in its length).
 """
 
 from __future__ import annotations

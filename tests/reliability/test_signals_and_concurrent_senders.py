@@ -1,4 +1,4 @@
-"""Signals, broken pipes and concurrent senders, with real processes (issue 12, items 7 and 12).
+"""Signals, broken pipes and concurrent senders, with real processes.
 
 - SIGTERM/SIGHUP to a CLI ``send`` or to the TUI (closing its terminal) and a reader that goes
   away (``tui-chat send … | head -c 10``) keep every character that arrived, end the reply
@@ -104,7 +104,7 @@ def _read_some(process: subprocess.Popen[bytes], wanted: int) -> bytes:
     return received
 
 
-# -- item 7: signals and pipes --------------------------------------------------------------
+# -- signals and pipes -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
@@ -273,7 +273,7 @@ def test_a_signal_to_the_tui_keeps_what_arrived(
     assert str(reply["text"]) and REPLY.startswith(str(reply["text"]))
 
 
-# -- item 12: concurrent senders ------------------------------------------------------------
+# -- concurrent senders ----------------------------------------------------------------------------
 
 
 def test_concurrent_senders_take_turns(

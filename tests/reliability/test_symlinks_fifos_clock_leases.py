@@ -1,6 +1,6 @@
 """A symlink says where it points, a FIFO is named as one (and never read), a lease left by a clock
 far ahead does not block senders for ever, directories tui-chat creates are 0700, ``send -c ""`` is
-refused, and ``show``/``list`` print on a non-UTF-8 stdout (issue 23, item 8, the smaller ones).
+refused, and ``show``/``list`` print on a non-UTF-8 stdout.
 """
 
 from __future__ import annotations

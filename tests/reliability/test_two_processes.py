@@ -1,5 +1,4 @@
-"""Two tui-chat processes on one database, sending and compacting at the same time (issue 6, item
-3).
+"""Two tui-chat processes on one database, sending and compacting at the same time.
 
 Two workers each run real ``tui-chat`` processes back to back against one database and one
 conversation — sends (whose replies trigger automatic compactions), manual compactions, and

@@ -1,5 +1,5 @@
 """Typed actions: every key binding, palette entry and help line of ``tui/actions.py``
-resolves to a callable ``action_*`` method of the class that carries it (issue 21 item 4).
+resolves to a callable ``action_*`` method of the class that carries it.
 
 An action named by a string no class defines would do nothing when its key is pressed; this
 test names the class of each part of the app and resolves every string against it.

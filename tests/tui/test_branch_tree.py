@@ -1,4 +1,4 @@
-"""Branches within a conversation through the real TUI (issue 20 item 2): an edit is a
+"""Branches within a conversation through the real TUI: an edit is a
 sibling in the same list entry, ‹ n/m › on the prompt where they part, ``[`` / ``]`` switch in
 place (focus and composer text stay), and the next request follows the path on screen."""
 

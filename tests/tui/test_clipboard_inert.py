@@ -1,5 +1,5 @@
 """Copying a hostile reply never puts raw escape sequences on the clipboard; the copy shows them as
-visible stand-ins, as the screen does (issue 23, item 8, N25).
+visible stand-ins, as the screen does.
 """
 
 from __future__ import annotations

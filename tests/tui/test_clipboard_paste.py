@@ -1,4 +1,4 @@
-"""Pilot tests of ``ctrl+v`` (issue 20 item 1): the clipboard's image is attached to the draft,
+"""Pilot tests of ``ctrl+v``: the clipboard's image is attached to the draft,
 its text is pasted when it holds no image, and with no clipboard tool a message names the one to
 install. The clipboard is a stand-in ``wl-paste`` (a small script) first on ``PATH``."""
 

@@ -49,10 +49,10 @@ BRANCHING_NAMES = [
     "Previous version",
     "Next version",
 ]
-"""Issue 13's palette commands (issue 20's Paste image and branch versions, issue 22's Remove
-attached file), after the design's."""
+"""The palette commands added after the design's (Paste image, the branch versions, Remove
+attached file among them)."""
 RECALL_NAMES = ["Go to cited message"]
-"""Issue 19's cited recall (run on the app: it selects in the chat pane)."""
+"""Cited recall (run on the app: it selects in the chat pane)."""
 
 
 def _cards(timeline: SummaryTimeline) -> list[SummaryCard]:

@@ -1,6 +1,6 @@
 """Copy one message or a range of messages as Markdown (``m`` in navigation mode;
 ``shift+up``/``shift+down`` or ``v`` then moves make the range), and Textual's mouse selection in
-the chat pane copied with ``ctrl+c`` (issue 20 items 4 and 5).
+the chat pane copied with ``ctrl+c``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Pilot tests of files attached to the draft (issue 22 items 2 and 8): files alone are a
+"""Pilot tests of files attached to the draft: files alone are a
 message, a refused send gives its files back, the files stay with the draft across
 conversation switches and a restart, and backspace at the start of the composer removes one."""
 

@@ -64,7 +64,7 @@ async def test_e_edits_a_prompt_and_sending_it_makes_a_fork(
         assert [m.text for m in await service.messages.history(parent.id)] == [
             m.text for m in stored
         ]
-        # The list shows both as one entry (issue 20 item 2), opening the edited branch.
+        # The list shows both as one entry, opening the edited branch.
         listed = app.query_one(ConversationList).conversations
         assert [i.conversation.id for i in listed] == [fork_id]
 

@@ -1,4 +1,4 @@
-"""Free scrolling while a reply streams (issue 20 item 6): scrolled up, the chat stays where the
+"""Free scrolling while a reply streams: scrolled up, the chat stays where the
 user reads while text arrives below; a marker says there is new text below; ``end`` (in the
 messages, or in the composer at the end of its line) or a click on the marker follows again.
 

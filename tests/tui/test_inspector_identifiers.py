@@ -1,4 +1,4 @@
-"""The summary inspector shows identifier retention per kind and what was not kept (issue 10)."""
+"""The summary inspector shows identifier retention per kind and what was not kept."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ async def test_inspector_lists_retention_per_kind_and_the_identifiers_lost(
 async def test_timeline_card_inspector_figures_and_identifiers_tab_show_one_figure(
     service: ChatService, tmp_path: Path
 ) -> None:
-    """Issue 18: the timeline said ``0/124 (0%)`` while the Identifiers tab said ``175/175``."""
+    """The timeline said ``0/124 (0%)`` while the Identifiers tab said ``175/175``."""
     conversation = await seed_demo(service, tmp_path)
     summaries = {s.version: s for s in await service.summaries.versions(conversation.id)}
     kept = (await service.summaries.retention(conversation.id, summaries[2])).to_json()

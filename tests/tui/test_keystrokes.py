@@ -1,4 +1,4 @@
-"""Every keystroke lands where it was meant (issue 22, items 3, 4, 5).
+"""Every keystroke lands where it was meant.
 
 Keys are queued at once on the app's driver, faster than the app drains them, as a fast typist
 or a loaded machine delivers them: printable keys are text unless navigation mode (``f5``) is

@@ -1,4 +1,4 @@
-"""Pilot tests of issue 12's smaller TUI items: toasts, centred prompts, the footer after a
+"""Pilot tests of the smaller TUI: toasts, centred prompts, the footer after a
 reply, compacting with nothing to compact, the palette's Screenshot, unarchiving, drafts.
 """
 
@@ -173,7 +173,7 @@ async def test_palette_screenshot_works_in_a_fresh_home(
         saved = list(export_dir.glob("*.svg"))
         assert len(saved) == 1
         assert saved[0].read_text().startswith("<svg")
-        assert saved[0].stat().st_mode & 0o777 == 0o600  # private, like exports (issue 22)
+        assert saved[0].stat().st_mode & 0o777 == 0o600  # private, like exports
         assert any(str(saved[0]) in n.message for n in app._notifications)
 
 

@@ -1,4 +1,4 @@
-"""Pilot test of issue 22 item 7: what another process writes shows up in a running TUI — a new
+"""Pilot test: what another process writes shows up in a running TUI — a new
 conversation and its count in the list, new messages in the open conversation — and nothing it
 does reaches the user as an error."""
 

@@ -1,5 +1,5 @@
-"""A conversation with invalid settings opens (items 6), a message bigger than the usable window is
-refused and stays in the composer (item 11) (issue 12 in the TUI).
+"""A conversation with invalid settings opens, a message bigger than the usable window is
+refused and stays in the composer.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Paging the chat pane's window keeps the place on screen (issue 22, items 12 and 14).
+"""Paging the chat pane's window keeps the place on screen.
 
 A page mounted above the view is laid out after it is mounted (Textual builds each Markdown
 document's blocks after the widget is in, and lays them out on a later frame): what was at the

@@ -1,4 +1,4 @@
-"""Smaller things people notice (issue 22, item 11): escape closes a panel before it cancels a
+"""Smaller things people notice: escape closes a panel before it cancels a
 reply, f4 opens the active version, a key clears the composer."""
 
 from __future__ import annotations

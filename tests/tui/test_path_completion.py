@@ -1,4 +1,4 @@
-"""``@path`` completion in the composer (issue 20 item 7): typing ``@`` lists the paths under the
+"""``@path`` completion in the composer: typing ``@`` lists the paths under the
 working directory, ``tab``/``enter`` accepts (a folder goes on listing, a file is attached and
 its ``@path`` stays in the text), hidden entries only when asked for, huge folders cut short."""
 

@@ -1,4 +1,4 @@
-"""Work queued for "after the next frame" while a prompt is on top (issue 22 item 14).
+"""Work queued for "after the next frame" while a prompt is on top.
 
 Textual hands an after-refresh callback to the screen that is current when the callback's
 message is handled; a prompt taken off the stack around its next frame can leave with it

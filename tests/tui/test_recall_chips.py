@@ -1,4 +1,4 @@
-"""Cited recall in the TUI (issue 19 item 3): a reply citing recalled messages shows ``[#id]``
+"""Cited recall in the TUI: a reply citing recalled messages shows ``[#id]``
 after the cited text and chips under it; ``r`` in navigation mode (and the palette's "Go to
 cited message") selects each cited message in turn, paging it in, then the reply again."""
 

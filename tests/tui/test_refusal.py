@@ -1,4 +1,4 @@
-"""A refused reply is shown as refused, with the category the API gave (issue 19 item 4)."""
+"""A refused reply is shown as refused, with the category the API gave."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ async def test_conversation_list_new_rename_archive_delete(service: ChatService)
         assert not listing.display
         await pilot.press("ctrl+b")
         assert listing.display
-        await pilot.press("f5", "n")  # letters are commands in navigation mode (issue 22)
+        await pilot.press("f5", "n")  # letters are commands in navigation mode
         await settle(pilot)
         infos = await service.conversations.list()
         assert len(infos) == 2
@@ -117,7 +117,7 @@ async def test_search_jumps_to_the_hit(service: ChatService, tmp_path: Path) -> 
         assert screen.conversation_id == demo.id
         pane = app.query_one(ChatPane)
         assert pane.selected == target.id
-        # Typing goes on in the composer (issue 12); f5 goes to the selected hit.
+        # Typing goes on in the composer; f5 goes to the selected hit.
         assert app.focused is screen.composer
         await pilot.press("f5")
         assert app.focused is pane and pane.selected == target.id

@@ -1,4 +1,4 @@
-"""What the TUI sends is what ``tui-chat context`` builds (issue 22, item 1).
+"""What the TUI sends is what ``tui-chat context`` builds.
 
 Every request the app sends is compared with the request a fresh engine (nothing kept between
 builds, as the ``context`` command has) builds for the same conversation and draft: after a
@@ -100,8 +100,8 @@ async def test_the_request_sent_equals_context_after_a_jump_an_edit_a_fork_and_a
         await until(pilot, lambda: screen.conversation_id not in (demo.id, None))
         fork_id = screen.conversation_id
         assert fork_id is not None
-        # Gauge counts beside the send's build, as the composer's timers start them (issue 22:
-        # two builds read a new fork's tail at once and the history was sent twice; the race
+        # Gauge counts beside the send's build, as the composer's timers start them
+        # (two builds read a new fork's tail at once and the history was sent twice; the race
         # itself is pinned down by the test below).
         await asyncio.gather(screen.refresh_gauge(), screen.refresh_gauge(full=True))
         await fake_anthropic.wait_for(count + 1)

@@ -1,4 +1,4 @@
-"""Pilot tests of issue 12's TUI items: small terminals, lost keystrokes, scrolling after a
+"""Pilot tests of the TUI: small terminals, lost keystrokes, scrolling after a
 send, failed prompts, and the smaller rough edges (toasts, modals, drafts, unarchive).
 
 Widgets are found by their ids (``#composer``, ``#chat`` …) so these tests describe what a

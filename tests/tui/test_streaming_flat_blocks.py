@@ -1,5 +1,5 @@
 """A reply's lists and quotes are one widget each, drawn exactly as Textual's widgets draw them
-(issue 22 item 13: fewer widgets for the screen's layout while a reply streams), and a list
+(fewer widgets for the screen's layout while a reply streams), and a list
 that grows while it streams is updated in place."""
 
 from __future__ import annotations

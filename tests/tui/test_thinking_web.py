@@ -1,4 +1,4 @@
-"""Thinking and web search in the TUI (issue 19 items 1 and 2): the thinking streams folded and
+"""Thinking and web search in the TUI: the thinking streams folded and
 dimmed above the reply and opens with ``t``; the searches, results and cited pages are shown
 by title and domain, and ``u`` copies their links."""
 

@@ -1,5 +1,5 @@
-"""Keys typed while a reply streams wait behind as little layout as possible (issue 22 item 13;
-the figures come from ``benchmarks/tui_stream.py`` through a real terminal, not from here):
+"""Keys typed while a reply streams wait behind as little layout as possible (the figures come
+from ``benchmarks/tui_stream.py`` through a real terminal, not from here):
 a streaming reply's appends wait for the frame after a key while the user types, and a new
 gauge figure is repainted without laying the screen out again unless the gauge's height
 changes."""

@@ -1,5 +1,5 @@
 """The usage screen (f8 or the palette's "Usage and cost"): cost per day or month and model as a
-table and bars; the conversation list shows each conversation's cost (issue 20 item 3 in the TUI).
+table and bars; the conversation list shows each conversation's cost.
 """
 
 from __future__ import annotations

@@ -111,8 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.disable()
         # Textual draws at most 60 frames a second: a key's echo waits up to 16.7 ms for the
         # next one. At 120, keys typed while a reply streams were echoed sooner in each of
-        # three back-to-back pairs (p95 34.1/26.3/27.7 -> 28.7/22.0/18.5 ms at 120x36; issue 22
-        # item 13). Read when Textual is first imported; a TEXTUAL_FPS the user set wins.
+        # three back-to-back pairs (p95 34.1/26.3/27.7 -> 28.7/22.0/18.5 ms at 120x36;
+        # docs/decisions/frame-rate.md). Read when Textual is first imported; a TEXTUAL_FPS
+        # the user set wins.
         os.environ.setdefault("TEXTUAL_FPS", str(FRAMES_PER_SECOND))
         try:
             from tui_chat.tui import run_app

@@ -1,5 +1,5 @@
 """``tui-chat branches`` and ``tui-chat switch``: a conversation's branches as a tree, and
-which one opening it shows (issue 20 item 2)."""
+which one opening it shows."""
 
 from __future__ import annotations
 

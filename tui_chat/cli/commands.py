@@ -158,6 +158,8 @@ async def _reply(
         sys.stdout.flush()
     else:
         render.json_out(render.reply_json(conversation_id, outcome))
+    if outcome.notice:
+        print(f"note: {outcome.notice}", file=sys.stderr)
     # The reply is out; now let any compaction that became due finish before exiting.
     await service.finish_background()
     if outcome.error is not None:

@@ -36,6 +36,10 @@ def report_json(report: UsageReport) -> render.JsonObject:
         ],
         "totals": [{"period": p, "usd": round(usd, 6)} for p, usd in report.totals()],
         "total_usd": round(report.total_usd, 6),
+        "imported": {  # copies an import brought: spent where they were exported
+            "usd": round(report.imported_usd, 6),
+            "summary_calls": report.imported_summary_calls,
+        },
     }
 
 

@@ -1,4 +1,4 @@
-"""Branches of a conversation (issue 20 item 2): a family of stored conversations that share
+"""Branches of a conversation: a family of stored conversations that share
 their first messages, and where their paths part.
 
 Each branch is stored as its own conversation (its messages, summaries and pins: the request

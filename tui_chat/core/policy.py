@@ -39,7 +39,7 @@ class Policy:
     """``budget`` trigger: share of the budget the raw turns keep verbatim after a fold (each
     kept token is read every turn until the next fold and written again at it: 0.15 cost less
     than 0.25 on every session that folds, with the same evidence and identifiers kept,
-    ``benchmarks/RESULTS.md`` issue 18 session 5)."""
+    ``benchmarks/history/RESULTS-2026-11.md``, "The working budget: session 5")."""
     threshold_tokens: int = 8_000
     """``tokens`` trigger: compact when unsummarised tokens exceed this (seed 000)."""
     every_turns: int = 3
@@ -119,7 +119,7 @@ class Policy:
     """``cost`` trigger: turns within which a compaction must pay for itself."""
     cache_cold_share: float = 0.25
     """``cost`` trigger: share of turns that arrive after the 5-minute cache lifetime."""
-    # -- what the reply may use (issue 19 items 1-2; :mod:`tui_chat.core.reply_options`) --
+    # -- what the reply may use (:mod:`tui_chat.core.reply_options`) --
     thinking: str = "off"
     """``on`` asks for thinking (adaptive where the model supports it, else the budget form with
     :attr:`thinking_budget`); ``off`` (the default) sends no ``thinking`` parameter."""

@@ -39,8 +39,9 @@ WEIGHTS_FILE = "weights/l2_supercat_256.safetensors"
 MIN_SIMILARITY = 0.4
 """Cosine similarity a word must reach to be searched as related (``husband``/``married``
 0.55, ``religious``/``church`` 0.48). Dev LoCoMo, recall's ranking against the strong probe
-(``benchmarks/RESULTS.md``, "Issue 18 item 4: session 6"): 0.5 -> 0.45 -> 0.4 gained +0.2 /
-+0.2 / +0.8 and then +0.0 / +0.6 / +0.0 points at about 2k / 4k / 8k tokens."""
+(``benchmarks/history/RESULTS-2026-11.md``, "Recall against the strong probe: session 6"):
+0.5 -> 0.45 -> 0.4 gained +0.2 / +0.2 / +0.8 and then +0.0 / +0.6 / +0.0 points at about
+2k / 4k / 8k tokens."""
 RELEVANCE_SIMILARITY = 0.5
 """Similarity a related word must reach to count for a passage's relevance (the floor where
 recall is capped, :func:`~tui_chat.core.request.recall.related_relevance`): the figure that

@@ -152,7 +152,7 @@ class Branches:
         """Every fork by its conversation id."""
         return await self.store.forks.all()
 
-    # -- branches within a conversation (issue 20 item 2) -------------------------------------
+    # -- branches within a conversation -------------------------------------
 
     async def family(self, conversation_id: str) -> Family:
         """A conversation's family of branches (one query). Raises :class:`NotFound`."""

@@ -184,7 +184,7 @@ class _Kept:
     """The builder's timeline of the messages sent."""
     reading: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held while a window is read: two builds at once (the gauge's and a send's) would
-    otherwise both read the same rows into it (issue 22: the history sent twice)."""
+    otherwise both read the same rows into it (the history sent twice)."""
     base: BuiltRequest | None = None
     """The request without a draft built last (the gauge's), valid while :attr:`stamp` is."""
     stamp: object = None

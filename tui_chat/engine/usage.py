@@ -46,6 +46,10 @@ class UsageReport:
 
     by: Period
     rows: list[UsageRow] = field(default_factory=list)
+    imported_usd: float = 0.0
+    """What imported copies' replies and summary calls cost where they were made (shown
+    apart: not new spend)."""
+    imported_summary_calls: int = 0
 
     def totals(self) -> list[tuple[str, float]]:
         """Each period with its dollars, oldest first."""
@@ -94,7 +98,17 @@ async def usage_report(
         target.input_tokens += calls.input_tokens
         target.output_tokens += calls.output_tokens
         target.summary_usd += calls.cost_usd
-    return UsageReport(by=by, rows=[rows[key] for key in sorted(rows)])
+    copied = sum(
+        cost_usd(info_for(day.model), day.usage)
+        for day in await store.usage.replies(since, imported=True)
+    )
+    copied_calls = await store.usage.summary_calls(since, imported=True)
+    return UsageReport(
+        by=by,
+        rows=[rows[key] for key in sorted(rows)],
+        imported_usd=copied + sum(c.cost_usd for c in copied_calls),
+        imported_summary_calls=sum(c.calls for c in copied_calls),
+    )
 
 
 async def conversation_costs(

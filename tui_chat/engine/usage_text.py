@@ -67,11 +67,11 @@ def bars(report: UsageReport, width: int = BAR) -> list[tuple[str, str, str]]:
 def report_lines(report: UsageReport) -> list[str]:
     """The report as a table (a row per period and model), its total and a bar per period."""
     if not report.rows:
-        return ["no usage yet: nothing has been sent to the API"]
+        return ["no usage yet: nothing has been sent to the API", *imported_lines(report)]
     widths = (-10, -26, 7, 10, 8, 9, 9)
     lines = [_line(columns(report), widths)]
     lines += [_line(row_cells(r), widths) for r in report.rows]
-    lines += ["", f"total ${report.total_usd:.4f}", ""]
+    lines += ["", f"total ${report.total_usd:.4f}", *imported_lines(report), ""]
     lines += [f"{period:<10} {bar:<{BAR}} {amount}" for period, bar, amount in bars(report)]
     missed = [r for r in report.rows if r.cache_misses]
     if missed:
@@ -80,6 +80,17 @@ def report_lines(report: UsageReport) -> list[str]:
         reasons = ", ".join(f"{miss_line(k)} ×{n}" for k, n in sorted(r.cache_misses.items()))
         lines.append(f"{r.period:<10} {r.model:<26} {reasons}")
     return lines
+
+
+def imported_lines(report: UsageReport) -> list[str]:
+    """The imported copies' spend, apart from the total (nothing when there is none)."""
+    if not report.imported_usd and not report.imported_summary_calls:
+        return []
+    calls = report.imported_summary_calls
+    return [
+        f"imported copies: ${report.imported_usd:.4f} ({calls} summary call"
+        f"{'s' if calls != 1 else ''}), spent where they were exported: not counted above"
+    ]
 
 
 def _line(cells: tuple[str, ...], widths: tuple[int, ...]) -> str:

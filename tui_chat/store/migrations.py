@@ -188,7 +188,7 @@ MIGRATIONS: tuple[str, ...] = (
         DELETE FROM conversation_totals WHERE conversation_id = old.id;
     END;
     """,
-    # 8: each summary version's identifier ledger (issue 10): the exact identifiers of the
+    # 8: each summary version's identifier ledger: the exact identifiers of the
     # span it covers, with the ids of the messages where they occur, as JSON.
     """
     ALTER TABLE summaries ADD COLUMN ledger TEXT NOT NULL DEFAULT '[]';
@@ -280,7 +280,7 @@ MIGRATIONS: tuple[str, ...] = (
         UPDATE conversations SET revision = revision + 1 WHERE id = new.id;
     END;
     """,
-    # 14: branches (issue 20 item 2): a fork is a branch of its parent's family. ``family_id``
+    # 14: branches: a fork is a branch of its parent's family. ``family_id``
     # is the id the family's first conversation had (kept when that one is deleted);
     # ``shared`` counts the messages a branch shares with its parent (its copies, in order).
     # A fork inserted without them (tui-chat, an import) gets them from its parent; a deleted
@@ -356,7 +356,7 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE parent_id = old.id;
     END;
     """,
-    # 15: the Files API (issue 19 item 6): per endpoint (its base URL), whether it takes
+    # 15: the Files API: per endpoint (its base URL), whether it takes
     # uploads, and the ``file_id`` each attached file (by content hash) was uploaded as.
     """
     CREATE TABLE file_endpoints (

@@ -2,7 +2,7 @@
 
 SQLite reads a WAL database through a shared-memory file beside it (``-shm``), which it
 creates at the first open. On a full disk or in a read-only folder it cannot, and every
-command failed as if the file were damaged (issue 23). Here:
+command failed as if the file were damaged. Here:
 
 - a database that cannot be opened for writing (a full disk, a failing one) is opened for
   reading, and its :class:`~tui_chat.store.access.Access` says why changes cannot be saved;

@@ -83,20 +83,30 @@ class ConversationUsage:
     """The least prompt of these replies (their price tier: see :func:`summed_usage`)."""
 
 
+IMPORTED = (
+    "EXISTS (SELECT 1 FROM imports AS i WHERE i.conversation_id = row.conversation_id "
+    "AND julianday(row.created_at) < julianday(i.imported_at))"
+)
+"""Whether a row (``row``: a message or a summary version) is an imported copy: its
+conversation was imported after the row was made (its usage was spent where it was exported,
+and counted there). What is sent after the import is new spend."""
+
+
 class UsageLedger:
     """Sums of the API's usage, per day and model (a report: it reads every reply once)."""
 
     def __init__(self, sql: Sql) -> None:
         self._sql = sql
 
-    async def replies(self, since: str | None = None) -> list[DayUsage]:
-        """Replies' usage by local day and model, oldest day first (``since``: a first day)."""
+    async def replies(self, since: str | None = None, *, imported: bool = False) -> list[DayUsage]:
+        """Replies' usage by local day and model, oldest day first (``since``: a first day;
+        ``imported``: only the copies an import brought, else only the spend made here)."""
         rows = await self._sql.all(
             "SELECT date(created_at, 'localtime') AS day, IFNULL(model, ''), count(*), "
-            f"{USAGE_SUMS} FROM messages WHERE usage IS NOT NULL "
-            "AND (? IS NULL OR date(created_at, 'localtime') >= ?) "
+            f"{USAGE_SUMS} FROM messages AS row WHERE usage IS NOT NULL "
+            f"AND (? IS NULL OR date(created_at, 'localtime') >= ?) AND {IMPORTED} = ? "
             f"GROUP BY day, model, {PRICE_GROUP} ORDER BY day, model",
-            (since, since),
+            (since, since, int(imported)),
         )
         return [DayUsage(str(r[0]), str(r[1]), int(r[2]), *summed_usage(r[3:])) for r in rows]
 
@@ -113,16 +123,19 @@ class UsageLedger:
         )
         return [(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in rows]
 
-    async def summary_calls(self, since: str | None = None) -> list[DaySummaryCalls]:
-        """Summary calls by local day and model, oldest day first."""
+    async def summary_calls(
+        self, since: str | None = None, *, imported: bool = False
+    ) -> list[DaySummaryCalls]:
+        """Summary calls by local day and model, oldest day first (``imported`` as for
+        :meth:`replies`)."""
         rows = await self._sql.all(
             "SELECT date(created_at, 'localtime') AS day, call_model, count(*), "
             "sum(call_input_tokens + call_cache_read_tokens + call_cache_write_tokens), "
-            "sum(call_output_tokens), sum(call_cost_usd) FROM summaries "
+            "sum(call_output_tokens), sum(call_cost_usd) FROM summaries AS row "
             "WHERE call_model IS NOT NULL "
-            "AND (? IS NULL OR date(created_at, 'localtime') >= ?) "
+            f"AND (? IS NULL OR date(created_at, 'localtime') >= ?) AND {IMPORTED} = ? "
             "GROUP BY day, call_model ORDER BY day, call_model",
-            (since, since),
+            (since, since, int(imported)),
         )
         return [
             DaySummaryCalls(

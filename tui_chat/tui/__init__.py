@@ -33,7 +33,7 @@ def run_app(
     """
     from tui_chat.tui.terminal_watch import TerminalWatch, leave, terminal_fds
 
-    watch = TerminalWatch(terminal_fds())  # a lost terminal ends the process (issue 23)
+    watch = TerminalWatch(terminal_fds())  # a lost terminal ends the process
     watch.start()
     from tui_chat.tui.app import ChatApp
 

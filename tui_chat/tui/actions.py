@@ -229,9 +229,9 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Copy code block",
         palette_help="Copy a fenced code block of the selected message (again: the next one)",
     ),
-    "tools": TOOLS,
     "previous_version": _version(-1),
     "next_version": _version(1),
+    "tools": TOOLS,
     "usage": Action(
         "app.usage",
         "Usage",

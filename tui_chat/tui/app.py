@@ -189,8 +189,8 @@ class ChatApp(ChatHost):
             gc.freeze()
 
     async def on_event(self, event: events.Event) -> None:
-        """A key from the terminal goes where the screen says, before it is routed (issue 22:
-        letters typed while the messages have the focus are text, in the order typed)."""
+        """A key from the terminal goes where the screen says, before it is routed
+        (letters typed while the messages have the focus are text, in the order typed)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
             reply_stream.note_key()  # a streaming reply appends in the pauses of typing
             if isinstance(screen := self.screen, MainScreen):

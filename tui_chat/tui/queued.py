@@ -1,4 +1,4 @@
-"""A prompt entered while a reply still runs: it waits its turn, on its own (issue 22)."""
+"""A prompt entered while a reply still runs: it waits its turn, on its own."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Keys nothing takes are not lost: printable ones are typed into the screen's text field.
 
-The rule (issue 12): a printable key pressed where no widget consumes it and no binding of the
+The rule: a printable key pressed where no widget consumes it and no binding of the
 focused part takes it goes to the screen's text field (the composer on the main screen, the
 query on the search screen), which takes the focus. Keys typed while a screen is still opening
 reach that screen before its field has the focus, and are kept the same way.
@@ -65,7 +65,7 @@ class InOrder(_Field):
 
     Textual runs a widget's bindings only after the key has bubbled up to the App, while the
     field inserts printable keys at once: in a burst, ``Old⌫⌫⌫Trip to Lisbon⏎`` deleted the
-    end of the new text instead of the old one (issue 22). Mix in before the field's class.
+    end of the new text instead of the old one. Mix in before the field's class.
     """
 
     def passes_up(self, event: events.Key) -> bool:

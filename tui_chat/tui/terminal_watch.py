@@ -4,7 +4,7 @@ Closing a terminal window or killing its tmux session hangs up the pseudo-termin
 that has it as its controlling terminal gets SIGHUP, one started without one gets nothing; and
 Textual's input thread, reading end-of-file from the hung-up terminal, loops on it for ever
 without telling the app. Processes were found alive hours later, their database open, some
-spinning at 100 % CPU (issue 23).
+spinning at 100 % CPU.
 
 :class:`TerminalWatch` is a thread that polls the terminal four times a second. When it has hung up,
 it sends this process SIGHUP: the app's handler (``termination``) stores the streaming reply

@@ -1,4 +1,4 @@
-"""The strong BM25 probe, the reference recall is measured against (issue 18)."""
+"""The strong BM25 probe, the reference recall is measured against."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What people type stays in the ledger: ticket keys, line references, and what each is about
-(issue 18, item 5)."""
+"""What people type stays in the ledger: ticket keys, line references, and what each is about."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ TYPED = (
     "src/app/auth/session.py, and the traceback points to src/app/db.py:120 and "
     'File "worker.py", line 88, in run. Lines 10-20 of tests/test_login.py set it up; '
     "see L42 in the fixture, app/models.py#L10-L20 and ABC-12 for the schema change, "
-    "fixed upstream in octo/api#311 (issue #57)."
+    "fixed upstream in octo/api#311."
 )
 
 

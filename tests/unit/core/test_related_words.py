@@ -1,4 +1,4 @@
-"""Words related in meaning (core/related.py) and recall's hop through them (issue 18)."""
+"""Words related in meaning (core/related.py) and recall's hop through them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Branches within a conversation (issue 20 item 2) below the UI: families, divergences,
+"""Branches within a conversation below the UI: families, divergences,
 the visible branch, deleting a branch, and an older database's forks migrated."""
 
 from __future__ import annotations

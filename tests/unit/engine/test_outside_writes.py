@@ -1,4 +1,4 @@
-"""Another process writing the database (issue 22 item 7): "database is locked" never reaches
+"""Another process writing the database: "database is locked" never reaches
 the user — a write of this process while one of its reads is between steps waits for the read
 instead of failing — and the TUI sees what another process wrote."""
 

@@ -1,4 +1,4 @@
-"""Recall over a real store: relevance, chit-chat, dates (issue 18)."""
+"""Recall over a real store: relevance, chit-chat, dates."""
 
 from __future__ import annotations
 

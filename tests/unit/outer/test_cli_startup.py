@@ -41,7 +41,7 @@ def test_list_loads_neither_numpy_nor_the_html_export(tmp_path: Path) -> None:
 def test_the_tui_draws_up_to_120_frames_a_second_unless_the_user_says(
     tmp_path: Path, env_fps: str | None, expected: int
 ) -> None:
-    # Issue 22 item 13: a key's echo waits for the next frame; Textual's default is 60.
+    # A key's echo waits for the next frame; Textual's default is 60.
     code = (
         "import tui_chat.tui\n"
         "def run_app(*args, **kwargs):\n"

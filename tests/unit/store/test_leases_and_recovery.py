@@ -1,4 +1,4 @@
-"""Send leases, orphaned streams, the search index, read-only access (issue 12 in the store)."""
+"""Send leases, orphaned streams, the search index, read-only access."""
 
 from __future__ import annotations
 

@@ -317,9 +317,7 @@ class _Builder:
         """The composed run of the messages at absolute positions ``start`` to ``end``: the
         timeline's (an earlier build laid it out), else composed once for this build."""
         span = (start, end)
-        found: Composed | None = self.timeline.runs.get(span)
-        if found is None:
-            found = self.runs.get(span)
+        found: Composed | None = self.timeline.runs.get(span) or self.runs.get(span)
         if found is None:
             origin = self.timeline.origin
             pieces = self.timeline.span_pieces(start - origin, end - origin)

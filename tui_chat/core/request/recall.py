@@ -45,9 +45,9 @@ NEIGHBOUR_WEIGHT = 0.5
 NEIGHBOUR_STEPS = 2
 """How far a hit's score spreads along the conversation: a message ``k`` steps away takes
 ``NEIGHBOUR_WEIGHT ** k`` of it (the same decay at every step, no weight of its own). Dev
-LoCoMo, default minus the strong probe (``benchmarks/RESULTS.md``, "Issue 18 item 4: session
-6"): one step (the probe's own smoothing) -> two, 2k +0.8 -> +2.8, 4k +1.6 -> +2.4, 8k +1.0 ->
-+2.2 points; three steps measured the same as two."""
+LoCoMo, default minus the strong probe (``benchmarks/history/RESULTS-2026-11.md``, "Recall
+against the strong probe: session 6"): one step (the probe's own smoothing) -> two, 2k +0.8
+-> +2.8, 4k +1.6 -> +2.4, 8k +1.0 -> +2.2 points; three steps measured the same as two."""
 SECOND_HOP_WEIGHT = 0.3
 """Weight of the second-hop score next to the first hop's."""
 RELATED_WEIGHT = 0.3

@@ -210,7 +210,8 @@ def recall_blocks(entries: Sequence[tuple[Passage, str]]) -> list[ContentBlock]:
     role:``, the first of each day after its ``[date]`` line), so a citation's text names the
     message it came from. One result for all: the same passages cost no more tokens than the
     text form; a result per day cost 2 % more per request and one per message about 12
-    tokens a passage where the label costs 4 (RESULTS.md, "Issue 19 item 3").
+    tokens a passage where the label costs 4 (``benchmarks/history/RESULTS-2026-11.md``,
+    "Cited recall").
 
     Args:
         entries: ``(passage, entry text)`` pairs made with :func:`passage_entry`, any order.

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from tui_chat.core.attachments import Attachment, AttachmentError, check_request, message_text
@@ -42,6 +42,7 @@ from tui_chat.engine.send.diagnostics import refused_diagnostics, with_diagnosti
 from tui_chat.engine.send.lock import SendLock
 from tui_chat.engine.send.partial import PartialReply
 from tui_chat.engine.send.paused import stream_to_end
+from tui_chat.engine.send.text_form import block_refused, fallback_note, text_form, with_note
 from tui_chat.engine.send.tool_turns import (
     CANCELLED,
     CUT_OFF,
@@ -90,6 +91,9 @@ class SendOutcome:
     reply: Message
     error: ChatError | None
     request: BuiltRequest
+    notice: str | None = None
+    """Something the sender should hear although the reply came (the text form of a summary
+    sent where the endpoint refused its compaction block)."""
 
 
 class ChatSession:
@@ -110,6 +114,8 @@ class ChatSession:
         self.client = context.client
         self.counter = context.counter
         self.worker = worker
+        self.text_form_only = False
+        """The endpoint refused a summary's compaction block: versions are sent as text."""
         self.requests = requests
         self.policy_for = context.policy_for
         self.info_for = context.info_for
@@ -156,7 +162,7 @@ class ChatSession:
             if on_event:
                 on_event(UserMessageSaved(user))
             outcome = await self._replies(conversation_id, on_event, approve)
-        return SendOutcome(user, outcome.reply, outcome.error, outcome.request)
+        return SendOutcome(user, outcome.reply, outcome.error, outcome.request, outcome.notice)
 
     async def reply(
         self,
@@ -175,6 +181,7 @@ class ChatSession:
         turns = self.tool_turns
         try:
             outcome = await self._reply(conversation_id, on_event)
+            notice = outcome.notice  # said once, whichever round of tools follows
             for round_ in range(MAX_TOOL_ROUNDS + 1):
                 if not asks_for_tools(outcome.reply):
                     break
@@ -189,7 +196,7 @@ class ChatSession:
         except BaseException:
             await asyncio.shield(turns.close_last(conversation_id, CANCELLED, on_event))
             raise
-        return outcome
+        return replace(outcome, notice=outcome.notice or notice)
 
     def _turn(
         self, conversation_id: str, on_event: EventCallback | None
@@ -230,6 +237,8 @@ class ChatSession:
         conversation = await self.store.conversations.get(conversation_id)
         policy = self.policy_for(conversation)
         summary = await self.store.summaries.active(conversation_id)
+        if self.text_form_only:  # the endpoint refused a compaction block (send/text_form)
+            summary = text_form(summary)
         built = await self.requests.build_with(conversation, policy, summary, None)
         if self.client.has_key and (
             not built.fits
@@ -249,6 +258,7 @@ class ChatSession:
         if on_event:
             on_event(ReplyStarted(reply))
         chunks: list[str] = []
+        notice: str | None = None  # the text form sent for a refused compaction block
         partial = PartialReply()
         last_flush = time.monotonic()
 
@@ -310,6 +320,21 @@ class ChatSession:
                     result = await stream_to_end(
                         self.client, request, on_text, on_thinking, on_block
                     )
+                if block_refused(result, request) and (
+                    (active := await self.store.summaries.active(conversation_id)) is not None
+                ):  # an endpoint without server compaction: the version's text form instead
+                    self.text_form_only = True
+                    notice = fallback_note(active, result.error.message if result.error else "")
+                    built = await self.requests.build_with(
+                        conversation, policy, text_form(active), None
+                    )
+                    built = with_note(built, notice)
+                    request = built.request
+                    if built.attachments:
+                        request = await self.files.expand(built.request)
+                    result = await stream_to_end(
+                        self.client, request, on_text, on_thinking, on_block
+                    )
                 if result.error is not None:  # a refused file or summary block is named
                     result.error = await explain_refusal(
                         self.store, conversation_id, result.error, built.request
@@ -334,7 +359,7 @@ class ChatSession:
         # never cuts the calibration or the compaction poke short.
         finish = self._finish(conversation, reply, result, built, on_event)
         finished = await asyncio.shield(finish)
-        return SendOutcome(None, finished, result.error, built)
+        return SendOutcome(None, finished, result.error, built, notice)
 
     async def _emergency(
         self, conversation: Conversation, policy: Policy, built: BuiltRequest
@@ -344,6 +369,8 @@ class ChatSession:
         with contextlib.suppress(CompactionError):
             await self.worker.compact(conversation.id, trigger="emergency")
         summary = await self.store.summaries.active(conversation.id)
+        if self.text_form_only:
+            summary = text_form(summary)
         # The builder drops the oldest raw turns if even this does not fit.
         return await self.requests.build_with(conversation, policy, summary, None)
 

@@ -301,7 +301,7 @@ class BranchView(ChatView):
         """Put the prompt (and its files) in the composer; sending makes a fork.
 
         The text and the focus move at once, so keys typed right after ``e`` add to the
-        prompt (issue 22); its files follow when read.
+        prompt; its files follow when read.
         """
         message = request.message
         self.tray.start_edit(message.id)

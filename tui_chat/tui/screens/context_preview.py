@@ -71,7 +71,7 @@ def _cache_mark(blocks: list[Any]) -> str:
 def message_labels(
     request: dict[str, Any], sent: Sequence[Message], *, new_message: bool
 ) -> list[str]:
-    """What each message of the request carries, by stored ``#id`` (issue 22 item 11).
+    """What each message of the request carries, by stored ``#id``.
 
     A request message holds the run of stored messages of its role that comes next in
     ``sent`` (the builder merges consecutive ones); the last one holds the message being
@@ -209,7 +209,7 @@ class ContextPreviewScreen(Screen[None]):
         recent: The newest messages, oldest first: the Cache tab shows their replies' reads,
             writes and misses.
         labels: What each request message carries, by ``#id`` (:func:`message_labels`).
-        path: Which branch of its conversation is sent, and where it parts (issue 20).
+        path: Which branch of its conversation is sent, and where it parts.
     """
 
     CSS_PATH = "context_preview.tcss"

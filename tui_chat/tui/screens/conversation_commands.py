@@ -45,7 +45,7 @@ class ConversationCommands:
         """Rename a conversation (the current one by default).
 
         The prompt for the one on screen opens at once, so the keys typed right after ``f2``
-        reach it in order (issue 22: under load a rename lost its last character).
+        reach it in order (under load a rename lost its last character).
         """
         if (conv_id := self._target(conversation_id)) is None:
             return

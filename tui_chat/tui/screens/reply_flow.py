@@ -65,7 +65,7 @@ class ReplyFlow:
 
     def queue(self, composer: Composer, text: str) -> None:
         """Keep the draft (and its files) to send when the reply ends; the composer is free
-        for the next prompt (never glued to the next one typed — issue 22)."""
+        for the next prompt (never glued to the next one typed)."""
         screen = self._screen
         if screen.conversation is None:
             return
@@ -158,6 +158,9 @@ class ReplyFlow:
         next queued prompt, and give back a prompt refused before it was stored."""
         screen = self._screen
         screen.refresh_bindings()
+        outcome = worker.result if worker.error is None else None
+        if outcome is not None and (notice := outcome.notice):
+            screen.notify(notice, title="Summary sent as text", severity="warning", markup=False)
         await screen.reload()
         if self.queued and not screen.app.replying:
             self.send_next()

@@ -23,8 +23,8 @@ __all__ = ["ToolApproval"]
 
 _CHOICES: tuple[tuple[str, str, Decision], ...] = (
     ("o", "Allow once", "once"),
-    ("t", "Always this tool", "tool"),
-    ("s", "Always this server", "server"),
+    ("t", "Always: tool", "tool"),
+    ("s", "Always: server", "server"),
     ("d", "Deny", "deny"),
 )
 

@@ -1,4 +1,4 @@
-"""The usage screen (issue 20 item 3): what the API cost per day or month and model, replies
+"""The usage screen: what the API cost per day or month and model, replies
 and summaries, as a table and a bar per period; the same report as ``tui-chat usage``."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from tui_chat.engine.usage_text import bars, columns, row_cells, usd
+from tui_chat.engine.usage_text import bars, columns, imported_lines, row_cells, usd
 from tui_chat.tui.actions import bindings
 
 if TYPE_CHECKING:
@@ -110,6 +110,8 @@ class UsageScreen(ModalScreen[None]):
         total = Content.assemble("total ", (usd(report.total_usd), "bold"))
         if not report.rows:
             total = Content("No usage yet: nothing has been sent to the API.")
+        if copied := imported_lines(report):  # apart: spent where the copies were exported
+            total = Content("\n").join([total, Content.styled(copied[0], "$text-muted")])
         self.query_one("#usage-total", Static).update(total)
         self.query_one("#usage-chart", Static).update(self._chart(report))
 

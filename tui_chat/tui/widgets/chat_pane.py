@@ -66,7 +66,7 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
     }
     """
 
-    # Priority: each key acts when it arrives, before the next one is routed (issue 22).
+    # Priority: each key acts when it arrives, before the next one is routed.
     BINDINGS: ClassVar[list[BindingType]] = [
         *bindings("chat", priority=True),
         *bindings("navigation", priority=True),
@@ -244,7 +244,7 @@ class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
 
     def page_at_edge(self) -> None:
         """Load the next page if the view is at the top (or bottom) with more beyond it: keys
-        held while a page loaded scrolled there without a change to see (issue 22)."""
+        held while a page loaded scrolled there without a change to see."""
         if self._loading or self.conversation_id is None or not self.views:
             return
         load: Callable[[], Coroutine[Any, Any, bool]]

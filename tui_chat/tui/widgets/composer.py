@@ -104,7 +104,7 @@ class Composer(InOrder, InertTextArea):
         ignored unless files are attached).
 
         Cleared here, in the order of the keys, not when the screen handles the message:
-        what is typed after ``enter`` is the next prompt, never glued to this one (issue 22).
+        what is typed after ``enter`` is the next prompt, never glued to this one.
         A screen that refuses the send puts the text back with :meth:`restore`.
         """
         text = self.text
@@ -215,7 +215,7 @@ class Composer(InOrder, InertTextArea):
             return
         # Send and newline keys act here, in the composer's own queue after the keys typed
         # before them (a priority binding ran ahead of them: under load the end of the text
-        # was not sent — issue 22).
+        # was not sent).
         if event.key in _SEND_KEYS or event.key in _NEWLINE_KEYS:
             event.stop()
             event.prevent_default()

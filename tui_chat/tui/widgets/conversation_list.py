@@ -2,7 +2,7 @@
 
 The list asks the screen to act by posting typed messages (:class:`ConversationList.Rename`,
 …); letters are commands only in its navigation mode (``f5`` while it has the focus),
-otherwise they are typed into the composer (issue 22).
+otherwise they are typed into the composer.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class ConversationList(Vertical, NavigationMode):
     }
     """
 
-    # Priority: each key acts when it arrives, before the next one is routed (issue 22).
+    # Priority: each key acts when it arrives, before the next one is routed.
     BINDINGS: ClassVar[list[BindingType]] = bindings("conversations", priority=True)
 
     NAVIGATION_TITLE: ClassVar[str] = "NAVIGATION · i/esc: typing"

@@ -2,7 +2,7 @@
 composer, and the prompt being edited (sending it makes a fork).
 
 The tray owns that state; the screen asks it (``pending``, ``editing``) when it sends. The
-files are the draft's, kept in the database through the engine (issue 22 item 8): across
+files are the draft's, kept in the database through the engine: across
 conversation switches and quitting, like the text.
 """
 

@@ -5,7 +5,7 @@ bullet and a ``Vertical`` of the item's paragraphs) and a quote as a container o
 widgets. A screen's layout arranges every displayed widget and its repaint renders each one
 visible, so a reply made of short lists costs four times the widgets its text needs (a
 10,000-token reply: 693 widgets, 528 of them list items' parts). While the user types into a
-streaming reply, each showing of the held blocks is one such layout (issue 22 item 13).
+streaming reply, each showing of the held blocks is one such layout.
 
 Here a list whose items hold only paragraphs and such lists is one widget: its
 :class:`ListVisual` wraps each item's text at the width beside its bullet, as the paragraph

@@ -1,4 +1,4 @@
-"""Keeping the chat pane's place while pages are mounted and laid out (issue 22, item 12).
+"""Keeping the chat pane's place while pages are mounted and laid out.
 
 A page mounted above the view pushes what the user reads down, and its layout comes late:
 Textual builds each Markdown document's blocks once the widget is in and lays them out on a

@@ -1,4 +1,4 @@
-"""Copy as Markdown and a range of messages (issue 20 items 4 and 5), a part of the chat pane
+"""Copy as Markdown and a range of messages, a part of the chat pane
 (it holds the selection): ``shift+up``/``shift+down`` extend a range from the selected message,
 ``v`` (navigation mode) marks its start so ``j``/``k`` extend it, ``m`` copies the range (or the
 selected message) as the Markdown export writes it. The keyboard way to copy when the

@@ -1,4 +1,4 @@
-"""Navigation mode (issue 22): in a widget entered with ``f5``, letters run its commands;
+"""Navigation mode: in a widget entered with ``f5``, letters run its commands;
 otherwise they are typed into the composer, whatever has the focus. The chat pane and the
 conversation list both have it; each says how it is left and what its bar reads.
 
@@ -37,7 +37,7 @@ class NavigationMode(Widget):
     """The widget's parts by action namespace (set in its ``__init__``; none here)."""
 
     navigating: reactive[bool] = reactive(False, init=False)
-    """Whether letters are commands: otherwise they are typed into the composer (issue 22)."""
+    """Whether letters are commands: otherwise they are typed into the composer."""
 
     def watch_navigating(self, navigating: bool) -> None:
         """Show the mode: a bar over the widget, and the letters in the footer."""

@@ -85,7 +85,7 @@ def mark_left_out(views: list[MessageView]) -> None:
     """Mark the turns of failed prompts that later requests leave out (core/unanswered)."""
     messages = [v.message for v in views]
     # The last turn shown is never judged: at the end it is the prompt a retry sends, and
-    # in a window cut short its reply may lie below (issue 22: a search hit was marked).
+    # in a window cut short its reply may lie below (a search hit was marked).
     prompts = {m.id for m in unanswered_prompts(messages, keep_last=True)}
     turn: int | None = None
     for view in views:

@@ -5,7 +5,7 @@ lays out the whole screen again for it and repaints the chat (the reply moves up
 grows): one append and its frame cost 15-40 ms of the event loop's time at 120x36, whatever
 the size of the text appended. The API sends a delta every few words (about 90 a second at
 500 tokens/s), so the deltas that arrive between two appends are joined into one. How far
-apart appends are is chosen for the keys typed meanwhile (issue 22 item 13, measured through
+apart appends are is chosen for the keys typed meanwhile (measured through
 a terminal by ``benchmarks/tui_stream.py``):
 
 - at least :data:`INTERVAL` apart, and far enough apart that appends take at most

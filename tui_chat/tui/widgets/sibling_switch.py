@@ -1,4 +1,4 @@
-"""The branch bar (issue 20 item 2): which branch of its conversation the chat shows, and
+"""The branch bar: which branch of its conversation the chat shows, and
 ``‹ n/m ›`` on each message where the branches part; ``[`` / ``]`` (navigation mode, or the
 palette) show the previous / next version there in place.
 
