@@ -169,13 +169,10 @@ class MainScreen(BranchView):
             self.notify(text, title="Files API", severity="warning", markup=False)
 
     @on(messages.UserMessageSaved)
-    async def _user_message_saved(self, message: messages.UserMessageSaved) -> None:
-        saved = message.event.message
-        if saved.conversation_id == self.conversation_id:
-            await self.chat.add_message(saved)
-
-    @on(messages.ToolResultsSaved)
-    async def _tool_results_saved(self, message: messages.ToolResultsSaved) -> None:
+    @on(messages.ToolResultsSaved)  # the user turn of tool results is shown as a prompt is
+    async def _user_message_saved(
+        self, message: messages.UserMessageSaved | messages.ToolResultsSaved
+    ) -> None:
         saved = message.event.message
         if saved.conversation_id == self.conversation_id:
             await self.chat.add_message(saved)
