@@ -1,17 +1,20 @@
 """After a server-side compaction, a send to an endpoint that refuses the version's compaction
-block (another server: the block's signature is not its own; no compaction feature) goes out
+block (an endpoint without the compaction feature) goes out
 again with the version's text form, and a refusal says why, not "probably a bug"."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
+import tests.fakes.fake_anthropic as fake_module
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_summary_cost import Make, chats, open_chat, talk
 
 
 async def test_a_refused_compaction_block_falls_back_to_the_versions_text(
-    make_service: Make, fake_anthropic: FakeAnthropic
+    make_service: Make, fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service, cid = await open_chat(
         make_service, preset="window", summarizer="server", keep_recent="2"
@@ -20,7 +23,12 @@ async def test_a_refused_compaction_block_falls_back_to_the_versions_text(
     version = await service.summaries.compact(cid)
     assert version.compaction_block is not None
     # Now the endpoint is another one: it cannot verify the block, and has no compaction.
-    fake_anthropic._secret = b"another server's secret"
+    refusal = "messages.0.content.0: Input tag 'compaction' does not match any expected tag"
+    monkeypatch.setattr(
+        fake_module,
+        "check_compaction_blocks",
+        lambda messages, *_: refusal if "compaction" in json.dumps(messages) else None,
+    )
     fake_anthropic.compaction_endpoint = False
     sent = len(chats(fake_anthropic))
     outcome = await service.send(cid, "and the next step?")

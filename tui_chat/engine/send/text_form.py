@@ -1,10 +1,11 @@
 """A summary made by the server's compaction, sent in its text form where the endpoint refuses
 its compaction block.
 
-A ``server`` version is sent back as the API returned it: its signed ``compaction`` block,
-first in ``messages`` (``llm/compaction.py``). An endpoint without that feature, or another
-server that cannot verify the block's signature, answers 400. The version's text is the same
-summary: the send goes out again with it in the memory block, says so in the request's
+A changed or damaged block (an "invalid signature") is not covered: its refusal names the
+version and the roll back (``engine/failures.py``). A ``server`` version is sent back as the
+API returned it: its signed ``compaction`` block, first in ``messages``
+(``llm/compaction.py``). An endpoint without that feature answers 400. The version's text
+is the same summary: the send goes out again with it in the memory block, says so in the request's
 warnings, and the session sends the text form from then on (while the process runs).
 """
 
@@ -41,6 +42,7 @@ def block_refused(result: StreamResult, request: Mapping[str, Any]) -> bool:
         and not result.text
         and isinstance(messages, list)
         and has_compaction_block(messages)
+        and "signature" not in error.message.lower()  # a damaged block is named, not hidden
     )
 
 
