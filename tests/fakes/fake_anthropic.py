@@ -1619,7 +1619,12 @@ def _ttl_is_hour(cache_control: dict[str, Any] | None) -> bool:
 
 
 def _default_window(model: str) -> int:
-    return 1_000_000 if re.search(r"(opus|sonnet)-4-6", model) else 200_000
+    """1M for Opus/Sonnet 4.6 and every 5.x model (models overview), 200k for the older ones."""
+    return (
+        1_000_000
+        if re.search(r"(opus|sonnet)-4-[6-9]|(opus|sonnet|haiku)-5\b|fable", model)
+        else 200_000
+    )
 
 
 def _default_cache_minimum(model: str) -> int:
