@@ -325,6 +325,9 @@ async def _summary_view(
 
 async def _compact(service: ChatService, args: Args) -> int:
     conversation = await service.conversations.resolve(args.conv)
+    if args.dry_run:
+        found = await service.summaries.preview(conversation.id, args.draft, args.upto)
+        return compaction_view.print_preview(found, args.as_json)
     if args.upto is not None:
         summary = await service.branches.compact_upto(conversation.id, args.upto, args.instructions)
     else:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from tui_chat.cli.render import out
+from tui_chat.cli.render import json_out, out
 from tui_chat.core.inert import inert
 from tui_chat.core.ledger import Retention
 from tui_chat.core.models import Summary
+from tui_chat.engine.compact_preview import CompactPreview
 
 
 def print_retention(retention: Retention) -> None:
@@ -42,3 +43,19 @@ def compact_progress(done: int, expected: int, summary: Summary) -> None:
         file=sys.stderr,
         flush=True,
     )
+
+
+def print_preview(preview: CompactPreview, as_json: bool) -> int:
+    """``compact --dry-run``: what the compact would fold and the warning, if any; nothing is
+    compacted. Exit status 0 (1 when nothing is due).
+
+    Args:
+        preview: From :meth:`~tui_chat.engine.versions.Summaries.preview`.
+        as_json: Print it as JSON.
+    """
+    if as_json:
+        json_out(preview.to_json())
+    else:
+        for line in preview.lines():
+            out(inert(line))
+    return 0 if preview.messages else 1

@@ -52,6 +52,8 @@ class Args(argparse.Namespace):
     """``send --attach``: files sent with the message (repeatable)."""
     upto: int | None
     """``compact --upto``: fold every whole turn up to this message's turn."""
+    dry_run: bool
+    """``compact --dry-run``: say what it would fold and lose; compact nothing."""
     at: int
     """``fork --at``: the last message the fork holds."""
     title: str | None
@@ -189,6 +191,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--instructions", help="instructions for the summarizer")
     p.add_argument(
         "--upto", type=int, metavar="MSG", help="fold every whole turn up to this message's turn"
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="only say what it would fold and what the next request would lose by it",
+    )
+    p.add_argument(
+        "--draft", metavar="TEXT", help="--dry-run: the message you are about to send"
     )
     _json_flag(p)
 

@@ -16,8 +16,10 @@ from tui_chat.core.models import Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import ledger_budget
 from tui_chat.core.sent_memory import memory_retention
+from tui_chat.engine import compact_preview
 from tui_chat.engine.assemble import window_for
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
+from tui_chat.engine.compact_preview import CompactPreview
 from tui_chat.engine.compaction.due import due_versions
 from tui_chat.engine.context import EngineContext
 
@@ -71,6 +73,7 @@ class Summaries:
             context: The engine's store, counter and policies.
             worker: The compaction worker that makes new versions.
         """
+        self.context = context
         self.store = context.store
         self.counter = context.counter
         self.policy_for = context.policy_for
@@ -115,6 +118,26 @@ class Summaries:
                 conversation_id, trigger="manual", instructions=instructions
             )
             done += 1
+
+    async def preview(
+        self, conversation_id: str, draft: str | None = None, upto: int | None = None
+    ) -> CompactPreview:
+        """What a compact now (``upto``: up to that message's turn) would fold, and the
+        messages the next request (``draft``, else the newest user message) needs that it
+        would drop (:mod:`~tui_chat.engine.compact_preview`); nothing is written.
+
+        Raises:
+            CompactionError: ``upto`` names a message a compact cannot end on.
+        """
+        await self.worker.wait(conversation_id)
+        active = await self.store.summaries.active(conversation_id)
+        after = active.covers_to_message_id if active else 0
+        planning = None if upto is not None else await self.worker.planning_window(
+            conversation_id, after
+        )
+        return await compact_preview.preview(
+            self.context, conversation_id, draft, upto, planning
+        )
 
     async def retention(self, conversation_id: str, summary: Summary) -> Retention:
         """Which identifiers of the messages a version covers its memory keeps, per kind.

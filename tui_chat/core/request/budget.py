@@ -80,6 +80,10 @@ def for_window(policy: Policy, usable: int, explicit: Collection[str] = ()) -> P
         if usable <= SMALL_WINDOW:
             share = min(share, SMALL_MEMORY_SHARE)
         changes["summary_max_tokens"] = max(64, int(share * usable))
+    elif usable <= SMALL_WINDOW and policy.recall and policy.recall_fill:
+        # A seed's own summary budget, where recall fills the room the others leave.
+        cap = max(64, int(SMALL_MEMORY_SHARE * usable))
+        changes["summary_max_tokens"] = min(policy.summary_max_tokens, cap)
     if policy.recall_share is not None:
         share = int(policy.recall_share * usable)
         changes["recall_budget_tokens"] = min(share, policy.recall_max_tokens)

@@ -27,13 +27,25 @@ class SummaryCommands:
     def __init__(self, screen: ChatView) -> None:
         self._screen = screen
 
-    def compact(self) -> None:
-        """Compact the conversation now (in the background)."""
+    async def compact(self) -> None:
+        """Compact the conversation now (in the background); first, when the compact preview
+        says the next request (the draft, else the newest user message) would lose messages
+        it needs, ask with the preview's lines (run in a worker: it waits for the answer)."""
+        from tui_chat.tui.screens.prompt import Confirm
+
         screen = self._screen
         if screen.conversation is None:
             return
+        conversation_id = screen.conversation.id
+        draft = screen.composer.text
+        found = await screen.app.service.summaries.preview(conversation_id, draft or None)
+        if found.warning is not None:
+            question = "\n".join([*found.lines(), "", "Compact anyway?"])
+            if not await screen.app.push_screen_wait(Confirm(question, "Compact")):
+                screen.notify("Not compacted.", timeout=2)
+                return
         screen.notify("Compacting now…", timeout=2)
-        screen.app.compact(screen.conversation.id)
+        screen.app.compact(conversation_id)
 
     def highlighted_or_active(self) -> Summary | None:
         """The version highlighted in the timeline when it has the focus, else the active."""
