@@ -197,9 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="only say what it would fold and what the next request would lose by it",
     )
-    p.add_argument(
-        "--draft", metavar="TEXT", help="--dry-run: the message you are about to send"
-    )
+    p.add_argument("--draft", metavar="TEXT", help="--dry-run: the message you are about to send")
     _json_flag(p)
 
     p = sub.add_parser("summaries", help="list summary versions")

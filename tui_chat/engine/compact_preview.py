@@ -306,9 +306,7 @@ async def _lost(
     in_span = {m.id for m in span}
     passages = []
     with contextlib.suppress(SearchIndexError):
-        passages = await recall(
-            context.store, conversation_id, query, span[-1].id, context.counter
-        )
+        passages = await recall(context.store, conversation_id, query, span[-1].id, context.counter)
     pinned = await context.store.anchors.pinned_ids(conversation_id)
     stems = [fts.stem_prefix(w) or w for w in fts.recall_terms(query)]
     seen: set[int] = set()

@@ -29,7 +29,12 @@ def chat_export(path: Path) -> Path:
     for turn in range(12):
         messages.append({"role": "user", "content": f"{FILLER[turn % 4]} (day {turn})"})
         messages.append({"role": "assistant", "content": f"Good to know, noted for day {turn}."})
-    data = {"format": "tui-chat", "version": 1, "conversation": {"title": "t"}, "messages": messages}
+    data = {
+        "format": "tui-chat",
+        "version": 1,
+        "conversation": {"title": "t"},
+        "messages": messages,
+    }
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
 
@@ -37,7 +42,11 @@ def chat_export(path: Path) -> Path:
 async def chat_with_fact(service: ChatService, tmp_path: Path, recall: str) -> str:
     """The chat imported, compacted offline at a 4k window with ``recall`` on or off."""
     conversation = await service.transfer.import_file(chat_export(tmp_path / "chat.json"))
-    for key, value in (("summarizer", "extractive"), ("context_window", "4000"), ("recall", recall)):
+    for key, value in (
+        ("summarizer", "extractive"),
+        ("context_window", "4000"),
+        ("recall", recall),
+    ):
         await service.conversations.set_setting(conversation.id, key, value)
     return conversation.id
 

@@ -304,7 +304,9 @@ class MainScreen(BranchView):
     def action_compact(self) -> None:
         """Compact the conversation now (in the background), asking first when the compact
         preview warns."""
-        self.run_worker(self.summary_commands.compact(), group="compact-preview", exit_on_error=False)
+        self.run_worker(
+            self.summary_commands.compact(), group="compact-preview", exit_on_error=False
+        )
 
     async def action_inspect_summary(self, summary: Summary | None = None) -> None:
         """Open the inspector on the highlighted (or active) summary version."""
