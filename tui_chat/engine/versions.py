@@ -18,8 +18,8 @@ from tui_chat.core.request.budget import ledger_budget
 from tui_chat.core.sent_memory import memory_retention
 from tui_chat.engine import compact_preview
 from tui_chat.engine.assemble import window_for
-from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.compact_preview import CompactPreview
+from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.compaction.due import due_versions
 from tui_chat.engine.context import EngineContext
 
@@ -132,12 +132,10 @@ class Summaries:
         await self.worker.wait(conversation_id)
         active = await self.store.summaries.active(conversation_id)
         after = active.covers_to_message_id if active else 0
-        planning = None if upto is not None else await self.worker.planning_window(
-            conversation_id, after
+        planning = (
+            None if upto is not None else await self.worker.planning_window(conversation_id, after)
         )
-        return await compact_preview.preview(
-            self.context, conversation_id, draft, upto, planning
-        )
+        return await compact_preview.preview(self.context, conversation_id, draft, upto, planning)
 
     async def retention(self, conversation_id: str, summary: Summary) -> Retention:
         """Which identifiers of the messages a version covers its memory keeps, per kind.
