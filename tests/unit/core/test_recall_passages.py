@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tui_chat.core.models import Message
 from tui_chat.core.policy import Policy
-from tui_chat.core.request.budget import budgets, for_window
+from tui_chat.core.presets import PRESETS
+from tui_chat.core.request.budget import SMALL_MEMORY_SHARE, SMALL_WINDOW, budgets, for_window
 from tui_chat.core.request.recall import (
+    ANSWER_WEIGHT,
     NEIGHBOUR_WEIGHT,
     SECOND_HOP_WEIGHT,
     Hit,
+    asks,
     combine,
     expansion_terms,
     rank_passages,
@@ -189,3 +194,41 @@ def test_a_build_s_stem_patterns_stay_compiled_across_a_long_replay() -> None:
     for stems in queries:
         pattern(stems)
     assert pattern.cache_info().hits == hits + len(queries)
+
+
+def test_the_reply_to_a_matching_question_ranks_with_the_question() -> None:
+    question = msg(10, "Got any tips for getting started on it?")
+    reply = msg(11, "Research agencies first and talk to families who have done it.")
+    statement = msg(20, "Getting started was hard for me.")
+    after = msg(21, "Research helps a lot.")
+    neighbours = {10: (9, 11), 11: (10, 12), 20: (19, 21), 21: (20, 22)}
+    scores = combine([Hit(10, 4.0), Hit(20, 4.0)], [], neighbours)
+    assert scores[11] == scores[21] == NEIGHBOUR_WEIGHT * 4.0
+    ranked = rank_passages(
+        [question, reply, statement, after],
+        scores,
+        ["start"],
+        COUNTER,
+        lambda m: m.text,
+        neighbours=neighbours,
+    )
+    by_id = {p.message.id: p.score for p in ranked}
+    # The reply to a question takes ANSWER_WEIGHT of its score; the reply to a statement
+    # keeps the neighbour's share.
+    assert by_id[11] == ANSWER_WEIGHT * 4.0 > by_id[21] == NEIGHBOUR_WEIGHT * 4.0
+    assert [p.message.id for p in ranked][:3] == [10, 20, 11]
+    assert asks("Where did you go? ")
+    assert asks('She asked "why?"') and not asks("Why not. Fine.")
+
+
+def test_a_small_window_keeps_a_seed_summary_to_its_memory_share_where_recall_fills() -> None:
+    turns = PRESETS["turns"]
+    assert turns.recall_fill and turns.summary_max_tokens == 2_000
+    assert for_window(turns, 4_000).summary_max_tokens == int(SMALL_MEMORY_SHARE * 4_000)
+    assert for_window(turns, SMALL_WINDOW + 1).summary_max_tokens == 2_000  # a big window
+    no_fill = replace(turns, recall_fill=False)
+    assert for_window(no_fill, 4_000).summary_max_tokens == 2_000
+    assert for_window(replace(turns, recall=False), 4_000).summary_max_tokens == 2_000
+    session = PRESETS["session"]  # already below the share: its own budget stays
+    small = replace(session, summary_max_tokens=100)
+    assert for_window(small, 4_000).summary_max_tokens == 100

@@ -51,7 +51,12 @@ SMALL_MEMORY_SHARE = 0.05
 """The summary's share, at most, in a small window; the ledger has no share of its own there
 and takes what the summary leaves of it (:func:`~tui_chat.core.ledger.room`). Dev LoCoMo,
 default minus the strong probe (summary 10 % and ledger 5 % before): 2k -0.4 -> +0.4, 4k +0.4
--> +1.4, 8k +0.4 -> +1.0 points; a 2 % summary measured the same at 2k and 4k."""
+-> +1.4, 8k +0.4 -> +1.0 points; a 2 % summary measured the same at 2k and 4k. A seed preset
+(its own ``summary_max_tokens``, no share) is held to the same 5 % where its recall fills the
+room the others leave: at the default model's count (its tokenizer counts 30 % more) a seed's
+2,000-token summary left recall a third of a 4k window; seed minus the strong probe at 4k,
+turns -4.1 -> +3.6, threshold +1.4 -> +3.4, window +0.4 -> +3.4, hybrid +1.4 -> +2.6,
+session +1.4 -> +1.8 points."""
 
 BUDGET_KEYS: tuple[str, ...] = ("anchors", "summary", "ledger", "recall", "recent")
 """The parts that have a budget of their own (system and new message take what they need)."""
