@@ -8,14 +8,14 @@ from tui_chat.cli.render import json_out, out
 from tui_chat.core.inert import inert
 from tui_chat.core.ledger import Retention
 from tui_chat.core.models import Summary
-from tui_chat.engine.compact_preview import CompactPreview
+from tui_chat.engine.compaction import CompactPreview
 
 
 def print_retention(retention: Retention) -> None:
     """Identifier retention per kind and the identifiers not kept (``summary``, ``compact``).
 
     Args:
-        retention: From :meth:`~tui_chat.engine.versions.Summaries.retention`.
+        retention: From :meth:`~tui_chat.engine.conversations.versions.Summaries.retention`.
     """
     data = retention.to_json()
     if not data["total"]:

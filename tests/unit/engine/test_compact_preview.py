@@ -7,7 +7,7 @@ import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from tui_chat.engine.compact_preview import CompactPreview, LostMessage
+from tui_chat.engine.compaction import CompactPreview, LostMessage
 from tui_chat.engine.service import ChatService
 
 FACT = "My sister Marguerite moved to Lisbon last spring to learn violin making."

@@ -16,12 +16,10 @@ from tui_chat.core.models import Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import ledger_budget
 from tui_chat.core.sent_memory import memory_retention
-from tui_chat.engine import compact_preview
-from tui_chat.engine.assemble import window_for
-from tui_chat.engine.compact_preview import CompactPreview
-from tui_chat.engine.compaction import CompactionError, CompactionWorker
+from tui_chat.engine.build.assemble import window_for
+from tui_chat.engine.build.context import EngineContext
+from tui_chat.engine.compaction import CompactionError, CompactionWorker, CompactPreview, preview
 from tui_chat.engine.compaction.due import due_versions
-from tui_chat.engine.context import EngineContext
 
 __all__ = ["Summaries"]
 
@@ -124,7 +122,7 @@ class Summaries:
     ) -> CompactPreview:
         """What a compact now (``upto``: up to that message's turn) would fold, and the
         messages the next request (``draft``, else the newest user message) needs that it
-        would drop (:mod:`~tui_chat.engine.compact_preview`); nothing is written.
+        would drop (:mod:`~tui_chat.engine.compaction.preview`); nothing is written.
 
         Raises:
             CompactionError: ``upto`` names a message a compact cannot end on.
@@ -135,7 +133,7 @@ class Summaries:
         planning = (
             None if upto is not None else await self.worker.planning_window(conversation_id, after)
         )
-        return await compact_preview.preview(self.context, conversation_id, draft, upto, planning)
+        return await preview.preview(self.context, conversation_id, draft, upto, planning)
 
     async def retention(self, conversation_id: str, summary: Summary) -> Retention:
         """Which identifiers of the messages a version covers its memory keeps, per kind.

@@ -33,12 +33,12 @@ from tui_chat.core.summarize import SummaryInput
 from tui_chat.core.summarize.extractive import ExtractiveSummarizer
 from tui_chat.core.triggers import plan_boundary
 from tui_chat.core.upto import BoundaryError, boundary_upto
-from tui_chat.engine.assemble import assemble, window_for
+from tui_chat.engine.build.assemble import assemble, window_for
+from tui_chat.engine.build.context import EngineContext
+from tui_chat.engine.build.recall import recall
 from tui_chat.engine.compaction.errors import CompactionError
 from tui_chat.engine.compaction.gate import gate_summary
 from tui_chat.engine.compaction.version_result import version_result
-from tui_chat.engine.context import EngineContext
-from tui_chat.engine.recall import recall
 from tui_chat.store import fts
 from tui_chat.store.search_index import SearchIndexError
 
@@ -241,7 +241,7 @@ async def _stand_in(
         source_tokens=result.source_tokens,
         summary_tokens=result.summary_tokens,
         trigger="manual",
-        ledger=result.ledger,
+        ledger=list(result.ledger),
         compaction_block=None,
     )
 
