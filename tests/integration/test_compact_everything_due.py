@@ -107,12 +107,12 @@ def test_an_oversized_summary_is_never_activated(
     isolated_env: Path, tmp_path: Path, fake_anthropic: FakeAnthropic
 ) -> None:
     cid = _import(isolated_env, tmp_path, turns=12)
-    # adaptive at an 8k window: the summary's budget is 2 % of 6,000 usable tokens (a small
+    # adaptive at a 4k window: the summary's budget is 5 % of 3,000 usable tokens (a small
     # window's, budget.SMALL_MEMORY_SHARE).
-    assert run(isolated_env, "set", cid, "context_window", "8000").returncode == 0
+    assert run(isolated_env, "set", cid, "context_window", "4000").returncode == 0
     before = js(run(isolated_env, "context", cid, "--json"))
     budget = before["breakdown"]["budgets"]["summary"]
-    assert budget == 120
+    assert budget == 150
     # A reply many times its budget, as a gateway that ignores the length asked for sends it.
     huge = " ".join(f"fact{i} holds value {i}." for i in range(10_000))
     fake_anthropic.push_summary(f"<summary>{huge}</summary>", stop_reason="end_turn")

@@ -116,7 +116,7 @@ def test_a_small_window_spends_its_memory_block_on_the_summary_alone() -> None:
 
     adaptive = PRESETS["adaptive"]
     small = for_window(adaptive, 4_000)
-    assert small.summary_max_tokens == 80  # 2 %, not 10 %
+    assert small.summary_max_tokens == 200  # 5 %, not 10 %
     assert ledger_budget(adaptive, 4_000) == 0
     big = for_window(adaptive, 2 * SMALL_WINDOW)
     assert big.summary_max_tokens == int(0.10 * 2 * SMALL_WINDOW)

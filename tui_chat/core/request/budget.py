@@ -47,18 +47,19 @@ hold at most 1,200 tokens for the whole folded history (a 2k window: a 151-token
 LoCoMo messages and a ledger of times of day), while recall spends the same tokens on what the
 new message asks about. Above it the ledger keeps its own share (a coding session at a 12k
 window keeps 90 % of its identifiers with it, 57 % without)."""
-SMALL_MEMORY_SHARE = 0.02
+SMALL_MEMORY_SHARE = 0.05
 """The summary's share, at most, in a small window; the ledger has no share of its own there
 and takes what the summary leaves of it (:func:`~tui_chat.core.ledger.room`). Dev LoCoMo,
 default minus the strong probe (summary 10 % and ledger 5 % before): 2k -0.4 -> +0.4, 4k +0.4
--> +1.4, 8k +0.4 -> +1.0 points at 5 %. 5 % -> 2 % (the default model's count): 2k +3.2, 4k
-+3.6 (both unchanged), 8k +2.8 -> +3.2 with the same evidence (91.9 %) in a request 240 tokens
-smaller: those summary tokens held no question's evidence. A seed preset (its own
-``summary_max_tokens``, no share) is held to the same share where its recall fills the room the
-others leave: at the default model's count (its tokenizer counts 30 % more) a seed's
-2,000-token summary left recall a third of a 4k window; seed minus the strong probe at 4k (at
-5 %), turns -4.1 -> +3.6, threshold +1.4 -> +3.0, window +0.4 -> +3.2, hybrid +1.4 -> +2.6,
-session +1.4 -> +2.0 points (``benchmarks/RESULTS.md``)."""
+-> +1.4, 8k +0.4 -> +1.0 points; a 2 % summary measured the same at 2k and 4k. A seed preset
+(its own ``summary_max_tokens``, no share) is held to the same 5 % where its recall fills the
+room the others leave: at the default model's count (its tokenizer counts 30 % more) a seed's
+2,000-token summary left recall a third of a 4k window; seed minus the strong probe at 4k,
+turns -4.1 -> +3.6, threshold +1.4 -> +3.0, window +0.4 -> +3.2, hybrid +1.4 -> +2.6,
+session +1.4 -> +2.0 points (with recall's answers, :data:`~.recall.ANSWER_WEIGHT`). Tried and
+dropped: 2 % (8k +2.8 -> +3.2 with the same evidence in a smaller request, but a 5,000-token
+working budget's summary budget fell to 100 tokens, under what a summary call returns: every
+fold of ``benchmarks/past_budget.py --quick`` was refused, 81.8 % -> 40.9 %)."""
 
 BUDGET_KEYS: tuple[str, ...] = ("anchors", "summary", "ledger", "recall", "recent")
 """The parts that have a budget of their own (system and new message take what they need)."""
