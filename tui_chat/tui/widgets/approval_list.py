@@ -58,7 +58,7 @@ class ApprovalList(OptionList):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("delete,r", "revoke", "Revoke")]
 
-    def __init__(self, source: Approvals, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, source: Approvals, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.source = source
         self.approvals: list[tuple[str, str]] = []
