@@ -1,6 +1,7 @@
 """Large tool results of older turns are what gives way first when a request is over its
 budget: cut to their head, a marker and the identifiers they held, oldest first, before any
-turn is left out (and so before anything is folded); the newest turn's results stay whole."""
+turn is left out (and so before anything is folded); the newest turn's results stay whole.
+Recall takes a long result by parts."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from tests.unit.core.test_request_builder import (
+    COUNTER,
     WINDOW,
     History,
     build_alone,
@@ -17,6 +19,7 @@ from tests.unit.core.test_request_builder import (
 )
 from tui_chat.core.models import Message
 from tui_chat.core.request import BuiltRequest
+from tui_chat.core.request.recall import PASSAGE_TOKENS, split_passages
 from tui_chat.core.request.shrink import HEAD_CHARS, cut_result_text
 
 
@@ -115,3 +118,17 @@ def test_a_short_result_is_never_cut() -> None:
     assert cut_result_text("x" * 100, 7) is None
     text = cut_result_text("a" * 7_000 + " /etc/app.conf", 7)
     assert text is not None and "/etc/app.conf" in text and "7,014" in text
+
+
+def test_a_long_result_of_lines_is_recalled_by_parts() -> None:
+    # A file read is one paragraph of many lines: recall takes a part of it, not the file
+    # (whole, it would not fit the recall budget and the hit would be lost).
+    text = "[tool result] " + _body(2)
+    parts = split_passages(text, COUNTER)
+    # About a passage's size each (its lines are counted apart: the breaks add a few tokens).
+    assert len(parts) > 10 and all(COUNTER.count(p) <= PASSAGE_TOKENS * 1.25 for p in parts)
+    assert "\n".join(parts) == text.strip()  # lines kept in order, none lost
+    (hit,) = [p for p in parts if "ORD-20427" in p]
+    assert "/srv/data/orders_2.csv" in hit
+    # A paragraph of a single line stays whole, as before.
+    assert split_passages("word " * 400, COUNTER) == [("word " * 400).strip()]
