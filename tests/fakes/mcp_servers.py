@@ -2,7 +2,7 @@
 
 Run one as a stdio server::
 
-    python tests/fakes/mcp_servers.py tools          # echo, add, big, read_file, escapes, slow, crash, env
+    python tests/fakes/mcp_servers.py tools          # echo, add, big, read_file, escapes, crash …
     python tests/fakes/mcp_servers.py garbage        # prints junk on stdout, then serves
     python tests/fakes/mcp_servers.py fail           # writes to stderr and exits at once
     python tests/fakes/mcp_servers.py hang           # never answers the handshake
