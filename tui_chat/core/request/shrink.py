@@ -69,28 +69,47 @@ KIND_ORDER: tuple[str, ...] = (
     "ticket",
     "code",
     "quote",
-    "name",
     "version",
     "date",
+    "name",
     "number",
     "line",
 )
-"""The identifiers a cut result keeps come in this order of kind (then where they first
-occur): a path, a URL or an id says what it is; the line numbers of a file dump say least."""
+"""The identifiers a cut result keeps come in this order of kind: a path, a URL or an id says
+what it is; the line numbers of a file dump say least."""
+
+VOCABULARY_KINDS = frozenset(("name", "number"))
+"""Kinds a result repeats as its vocabulary (a file's variables, a table's figures): of each,
+the values it names least often come first — a value named once is a fact it states."""
+
+SHORT_NUMBER = 3
+"""A bare number of at most this many digits (a count, a line's number, an argument) says
+nothing alone: it is not kept (with a unit, ``375 ms``, it is)."""
 
 
 def _held(text: str, head: str) -> str:
-    """The identifiers of ``text`` its ``head`` does not show, by :data:`KIND_ORDER` and
-    then in the order they first occur, within :data:`IDENTIFIER_CHARS`."""
+    """The identifiers of ``text`` its ``head`` does not show, by :data:`KIND_ORDER` (names
+    and numbers the rarest first) and then in the order they first occur, within
+    :data:`IDENTIFIER_CHARS`."""
     scanned = text[:SCAN_CHARS]
     found: dict[str, tuple[int, int]] = {}
+    seen: dict[str, int] = {}
     for kind, value in scan(scanned):
+        seen[value] = seen.get(value, 0) + 1
+        if kind == "number" and value.isdigit() and len(value) <= SHORT_NUMBER:
+            continue
         if value not in found and value not in head:
             rank = KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
             found[value] = (rank, scanned.find(value))
+
+    def order(value: str) -> tuple[int, int, int]:
+        rank, first = found[value]
+        vocabulary = KIND_ORDER[rank] in VOCABULARY_KINDS if rank < len(KIND_ORDER) else False
+        return (rank, seen[value] if vocabulary else 0, first)
+
     kept: list[str] = []
     room = IDENTIFIER_CHARS
-    for value in sorted(found, key=found.__getitem__):
+    for value in sorted(found, key=order):
         if len(value) + 2 > room:
             continue
         kept.append(value)

@@ -19,7 +19,7 @@ from tui_chat.tui.text import inert_content
 
 __all__ = ["ApprovalList", "Approvals", "approval_label"]
 
-NONE_HINT = "None: every tool call asks first (t or s at its prompt allows it for good)."
+NONE_HINT = "None: each tool call asks first (t or s at its prompt: for good)."
 """What the list shows when nothing is allowed for good."""
 
 
