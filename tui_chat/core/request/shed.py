@@ -55,8 +55,7 @@ def _results_note(builder: Room, shed: Shed) -> str | None:
         return None
     return (
         f"{count} message(s) of large tool results of older turns cut to fit the "
-        f"{_room(builder)} (each keeps its head and what it named; whole in the store, "
-        "found by recall)"
+        f"{_room(builder)} (each keeps its head and what it named; stored whole)"
     )
 
 

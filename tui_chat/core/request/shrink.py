@@ -44,9 +44,11 @@ keeps: what lies past this is still in the store and found by recall)."""
 
 MARKER = (
     "[… {cut:,} of {total:,} characters of this tool result cut to fit the request's budget; "
-    "the whole result is stored with message #{id}, and recall finds its text]"
+    "the whole result is in the store (message #{id}): call the tool again for a part you need]"
 )
-"""Ends the kept head of a cut result (``cut``, ``total``: characters; ``id``: the message)."""
+"""Ends the kept head of a cut result (``cut``, ``total``: characters; ``id``: the message).
+It tells the model what it no longer sees and how to see it again; the user finds the whole
+result in the chat (its row), by search, and recall brings it back once it is folded."""
 
 NAMED = "It held: "
 """Opens the line of identifiers a cut result held beyond its head."""
