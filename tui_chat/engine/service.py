@@ -7,6 +7,7 @@ never reach; sending a prompt is the root's own use case.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -112,8 +113,13 @@ class ChatService:
         return self._client.has_key
 
     def preload(self) -> None:
-        """Import the SDK's modules now (a thread of the TUI calls this once it is drawn)."""
+        """Import the SDK's modules now, then stream a canned reply through them from memory
+        (:mod:`~tui_chat.llm.rehearsal`: the SDK builds its event types then, not at the end
+        of the first reply). A thread of the TUI calls this once it is drawn."""
         self._client.preload()
+        from tui_chat.llm.rehearsal import rehearse
+
+        asyncio.run(rehearse())
 
     @property
     def db_path(self) -> Path:

@@ -192,12 +192,8 @@ class ClaudeClient:
     @staticmethod
     def preload() -> None:
         """Import the SDK now (about a second of CPU): from a thread, so that the first send
-        does not run the import on the event loop while its reply starts streaming), then
-        stream a canned reply through it from memory (:mod:`~tui_chat.llm.rehearsal`): the
-        SDK builds its event types then, not at the end of the first reply."""
-        from tui_chat.llm.rehearsal import rehearse
-
-        asyncio.run(rehearse())
+        does not run the import on the event loop while its reply starts streaming."""
+        import anthropic  # noqa: F401
 
     def _sdk(self) -> AsyncAnthropic:
         loop = asyncio.get_running_loop()

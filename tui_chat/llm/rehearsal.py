@@ -28,7 +28,12 @@ _MESSAGE: dict[str, Any] = {
     "usage": {"input_tokens": 1, "output_tokens": 1},
 }
 
-_SEARCH: dict[str, Any] = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+_SEARCH: dict[str, Any] = {
+    "type": "server_tool_use",
+    "id": "srvtoolu_1",
+    "name": "web_search",
+    "input": {},
+}
 _RESULTS: dict[str, Any] = {
     "type": "web_search_tool_result",
     "tool_use_id": "srvtoolu_1",

@@ -80,8 +80,6 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
     """Id of the selected message (``None``: nothing selected)."""
     new_below: reactive[bool] = reactive(False, init=False)
     """A streaming reply grew below a view scrolled up, away from it (the marker shows)."""
-    mounted: reactive[int] = reactive(0, init=False)
-    """How many message widgets the window holds (the welcome goes with the first)."""
 
     @dataclass
     class Selected(TextualMessage):
@@ -206,7 +204,6 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
 
     def _mark_last(self) -> None:
         views = self.views
-        self.mounted = len(views)
         for view in views:
             view.set_last(False)
         if views and not self.has_newer:

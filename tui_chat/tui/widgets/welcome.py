@@ -59,11 +59,8 @@ class Welcome(Static):
         self._pane = pane
 
     def on_mount(self) -> None:
-        """Check again whenever the chat's window changes (its messages, its size), and when
-        the screen's figures come (a conversation was shown). The first message sent hides
-        it at once: a short chat's size does not change (it is the pane's), and the welcome
-        left for the end of the reply moved the whole chat after its last word."""
-        self.watch(self._pane, "mounted", self._check, init=False)
+        """Check again whenever the chat's window changes, and when the screen's figures come
+        (a conversation was shown, a message was sent)."""
         self.watch(self._pane, "virtual_size", self._check, init=False)
         self.watch(self.screen, "breakdown", self._check, init=False)
 
