@@ -100,6 +100,8 @@ class Requests:
             conversation.id, after_id=active.covers_to_message_id if active else 0
         )
         local = b.input_tokens - b.sections.get("recent", 0) + unsummarized
+        # Large tool results of older turns are cut before anything is folded: counted cut.
+        local -= b.results_cuttable
         ratio = b.calibrated_tokens / b.input_tokens if b.input_tokens else 1.0
         # The same figure as the gauge and the fit check (Breakdown.used): never below local.
         return max(local, round(local * ratio)), b.usable
