@@ -114,7 +114,10 @@ class Requests:
         conversation = await store.conversations.get(conversation_id)
         # Cleaned as a sent message is stored (no NUL, no lone surrogate); files alone are sent.
         text = None if draft is None and not attachments else clean_text(draft or "")
-        built = await self.build(conversation, text, attachments)
+        if text is None:
+            built = await self.base(conversation)  # the gauge's, kept by the revision
+        else:
+            built = await self.build(conversation, text, attachments)
         if not built.attachments:
             return built  # nothing to expand (the scan of every block is skipped)
         # Attached files as they are sent, not as the references stored: by ``file_id`` those
