@@ -36,7 +36,7 @@ from tui_chat.core.unanswered import (
     not_sent_again,
     refused_prompts,
 )
-from tui_chat.engine.recall import need, pool_size, recall
+from tui_chat.engine.recall import RECALL_MESSAGES, need, pool_size, recall
 from tui_chat.engine.tail import TailCache
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
@@ -176,7 +176,9 @@ async def assemble(
         with contextlib.suppress(SearchIndexError):
             recent = [m.text for m in raw[-RECENT_MESSAGES:]]
             needed = await need(store, conversation.id, query, recent, coverage)
-            pool = pool_size(needed)
+            # A larger pool only where a question may fill the recall share of the budget.
+            wide = summary is not None and summary.trigger != "manual" and policy.recall_share
+            pool = pool_size(needed) if wide else RECALL_MESSAGES
             recalled = await recall(store, conversation.id, query, coverage, counter, sent_at, pool)
     inputs = ContextInputs(
         model=conversation.model,
