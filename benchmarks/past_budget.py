@@ -189,7 +189,7 @@ class Result:
     turns: list[tuple[str, dict[str, int], float, int]] = field(default_factory=list)
     """Every request the server saw: kind, usage, dollars, recalled tokens it carried."""
     misses: list[tuple[int, str]] = field(default_factory=list)
-    """With ``explain``: each missed question's category and why (:mod:`.past_budget_explain`)."""
+    """With ``explain``: each missed question's category and why (:mod:`.past_budget_misses`)."""
 
     @property
     def dollars(self) -> float:
@@ -248,7 +248,7 @@ async def replay(
             result.thirds[third][0] += hit
             result.thirds[third][1] += 1
             if explain and not hit:
-                from benchmarks.past_budget_explain import why_missed
+                from benchmarks.past_budget_misses import why_missed
 
                 reason = await why_missed(service, cid, chat, question, haystack)
                 result.misses.append((question.category, reason))
@@ -256,7 +256,7 @@ async def replay(
                 sums[part] = sums.get(part, 0) + value
         count = max(1, len(chat.questions))
         result.sections = {k: v / count for k, v in sums.items() if v}
-    from benchmarks.past_budget_explain import recalled_tokens
+    from benchmarks.past_budget_misses import recalled_tokens
 
     if keep:  # the replayed database, for looking into its requests afterwards
         import shutil

@@ -22,60 +22,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from benchmarks.locomo import CATEGORIES, Question, normalise
+from benchmarks.locomo import CATEGORIES
+from benchmarks.past_budget_misses import recalled_tokens, why_missed
 
-
-def recalled_tokens(request: Any) -> int:
-    """Tokens of the recalled passages (``search_result`` blocks) a request carried."""
-    from tui_chat.core.tokens import get_counter
-
-    messages = request.body.get("messages") or []
-    if not messages or messages[-1].get("role") != "user":
-        return 0
-    content = messages[-1].get("content")
-    if not isinstance(content, list):
-        return 0
-    found = [b for b in content if isinstance(b, dict) and b.get("type") == "search_result"]
-    return get_counter().count_content(found) if found else 0
-
-
-async def why_missed(service: Any, cid: str, chat: Any, question: Question, haystack: str) -> str:
-    """Why ``question``'s evidence is not in its request (module doc), for the first evidence
-    turn it lacks."""
-    from tui_chat.core.request.recall_cost import RELEVANCE_FLOOR
-    from tui_chat.core.request.recall_need import need_weight
-    from tui_chat.engine.recall import need, recall
-
-    engine = service._engine
-    store = engine.store
-    summary = await store.summaries.active(cid)
-    coverage = summary.covers_to_message_id if summary else 0
-    lacking = [e for e in question.evidence if chat.texts[e] not in haystack]
-    wanted = chat.texts[lacking[0]]
-    ids = await store.messages.ids(cid)
-    messages = await store.messages.get_many(ids)
-    holder = next((m for m in messages if wanted in normalise(m.text)), None)
-    if holder is None:
-        return "not stored"
-    if holder.id > coverage:
-        return "raw"
-    counter = engine.counter
-    passages = await recall(store, cid, question.text, coverage, counter, None)
-    raw_texts = [m.text for m in messages if m.id > coverage][-20:]
-    needed = await need(store, cid, question.text, raw_texts, coverage)
-    floor = RELEVANCE_FLOOR * (1.0 - need_weight(needed))
-    spent = 0
-    for passage in passages:
-        if passage.relevance < floor:
-            if passage.message.id == holder.id and wanted in normalise(passage.text):
-                return "floor"
-            continue
-        spent += counter.count(passage.text) + 8
-        if passage.message.id == holder.id and wanted in normalise(passage.text):
-            return "capped" if spent <= 6_000 else "ranked out"
-    if summary is not None and wanted in normalise(summary.text or ""):
-        return "summary"
-    return "search"
+__all__ = ["recalled_tokens", "run", "why_missed"]
 
 
 def _bill_lines(result: Any, label: str) -> list[str]:
@@ -128,7 +78,16 @@ def _bill_lines(result: Any, label: str) -> list[str]:
 
 def run(quick: bool, patterns: Sequence[str], names: Sequence[str], jobs: int) -> list[str]:
     from benchmarks.common import parallel_map
-    from benchmarks.past_budget import QUICK_SESSIONS, Job, build_chat, budget_for, measure
+    from benchmarks.past_budget import (
+        QUICK_SESSIONS,
+        Job,
+        budget_for,
+        build_chat,
+        dollar_tokens,
+        measure,
+        search_hits,
+    )
+    from tui_chat.config import DEFAULT_MODEL
 
     sessions = QUICK_SESSIONS if quick else None
     chat = build_chat(sessions, names)
@@ -145,6 +104,16 @@ def run(quick: bool, patterns: Sequence[str], names: Sequence[str], jobs: int) -
         if job.config != "default":
             continue
         lines.append(f"  evidence {result.tally.rate:.1f} %; {result.tally.categories_note()}")
+        thirds = ", ".join(f"{100 * h / max(1, n):.1f} % ({n})" for h, n in result.thirds)
+        lines.append(f"  by third (early, middle, late): {thirds}; {result.folds} folds")
+        same = search_hits(chat, result.tokens)
+        spend = dollar_tokens(result, DEFAULT_MODEL)
+        dollars = search_hits(chat, [spend] * len(chat.questions))
+        lines.append(
+            f"  strong search same tokens ({same.mean_tokens / 1e3:.1f}k) {same.rate:.1f} % "
+            f"({same.categories_note()}); same dollars ({spend / 1e3:.1f}k) {dollars.rate:.1f} "
+            f"% ({dollars.categories_note()})"
+        )
         reasons = Counter(reason for _, reason in result.misses)
         lines.append("  misses: " + ", ".join(f"{r} {n}" for r, n in reasons.most_common()))
         for number, name in CATEGORIES.items():

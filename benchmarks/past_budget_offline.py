@@ -2,7 +2,7 @@
 ``Job.keep``): the request side of recall measured without replaying the chat.
 
 ``python -m benchmarks.past_budget_offline DB [--conversations ...]``: evidence per category and
-the misses by reason (:func:`benchmarks.past_budget_explain.why_missed`), for the engine as
+the misses by reason (:func:`benchmarks.past_budget_misses.why_missed`), for the engine as
 it is now over the folded state the replay left.
 """
 
@@ -22,7 +22,7 @@ async def ask(db: Path, names: Sequence[str]) -> list[str]:
     from benchmarks.cost import VirtualClock, replay_service
     from benchmarks.locomo import Tally, request_text
     from benchmarks.past_budget import _StoredAt, build_chat
-    from benchmarks.past_budget_explain import why_missed
+    from benchmarks.past_budget_misses import why_missed
     from tui_chat.config import DEFAULT_MODEL
 
     chat = build_chat(None, names)
