@@ -136,7 +136,7 @@ def test_without_a_recall_share_or_with_a_small_budget_the_ordinary_maximum_hold
 
 
 def test_a_message_that_needs_the_folded_past_reads_a_larger_pool() -> None:
-    from tui_chat.engine.recall import QUESTION_MESSAGES, RECALL_MESSAGES, pool_size
+    from tui_chat.engine.build.recall import QUESTION_MESSAGES, RECALL_MESSAGES, pool_size
 
     assert pool_size(0.0) == pool_size(QUESTION_FROM) == RECALL_MESSAGES
     assert pool_size(QUESTION_FULL) == QUESTION_MESSAGES * RECALL_MESSAGES
