@@ -186,15 +186,26 @@ class Result:
     tokens: list[int] = field(default_factory=list)
     """Each question's request size (local count), in question order."""
     chats: int = 0
+    turns: list[tuple[str, dict[str, int], float, int]] = field(default_factory=list)
+    """Every request the server saw: kind, usage, dollars, recalled tokens it carried."""
+    misses: list[tuple[int, str]] = field(default_factory=list)
+    """With ``explain``: each missed question's category and why (:mod:`.past_budget_misses`)."""
 
     @property
     def dollars(self) -> float:
         return sum(b.dollars for b in self.bills.values())
 
 
-async def replay(settings: dict[str, str], chat: Chat, pattern: str, work: Path) -> Result:
+async def replay(
+    settings: dict[str, str],
+    chat: Chat,
+    pattern: str,
+    work: Path,
+    explain: bool = False,
+    keep: str = "",
+) -> Result:
     """Replay ``chat`` under ``settings`` with ``pattern``'s clock; ask every question at the
-    end; bill every request."""
+    end; bill every request (``explain``: and say why each missed question missed)."""
     from benchmarks.locomo import request_text
 
     clock = VirtualClock()
@@ -236,12 +247,26 @@ async def replay(settings: dict[str, str], chat: Chat, pattern: str, work: Path)
             result.tokens.append(tokens)
             result.thirds[third][0] += hit
             result.thirds[third][1] += 1
+            if explain and not hit:
+                from benchmarks.past_budget_misses import why_missed
+
+                reason = await why_missed(service, cid, chat, question, haystack)
+                result.misses.append((question.category, reason))
             for part, value in built.breakdown.sections.items():
                 sums[part] = sums.get(part, 0) + value
         count = max(1, len(chat.questions))
         result.sections = {k: v / count for k, v in sums.items() if v}
+    from benchmarks.past_budget_misses import recalled_tokens
+
+    if keep:  # the replayed database, for looking into its requests afterwards
+        import shutil
+
+        shutil.copyfile(db, keep)
+
     for request in server.message_requests:
         result.bills.setdefault(_kind(request), Bill()).add(request.usage or {}, _price(request))
+        usage = {k: v for k, v in (request.usage or {}).items() if isinstance(v, int)}
+        result.turns.append((_kind(request), usage, _price(request), recalled_tokens(request)))
     result.chats = result.bills.get("chat", Bill()).requests
     return result
 
@@ -252,6 +277,9 @@ class Job:
     pattern: str
     sessions: int | None
     names: tuple[str, ...] = ()
+    explain: bool = False
+    keep: str = ""
+    """Where to copy the replayed database (nowhere when empty)."""
 
 
 def settings_of(config: str, budget: int) -> dict[str, str]:
@@ -263,7 +291,7 @@ def measure(job: Job) -> Result:
     chat = build_chat(job.sessions, job.names)
     with tempfile.TemporaryDirectory() as tmp:
         settings = settings_of(job.config, budget_for(chat))
-        return asyncio.run(replay(settings, chat, job.pattern, Path(tmp)))
+        return asyncio.run(replay(settings, chat, job.pattern, Path(tmp), job.explain, job.keep))
 
 
 def search_hits(chat: Chat, budgets: Sequence[int]) -> Tally:

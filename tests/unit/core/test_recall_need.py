@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from tui_chat.core.request.recall_need import (
     NEED_FROM,
     NEED_FULL,
+    QUESTION_FROM,
+    QUESTION_FULL,
     need_weight,
     needed_cap,
     novelty,
@@ -114,3 +116,64 @@ def test_the_cost_cap_holds_without_need_and_gives_way_to_it() -> None:
     lifted = build_request(_folded_inputs(1.0, passages=120)).breakdown.sections["recall"]
     assert 0 < capped <= cap + 1
     assert lifted > 2 * cap
+
+
+def test_a_question_s_ceiling_rises_from_the_ordinary_maximum_to_the_recall_share() -> None:
+    from tui_chat.core.request.recall_need import question_ceiling
+
+    assert question_ceiling(6_000, 0.55, 30_000, 0.0) == 6_000
+    assert question_ceiling(6_000, 0.55, 30_000, QUESTION_FROM) == 6_000
+    assert question_ceiling(6_000, 0.55, 30_000, QUESTION_FULL) == 16_500
+    middle = (QUESTION_FROM + QUESTION_FULL) / 2
+    assert 6_000 < question_ceiling(6_000, 0.55, 30_000, middle) < 16_500
+
+
+def test_without_a_recall_share_or_with_a_small_budget_the_ordinary_maximum_holds() -> None:
+    from tui_chat.core.request.recall_need import question_ceiling
+
+    assert question_ceiling(6_000, None, 30_000, 1.0) == 6_000
+    assert question_ceiling(6_000, 0.55, 8_000, 1.0) == 6_000
+
+
+def test_a_message_that_needs_the_folded_past_reads_a_larger_pool() -> None:
+    from tui_chat.engine.build.recall import QUESTION_MESSAGES, RECALL_MESSAGES, pool_size
+
+    assert pool_size(0.0) == pool_size(QUESTION_FROM) == RECALL_MESSAGES
+    assert pool_size(QUESTION_FULL) == QUESTION_MESSAGES * RECALL_MESSAGES
+
+
+def _question_inputs(need: float) -> Any:
+    from dataclasses import replace
+
+    from tests.unit.core.test_request_builder import History, inputs, summary
+    from tui_chat.core.presets import resolve_policy
+
+    old = History(start=3)
+    found = [
+        old.add("user", f"crate {1_000 + i} went to dock {i % 7} with the blue pallets and tape")
+        for i in range(900)
+    ]
+    recent = History(start=5_000)
+    recent.turn("and then?", "then it rained")
+    policy = replace(resolve_policy(), budget=30_000, recall_max_excerpts=300)
+    built = inputs(
+        recent.messages,
+        "where did the crates go?",
+        policy=policy,
+        window=200_000,
+        max_output=8_000,
+        summary_=replace(summary(covers_to=4_999), source_tokens=40_000),
+        recalled=found,
+    )
+    return replace(built, recall_need=need)
+
+
+def test_a_question_about_the_folded_past_may_fill_the_recall_share_of_the_budget() -> None:
+    from tests.unit.core.test_request_builder import build_alone as build_request
+
+    ordinary = build_request(_question_inputs(0.0)).breakdown.sections["recall"]
+    question = build_request(_question_inputs(1.0))
+    assert ordinary <= 6_000
+    assert 6_000 < question.breakdown.sections["recall"] <= 16_500
+    # More excerpts than the ordinary count: the count grows with the limit.
+    assert len(question.recalled_ids) > 300

@@ -47,7 +47,7 @@ from tui_chat.core.request.clip import fit_text
 from tui_chat.core.request.compose import EPHEMERAL, Candidate, MemoryTexts, RequestLayout
 from tui_chat.core.request.pieces import new_piece
 from tui_chat.core.request.recall_cost import matching, recall_cap
-from tui_chat.core.request.recall_need import needed_cap
+from tui_chat.core.request.recall_need import needed_cap, question_ceiling
 from tui_chat.core.request.render import (
     MEMORY_PREAMBLE,
     PARAGRAPH,
@@ -124,9 +124,14 @@ class _Builder:
         at = (inputs.pauses, self.policy.cache_ttl, inputs.covered_tokens, self.policy.prices)
         self.recall_cap = recall_cap(inputs.summary, self.timeline, self.limit, *at)
         recalled = inputs.recalled
+        # A message the recent turns say little about may take what the cap holds back, up
+        # to the recall share of the budget.
+        policy = self.policy
+        ceiling = question_ceiling(
+            policy.recall_max_tokens, policy.recall_share, self.usable, inputs.recall_need
+        )
+        self.recall_ceiling = ceiling if self.recall_cap is not None else policy.recall_max_tokens
         if self.recall_cap is not None:
-            # A message the recent turns say little about may take what the cap holds back.
-            ceiling = self.policy.recall_max_tokens
             self.recall_cap = needed_cap(self.recall_cap, inputs.recall_need, ceiling)
             # Where the history could be carried, recall sends only what matches the message.
             recalled = matching(recalled, inputs.recall_need)
@@ -180,7 +185,7 @@ class _Builder:
         others += self.timeline.span_tokens(start, len(self.timeline)) - saved
         others += self.layout.new_piece.tokens if self.layout.new_piece is not None else 0
         room = int(self.usable / max(1.0, self.inputs.calibration)) - others - FILL_RESERVE
-        filled = max(limit, min(policy.recall_max_tokens, room))
+        filled = max(limit, min(self.recall_ceiling, room))
         return filled if cap is None else min(filled, cap)
 
     def compose(self, shed: Shed) -> Candidate:

@@ -163,8 +163,11 @@ class Selector:
         chosen: list[Recalled] = []
         seen: set[tuple[int, int]] = set()
         days: set[str] = set()
+        # The excerpt count grows with a limit past the ordinary maximum (a question's).
+        most = max(1, policy.recall_max_tokens)
+        excerpts = max(policy.recall_max_excerpts, policy.recall_max_excerpts * limit // most)
         for passage in self.recalled:
-            if len(chosen) >= policy.recall_max_excerpts or budget <= 0:
+            if len(chosen) >= excerpts or budget <= 0:
                 break
             if passage.message.id in excluded or passage.key in seen:
                 continue

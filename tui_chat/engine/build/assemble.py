@@ -36,7 +36,7 @@ from tui_chat.core.unanswered import (
     not_sent_again,
     refused_prompts,
 )
-from tui_chat.engine.build.recall import need, recall
+from tui_chat.engine.build.recall import RECALL_MESSAGES, need, pool_size, recall
 from tui_chat.engine.build.tail import TailCache
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
@@ -174,10 +174,12 @@ async def assemble(
     if policy.recall and coverage and query:
         # Recall is a bonus: a broken search index (doctor reports it) never stops a send.
         with contextlib.suppress(SearchIndexError):
-            recalled = await recall(store, conversation.id, query, coverage, counter, sent_at)
-            if recalled:
-                recent = [m.text for m in raw[-RECENT_MESSAGES:]]
-                needed = await need(store, conversation.id, query, recent, coverage)
+            recent = [m.text for m in raw[-RECENT_MESSAGES:]]
+            needed = await need(store, conversation.id, query, recent, coverage)
+            # A larger pool only where a question may fill the recall share of the budget.
+            wide = summary is not None and summary.trigger != "manual" and policy.recall_share
+            pool = pool_size(needed) if wide else RECALL_MESSAGES
+            recalled = await recall(store, conversation.id, query, coverage, counter, sent_at, pool)
     inputs = ContextInputs(
         model=conversation.model,
         context_window=window.context_window,

@@ -36,6 +36,17 @@ from tui_chat.store.repository import Store
 
 RECALL_MESSAGES = 128
 """Most messages (hits and their neighbours) read to make passages."""
+QUESTION_MESSAGES = 4
+"""A message that needs the folded past (:func:`~.recall_need.need_weight` 1) reads up to this
+many times :data:`RECALL_MESSAGES`: its recall may fill the recall share of the budget
+(:func:`~.recall_need.question_ceiling`), more than 128 messages hold."""
+
+
+def pool_size(need: float) -> int:
+    """Messages read to make passages for a message whose need of the folded past is
+    ``need``."""
+    weight = recall_need.need_weight(need, recall_need.QUESTION_FROM, recall_need.QUESTION_FULL)
+    return int(RECALL_MESSAGES * (1 + (QUESTION_MESSAGES - 1) * weight))
 
 
 async def related_hits(
@@ -85,6 +96,7 @@ async def recall(
     coverage: int,
     counter: TokenCounter,
     sent_at: str | None = None,
+    pool: int = RECALL_MESSAGES,
 ) -> list[Passage]:
     """Passage candidates from the compacted prefix (ids up to ``coverage``), best first.
 
@@ -96,6 +108,7 @@ async def recall(
         counter: Splits long messages into passages.
         sent_at: When the query was sent (ISO 8601; ``None``: now), for the periods it names
             relative to that (:mod:`~tui_chat.core.request.dates`).
+        pool: Most messages read (:func:`pool_size`).
 
     Returns:
         Passages to offer, best first (the builder takes what fits its budget).
@@ -116,7 +129,7 @@ async def recall(
     hit_ids = list(dict.fromkeys(h.message_id for h in [*first, *second, *near]))
     neighbours = await near_messages(store, conversation_id, hit_ids, coverage)
     scores = combine(first, second, neighbours, near)
-    best = sorted(sorted(scores, key=lambda i: -scores[i])[:RECALL_MESSAGES])
+    best = sorted(sorted(scores, key=lambda i: -scores[i])[:pool])
     messages = await store.messages.get_many(best)
     stems = [fts.stem_prefix(w) or w for w in words]
     weights: dict[str, float] = {}
