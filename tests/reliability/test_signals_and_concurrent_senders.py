@@ -223,8 +223,9 @@ class _Terminal:
                 return
             self.output += chunk
 
-    def screen_text(self) -> str:
-        return _ANSI.sub("", bytes(self.output).decode("utf-8", "replace"))
+    def screen_text(self, since: int = 0) -> str:
+        """What the TUI has written (from byte ``since`` on), escape sequences taken out."""
+        return _ANSI.sub("", bytes(self.output[since:]).decode("utf-8", "replace"))
 
     def type(self, text: str) -> None:
         os.write(self.master, text.encode())
