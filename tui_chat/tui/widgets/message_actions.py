@@ -5,9 +5,10 @@ Copying the message or a code block is done here. Editing, forking and compactin
 message, and deleting it, need the composer, the draft tray, the conversation or a dialog,
 which the screen holds: they reach it as typed messages (:class:`EditRequested`,
 :class:`ForkRequested`, :class:`CompactUptoRequested`, :class:`DeleteRequested`), handled in
-``screens/branching.py``. Each is posted to the screen and the key's action waits until the screen has handled it, as when the screen did the
-work in its own action: the keys typed right after ``e`` reach the composer once the prompt is
-in it, so they add to it.
+``screens/branching.py``. Each is posted to the screen and the key's action waits until the
+screen has handled it, as when the screen did the work in its own action: the keys typed right
+after ``e`` reach the composer once the prompt is in it, so they add to it (and a ``y`` typed
+right after ``d`` answers the dialog).
 """
 
 from __future__ import annotations
