@@ -168,3 +168,23 @@ async def test_an_unknown_message_is_said_as_such(make_service: Make) -> None:
     service = await make_service()
     with pytest.raises(NotFound):
         await service.messages.delete(987654)
+
+
+async def test_a_failed_prompt_goes_with_its_empty_failed_reply(
+    make_service: Make, tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    service = await make_service()
+    conv = await _imported(service, tmp_path, _turns(1))
+    fake_anthropic.push_error(529)
+    await service.send(conv, "the failing prompt")
+    fake_anthropic.push_reply("fine")
+    await service.send(conv, "another question")
+    history = await service.messages.history(conv)
+    prompt, failed = history[2], history[3]
+    assert failed.status == "error" and not failed.text
+    deleted = await service.messages.delete(prompt.id)
+    assert deleted.ids == [prompt.id, failed.id]
+    assert [m.text for m in await service.messages.history(conv)][-2:] == [
+        "another question",
+        "fine",
+    ]

@@ -1,7 +1,8 @@
 """Deleting a message: what goes with it, what may not go, and what it leaves stale.
 
 A ``tool_use`` and its ``tool_result`` go together (one without the other is a request the
-API refuses); a reply being streamed, or the prompt it answers, cannot be deleted until the
+API refuses), as do a prompt and its reply that failed before any text (an error with nothing
+to answer); a reply being streamed, or the prompt it answers, cannot be deleted until the
 reply ends (or is cancelled). Deleting takes the messages out of every request, count, export
 and search at once (the rows go); the summary versions whose coverage reached them are marked
 stale, since they still hold what was deleted: the timeline and ``tui-chat summaries`` say so,
@@ -48,8 +49,14 @@ async def _neighbour(store: Store, message: Message, *, after: bool) -> Message 
     return found[0] if found else None
 
 
+def _nothing_arrived(reply: Message) -> bool:
+    """A reply that failed before any text (its error is all it holds)."""
+    return reply.role == "assistant" and reply.status == "error" and not reply.text.strip()
+
+
 async def deletion(store: Store, message_id: int) -> list[Message]:
-    """The messages deleting ``message_id`` removes: it and the other half of its tool pair.
+    """The messages deleting ``message_id`` removes: it and the other half of its tool pair,
+    or a prompt and the reply that failed before any text arrived.
 
     Raises:
         NotFound: No such message.
@@ -57,10 +64,11 @@ async def deletion(store: Store, message_id: int) -> list[Message]:
     """
     message = await store.messages.get(message_id)
     going = [message]
-    if message.has_tool_use:
-        following = await _neighbour(store, message, after=True)
-        if following is not None and following.has_tool_result:
-            going.append(following)
+    following = await _neighbour(store, message, after=True)
+    if message.has_tool_use and following is not None and following.has_tool_result:
+        going.append(following)
+    elif message.role == "user" and following is not None and _nothing_arrived(following):
+        going.append(following)  # a failed reply to it says nothing once it has gone
     if message.has_tool_result:
         previous = await _neighbour(store, message, after=False)
         if previous is not None and previous.has_tool_use:
