@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.helpers import StandaloneFake, cli_argv, cli_env, report, rows, write_config
+from tests.reliability.helpers import StandaloneFake, cli_argv, cli_env, report, rows
 from tests.reliability.test_lost_terminal_and_drafts import (
     _db,
     _ends,
@@ -71,10 +71,8 @@ DIALOGS = {
 @pytest.mark.parametrize("ctty", [True, False], ids=["controlling", "streams-only"])
 @pytest.mark.parametrize("phase", ["starting", "streaming", *DIALOGS])
 def test_a_lost_terminal_ends_the_tui_by_its_clean_path(
-    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path, phase: str, ctty: bool
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path, phase: str, ctty: bool
 ) -> None:
-    home = isolated_env
-    write_config(home)
     standalone_fake.reset()
     standalone_fake.push(
         kind="reply", target="chat", text=LONG_REPLY, chunk_delay=0.04, words_per_chunk=1
