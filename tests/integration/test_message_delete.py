@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic
-from tui_chat.engine.message_deletion import CannotDelete
+from tui_chat.engine.conversations.message_deletion import CannotDelete
 from tui_chat.engine.service import ChatService
 
 Make = Callable[..., Awaitable[ChatService]]

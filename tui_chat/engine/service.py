@@ -7,28 +7,30 @@ never reach; sending a prompt is the root's own use case.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tui_chat.core.attachments import Attachment
 from tui_chat.core.clock import SYSTEM_CLOCK, Clock
 from tui_chat.core.tokens import TokenCounter
-from tui_chat.engine.branches import Branches
 from tui_chat.engine.compaction import CompactionError
-from tui_chat.engine.conversations import NEW_TITLE, Conversations, SettingError
-from tui_chat.engine.drafts import Drafts
+from tui_chat.engine.conversations.branches import Branches
+from tui_chat.engine.conversations.conversations import NEW_TITLE, Conversations, SettingError
+from tui_chat.engine.conversations.drafts import Drafts
+from tui_chat.engine.conversations.message_log import MessageLog
+from tui_chat.engine.conversations.versions import Summaries
 from tui_chat.engine.events import EventCallback
-from tui_chat.engine.exports import Transfer
+from tui_chat.engine.files.remote_files import CLOSE_WAIT
 from tui_chat.engine.maintenance import Maintenance
-from tui_chat.engine.message_log import MessageLog
 from tui_chat.engine.parts import EngineParts
-from tui_chat.engine.remote_files import CLOSE_WAIT
 from tui_chat.engine.send import SendOutcome
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.engine.tools import Tools
 from tui_chat.engine.tools.calls import Approver
-from tui_chat.engine.usage import CostCache
-from tui_chat.engine.versions import Summaries
+from tui_chat.engine.transfer.exports import Transfer
+from tui_chat.engine.usage.usage import CostCache
 from tui_chat.engine.watch import OutsideWrites
 from tui_chat.store.errors import NotFound
 
@@ -112,8 +114,16 @@ class ChatService:
         return self._client.has_key
 
     def preload(self) -> None:
-        """Import the SDK's modules now (a thread of the TUI calls this once it is drawn)."""
+        """Import the SDK's modules now, then stream a canned reply through them from memory
+        (:mod:`~tui_chat.llm.rehearsal`: the SDK builds its event types then, not at the end
+        of the first reply). A thread of the TUI calls this once it is drawn. A rehearsal
+        that fails (an SDK that parses differently) only leaves the first reply as it was:
+        it never ends the app."""
         self._client.preload()
+        from tui_chat.llm.rehearsal import rehearse
+
+        with contextlib.suppress(Exception):
+            asyncio.run(rehearse())
 
     @property
     def db_path(self) -> Path:

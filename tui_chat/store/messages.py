@@ -3,7 +3,7 @@
 Messages are appended; a streaming reply completes (:meth:`Messages.update`); a message is
 deleted only on request (:meth:`Messages.delete`) or with its conversation.
 The raw tail a request is built from is read incrementally by the engine
-(:mod:`tui_chat.engine.tail`) with :meth:`Messages.history`.
+(:mod:`tui_chat.engine.build.tail`) with :meth:`Messages.history`.
 """
 
 from __future__ import annotations

@@ -23,10 +23,10 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.request import BuiltRequest
 from tui_chat.core.tokens import update_calibration
 from tui_chat.core.triggers import emergency_due
-from tui_chat.engine.attachments import store_attachments
+from tui_chat.engine.build.context import EngineContext
+from tui_chat.engine.build.requests import Requests
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
-from tui_chat.engine.context import EngineContext
-from tui_chat.engine.drafts import Drafts
+from tui_chat.engine.conversations.drafts import Drafts
 from tui_chat.engine.events import (
     EventCallback,
     FileUploading,
@@ -37,7 +37,7 @@ from tui_chat.engine.events import (
     UserMessageSaved,
 )
 from tui_chat.engine.failures import explain_refusal
-from tui_chat.engine.requests import Requests
+from tui_chat.engine.files.attachments import store_attachments
 from tui_chat.engine.send.diagnostics import refused_diagnostics, with_diagnostics
 from tui_chat.engine.send.lock import SendLock
 from tui_chat.engine.send.partial import PartialReply
@@ -52,6 +52,7 @@ from tui_chat.engine.send.tool_turns import (
     asks_for_tools,
 )
 from tui_chat.engine.tools.calls import Approver
+from tui_chat.engine.usage.usage import conversation_costs
 from tui_chat.llm.client import StreamResult
 from tui_chat.llm.errors import ChatError
 
@@ -409,7 +410,17 @@ class ChatSession:
         )
         # The reply is shown as stored at once; the calibration below never changes it.
         if on_event:
-            on_event(ReplyFinished(stored, result.error, cancelled, result.usage_note))
+            costs = await conversation_costs(self.store, self.info_for, [conversation.id])
+            on_event(
+                ReplyFinished(
+                    stored,
+                    result.error,
+                    cancelled,
+                    result.usage_note,
+                    breakdown=built.breakdown,
+                    cost=costs[conversation.id],
+                )
+            )
         if result.usage.total_input > 0:
             ratio, samples = await self.store.calibration(conversation.model)
             ratio, samples = update_calibration(

@@ -16,10 +16,10 @@ from tui_chat.core.models import Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import ledger_budget
 from tui_chat.core.sent_memory import memory_retention
-from tui_chat.engine.assemble import window_for
+from tui_chat.engine.build.assemble import window_for
+from tui_chat.engine.build.context import EngineContext
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.compaction.due import due_versions
-from tui_chat.engine.context import EngineContext
 
 __all__ = ["Summaries"]
 
@@ -78,6 +78,13 @@ class Summaries:
         self.worker = worker
         self.kept = KeptFigures()
         """Retention figures already worked out."""
+        worker.listing = self.listing  # a finished version's event carries the versions
+
+    async def listing(self, conversation_id: str) -> tuple[tuple[Summary, ...], int | None]:
+        """Every version (as :meth:`versions`) and the one in force."""
+        versions = tuple(await self.versions(conversation_id))
+        conversation = await self.store.conversations.get(conversation_id)
+        return versions, conversation.active_summary_id
 
     async def compact(
         self,

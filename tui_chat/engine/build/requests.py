@@ -2,7 +2,7 @@
 
 The exact next request (a send's, a preview's with a draft), the request without a draft the
 gauge shows (kept while the conversation's revision in the store is the same, see
-:meth:`TailCache.base <tui_chat.engine.tail.TailCache.base>`) and the projected size the
+:meth:`TailCache.base <tui_chat.engine.build.tail.TailCache.base>`) and the projected size the
 compaction triggers read. The chat session and the compaction worker are handed this object;
 neither calls back into the service. The front ends reach it as ``service.requests``:
 :meth:`Requests.context` (the exact next request, as the preview shows it) and
@@ -19,10 +19,10 @@ from tui_chat.core.models import Conversation, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
 from tui_chat.core.tokens import update_calibration
-from tui_chat.engine.assemble import assemble
-from tui_chat.engine.attachments import expand_request
-from tui_chat.engine.context import EngineContext
-from tui_chat.engine.tail import TailCache
+from tui_chat.engine.build.assemble import assemble
+from tui_chat.engine.build.context import EngineContext
+from tui_chat.engine.build.tail import TailCache
+from tui_chat.engine.files.attachments import expand_request
 from tui_chat.llm.errors import ChatError
 from tui_chat.store.rows import clean_text
 
@@ -33,7 +33,7 @@ class Requests:
 
     def __init__(self, context: EngineContext) -> None:
         self._engine = context
-        self.tails = TailCache()  # what request builds reuse (engine/tail.py)
+        self.tails = TailCache()  # what request builds reuse (engine/build/tail.py)
 
     async def build(
         self,
@@ -100,6 +100,8 @@ class Requests:
             conversation.id, after_id=active.covers_to_message_id if active else 0
         )
         local = b.input_tokens - b.sections.get("recent", 0) + unsummarized
+        # Large tool results of older turns are cut before anything is folded: counted cut.
+        local -= b.results_cuttable
         ratio = b.calibrated_tokens / b.input_tokens if b.input_tokens else 1.0
         # The same figure as the gauge and the fit check (Breakdown.used): never below local.
         return max(local, round(local * ratio)), b.usable
@@ -112,7 +114,10 @@ class Requests:
         conversation = await store.conversations.get(conversation_id)
         # Cleaned as a sent message is stored (no NUL, no lone surrogate); files alone are sent.
         text = None if draft is None and not attachments else clean_text(draft or "")
-        built = await self.build(conversation, text, attachments)
+        if text is None:
+            built = await self.base(conversation)  # the gauge's, kept by the revision
+        else:
+            built = await self.build(conversation, text, attachments)
         if not built.attachments:
             return built  # nothing to expand (the scan of every block is skipped)
         # Attached files as they are sent, not as the references stored: by ``file_id`` those

@@ -7,9 +7,9 @@ search.
 from __future__ import annotations
 
 from tui_chat.core.models import Message, SearchHit
-from tui_chat.engine import message_deletion
-from tui_chat.engine.branches import Branches
-from tui_chat.engine.message_deletion import Deleted
+from tui_chat.engine.conversations import message_deletion
+from tui_chat.engine.conversations.branches import Branches
+from tui_chat.engine.conversations.message_deletion import Deleted
 from tui_chat.store.repository import Store
 
 
@@ -63,12 +63,11 @@ class MessageLog:
 
     async def deletion(self, message_id: int) -> list[Message]:
         """What deleting a message removes (it and its tool pair); raises
-        :class:`~tui_chat.engine.message_deletion.CannotDelete` while a reply streams into
-        or after it."""
+        :class:`~.message_deletion.CannotDelete` while a reply streams into or after it."""
         return await message_deletion.deletion(self._store, message_id)
 
     async def delete(self, message_id: int) -> Deleted:
-        """Delete a message and its tool pair (:mod:`~tui_chat.engine.message_deletion`)."""
+        """Delete a message and its tool pair (:mod:`~.message_deletion`)."""
         return await message_deletion.delete(self._store, message_id)
 
     async def pinned_ids(self, conversation_id: str) -> set[int]:
