@@ -1,4 +1,5 @@
-"""Fixtures of the reliability tests: a CLI home with a config, a standalone fake server."""
+"""Fixtures of the reliability tests: a home with a config (for the in-process CLI or real
+processes), a standalone fake server."""
 
 from __future__ import annotations
 
@@ -20,6 +21,14 @@ def cli_home(
     write_config(isolated_env, "[api]\nmax_retries = 0\ntimeout = 2\n")
     monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER_KEY)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.base_url)
+    return isolated_env
+
+
+@pytest.fixture
+def home(isolated_env: Path) -> Path:
+    """``TUI_CHAT_HOME`` with the default config (no SDK retries, a 20 s timeout): the setup
+    of every test that runs real tui-chat processes."""
+    write_config(isolated_env)
     return isolated_env
 
 

@@ -110,10 +110,8 @@ def _run_limited(
     ],
 )
 def test_import_with_invalid_settings_is_refused_whole(
-    isolated_env: Path, tmp_path: Path, settings: object, named: str
+    home: Path, tmp_path: Path, settings: object, named: str
 ) -> None:
-    home = isolated_env
-    write_config(home)
     _import(home, tmp_path, TWO_TURNS)
     exported = run_here(home, "export", "last", "--format", "json")
     assert exported.returncode == 0, exported.stderr
@@ -133,10 +131,8 @@ def test_import_with_invalid_settings_is_refused_whole(
 
 
 def test_a_conversation_with_invalid_settings_still_opens_and_says_how_to_fix_it(
-    isolated_env: Path, tmp_path: Path
+    home: Path, tmp_path: Path
 ) -> None:
-    home = isolated_env
-    write_config(home)
     cid = _import(home, tmp_path, TWO_TURNS)
     # As an import made by an older tui-chat left it.
     execute(
@@ -208,10 +204,8 @@ def test_a_symlink_is_never_followed(
 
 @pytest.mark.parametrize("command", ["export", "backup"])
 def test_a_failed_write_leaves_nothing_and_keeps_the_old_file(
-    isolated_env: Path, tmp_path: Path, command: str
+    home: Path, tmp_path: Path, command: str
 ) -> None:
-    home = isolated_env
-    write_config(home)
     big = "lorem ipsum dolor " * 8_000  # about 140 KB: the output cannot fit under the limit
     cid = _import(home, tmp_path, [{"role": "user", "content": big}])
     out = tmp_path / "out"
@@ -324,9 +318,7 @@ def test_a_database_path_that_is_a_directory_is_one_clear_line(
         assert str(folder) in line and "is a directory" in line, line
 
 
-def test_a_full_disk_names_the_database(isolated_env: Path, tmp_path: Path) -> None:
-    home = isolated_env
-    write_config(home)
+def test_a_full_disk_names_the_database(home: Path, tmp_path: Path) -> None:
     _import(home, tmp_path, TWO_TURNS)
     big = "a full disk " * 20_000
     # Room for the shared-memory file and a little more, not for this message.
@@ -347,10 +339,8 @@ def _messages(db: Path) -> list[tuple[object, ...]]:
 
 @pytest.mark.parametrize("damage", ["dropped", "damaged"])
 def test_a_broken_search_index_is_found_and_rebuilt(
-    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path, damage: str
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path, damage: str
 ) -> None:
-    home = isolated_env
-    write_config(home)
     cid = _import(home, tmp_path, TWO_TURNS)
     cli = run_cli if damage == "dropped" else run_here  # one case in real processes
     db = _db(home)
@@ -383,10 +373,8 @@ def test_a_broken_search_index_is_found_and_rebuilt(
 
 
 def test_recall_with_a_dropped_index_still_sends(
-    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
-    home = isolated_env
-    write_config(home)
     cid = _import(home, tmp_path, TWO_TURNS * 5)
     assert run_here(home, "set", cid, "recall", "on").returncode == 0
     compacted = run_here(home, "compact", cid, base_url=standalone_fake.base_url)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.helpers import ROOT, cli_argv, cli_env, run_cli, run_here, write_config
+from tests.reliability.helpers import ROOT, cli_argv, cli_env, run_cli, run_here
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -89,10 +89,8 @@ def _one_line(stderr: str) -> str:
 
 @pytest.mark.parametrize("left", ["closed", "streaming"])
 def test_a_full_disk_reads_exports_and_backs_up(
-    isolated_env: Path, small_disk: Path, tmp_path: Path, left: str
+    home: Path, small_disk: Path, tmp_path: Path, left: str
 ) -> None:
-    home = isolated_env
-    write_config(home)
     db = small_disk / "tui-chat.db"
     source = tmp_path / "conversation.json"
     source.write_text(json.dumps(CONVERSATION))
@@ -139,10 +137,8 @@ def test_a_full_disk_reads_exports_and_backs_up(
 
 
 def test_a_read_only_folder_with_a_wal_and_no_shared_memory_reads_the_wal(
-    isolated_env: Path, tmp_path: Path
+    home: Path, tmp_path: Path
 ) -> None:
-    home = isolated_env
-    write_config(home)
     prefix: list[str] = []
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")

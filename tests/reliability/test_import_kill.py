@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import sample_files
-from tests.reliability.helpers import cli_argv, cli_env, execute, rows, run_cli, write_config
+from tests.reliability.helpers import cli_argv, cli_env, execute, rows, run_cli
 from tui_chat.engine.transfer.transfer import EXPORT_FORMAT
 
 pytestmark = pytest.mark.slow  # real processes
@@ -77,10 +77,8 @@ def _count(home: Path, sql: str) -> int:
 
 
 def test_a_killed_import_is_never_shown_and_is_removed_at_the_next_open(
-    isolated_env: Path, tmp_path: Path
+    home: Path, tmp_path: Path
 ) -> None:
-    home = isolated_env
-    write_config(home)
     assert run_cli(home, "list").returncode == 0  # the database exists before the import
     source = tmp_path / "big.json"
     _big_export(source)
@@ -116,9 +114,7 @@ def test_a_killed_import_is_never_shown_and_is_removed_at_the_next_open(
     assert _count(home, "SELECT count(*) FROM attachments") == 0
 
 
-def test_doctor_repair_removes_files_nothing_refers_to(isolated_env: Path) -> None:
-    home = isolated_env
-    write_config(home)
+def test_doctor_repair_removes_files_nothing_refers_to(home: Path) -> None:
     assert run_cli(home, "list").returncode == 0
     execute(
         _db(home),

@@ -189,11 +189,9 @@ def _check_store(db: Path, context: str) -> int:
 
 @pytest.mark.slow  # a real process
 def test_kill_9_while_streaming(
-    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
     rng = random.Random(SEED)
-    home = isolated_env
-    write_config(home)
     db = home / "data" / "tui-chat.db"
     standalone_fake.push(
         kind="reply", target="chat", text=REPLY, chunk_delay=0.025, words_per_chunk=1, times=None

@@ -27,7 +27,6 @@ from tests.reliability.helpers import (
     cli_env,
     import_conversation,
     rows,
-    write_config,
 )
 from tests.reliability.test_signals_and_concurrent_senders import (
     REPLY,
@@ -99,10 +98,8 @@ def _type_and_keep_as_draft(home: Path, terminal: _Terminal, cid: str, text: str
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
 def test_a_sent_prompt_never_comes_back_as_the_draft(
-    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path, signum: int
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path, signum: int
 ) -> None:
-    home = isolated_env
-    write_config(home)
     standalone_fake.push(kind="reply", target="chat", text="the answer", times=None)
     cid = _new_conversation(home, tmp_path)
     terminal = _open(home, standalone_fake, cid)
@@ -166,10 +163,8 @@ def _ends(process: subprocess.Popen[bytes]) -> int:
 @pytest.mark.parametrize("ctty", [True, False], ids=["controlling", "streams-only"])
 @pytest.mark.parametrize("moment", ["starting", "idle", "streaming"])
 def test_the_tui_ends_when_its_terminal_goes_away(
-    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path, moment: str, ctty: bool
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path, moment: str, ctty: bool
 ) -> None:
-    home = isolated_env
-    write_config(home)
     _slow_replies(standalone_fake)
     cid = _new_conversation(home, tmp_path)
     terminal = _Tty(cli_argv("open", cid), cli_env(home, standalone_fake.base_url), ctty)
@@ -208,10 +203,8 @@ def _conversation_to_compact(home: Path, tmp_path: Path) -> str:
 
 @pytest.mark.parametrize("ctty", [True, False], ids=["controlling", "streams-only"])
 def test_the_tui_ends_when_its_terminal_goes_away_while_compacting(
-    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path, ctty: bool
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path, ctty: bool
 ) -> None:
-    home = isolated_env
-    write_config(home)
     # The summary call hangs until the client goes away: the compaction is under way.
     standalone_fake.push(kind="hang", target="summary", hang_seconds=300, times=None)
     cid = _conversation_to_compact(home, tmp_path)

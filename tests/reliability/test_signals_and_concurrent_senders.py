@@ -165,10 +165,8 @@ def test_a_reply_left_streaming_by_a_dead_process_becomes_incomplete(
 
 
 def test_a_reply_another_live_process_is_streaming_is_left_alone(
-    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
-    home = isolated_env
-    write_config(home)
     # The reply holds after five words until the second process has looked, then runs on.
     standalone_fake.push(
         kind="hang",
@@ -223,8 +221,9 @@ class _Terminal:
                 return
             self.output += chunk
 
-    def screen_text(self) -> str:
-        return _ANSI.sub("", bytes(self.output).decode("utf-8", "replace"))
+    def screen_text(self, since: int = 0) -> str:
+        """What the TUI has written (from byte ``since`` on), escape sequences taken out."""
+        return _ANSI.sub("", bytes(self.output[since:]).decode("utf-8", "replace"))
 
     def type(self, text: str) -> None:
         os.write(self.master, text.encode())
@@ -239,10 +238,8 @@ class _Terminal:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_a_signal_to_the_tui_keeps_what_arrived(
-    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path, signum: int
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path, signum: int
 ) -> None:
-    home = isolated_env
-    write_config(home)
     _slow_replies(standalone_fake)
     cid = _new_conversation(home, tmp_path, title="sigtitle")
     terminal = _Terminal(cli_argv("open", cid), cli_env(home, standalone_fake.base_url))
@@ -277,10 +274,8 @@ def test_a_signal_to_the_tui_keeps_what_arrived(
 
 
 def test_concurrent_senders_take_turns(
-    isolated_env: Path, standalone_fake: StandaloneFake, tmp_path: Path
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path
 ) -> None:
-    home = isolated_env
-    write_config(home)
     # Each reply echoes its question and streams for about a second.
     standalone_fake.push(
         kind="reply", target="chat", chunk_delay=0.1, words_per_chunk=1, times=None

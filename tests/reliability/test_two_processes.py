@@ -75,10 +75,8 @@ def _run(home: Path, base_url: str, args: tuple[str, ...], worker: int) -> Op:
     return Op(worker, args, done.returncode, done.stdout, done.stderr)
 
 
-def test_processes_opening_a_new_database_at_once(isolated_env: Path) -> None:
+def test_processes_opening_a_new_database_at_once(home: Path) -> None:
     # Six processes create, migrate and write one new database at the same moment.
-    home = isolated_env
-    write_config(home)
     processes = [
         subprocess.Popen(
             cli_argv("send", "--new", f"hello {i}"),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from tui_chat.cli import (
     branches_view,
     compaction_view,
+    delete_view,
     mcp_view,
     models_view,
     render,
@@ -472,6 +473,8 @@ HANDLERS: dict[str, Handler] = {
     "regenerate": _regenerate,
     "pin": _pin,
     "unpin": _unpin,
+    "delete": delete_view.delete,
+    "rm": delete_view.delete,
     "archive": _archive,
     "unarchive": _unarchive,
     "export": _export,

@@ -226,6 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("unpin", help="unpin a message")
     p.add_argument("message_id", type=int, metavar="MESSAGE_ID")
 
+    p = sub.add_parser(
+        "delete", aliases=["rm"], help="delete a message (with its tool call or result)"
+    )
+    p.add_argument("message_id", type=int, metavar="MESSAGE_ID")
+    _json_flag(p)
+
     p = sub.add_parser("archive", help="hide a conversation from the list (kept; list --all)")
     p.add_argument("conv", metavar="CONV")
 

@@ -106,6 +106,7 @@ def summary_json(
         "active": summary.id == active_id,
         "reduction": round(summary.reduction, 4),
         "parent_version": versions.get(summary.parent_id) if summary.parent_id else None,
+        "stale": summary.stale,
     }
 
 
@@ -235,6 +236,8 @@ def summary_line(summary: Summary, active: bool, parent_version: int | None) -> 
     mark = "*" if active else " "
     parent = f"v{parent_version}" if parent_version else "-"
     error = f"  error: {inert(summary.error)}" if summary.error else ""
+    if summary.stale:
+        error += f"  stale: {summary.stale}"
     return (
         f"{mark} v{summary.version:<3} {summary.status:<11} "
         f"to #{summary.covers_to_message_id:<6} "

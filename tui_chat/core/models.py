@@ -273,6 +273,9 @@ class Summary:
     unchanged, first in ``messages``, while this version is active. ``text`` is its summary."""
     ledger: list[dict[str, Any]] = field(default_factory=list)
     """The identifier ledger of the covered span (see :mod:`tui_chat.core.ledger`)."""
+    stale: str | None = None
+    """Why this version no longer matches the conversation (messages it covers were deleted);
+    ``None`` while it does. Regenerating writes a fresh version."""
 
     @property
     def reduction(self) -> float:

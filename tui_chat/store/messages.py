@@ -1,6 +1,7 @@
 """The messages repository: append, complete, read and page a conversation's messages.
 
-Messages are append-only except for a streaming reply completing (:meth:`Messages.update`).
+Messages are appended; a streaming reply completes (:meth:`Messages.update`); a message is
+deleted only on request (:meth:`Messages.delete`) or with its conversation.
 The raw tail a request is built from is read incrementally by the engine
 (:mod:`tui_chat.engine.build.tail`) with :meth:`Messages.history`.
 """
@@ -15,6 +16,7 @@ import aiosqlite
 from tui_chat.core.clock import Clock
 from tui_chat.core.models import ContentBlock, Message, MessageStatus, Role, Usage
 from tui_chat.core.turns import starts_turn
+from tui_chat.store.deletion import delete_messages
 from tui_chat.store.errors import NotFound
 from tui_chat.store.rows import MESSAGE_COLUMNS, clean_text, clean_value, message_from, to_json
 from tui_chat.store.sql import Sql
@@ -240,6 +242,12 @@ class Messages:
             (to_json(list(message_ids)),),
         )
         return str(row[0]) if row else None
+
+    async def delete(self, conversation_id: str, message_ids: Sequence[int]) -> list[int]:
+        """Delete messages of a conversation (:mod:`~tui_chat.store.deletion`: its pins go,
+        branches part before them, the summary versions covering them are marked stale).
+        Returns the stale versions."""
+        return await delete_messages(self._sql, conversation_id, message_ids)
 
     async def get(self, message_id: int) -> Message:
         """One message by id. Raises :class:`NotFound`."""

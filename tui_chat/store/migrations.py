@@ -396,6 +396,11 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE messages ADD COLUMN api_id TEXT;
     """,
+    # 19: messages can be deleted; a summary version whose coverage reached a deleted message
+    # says so (why it is stale) until it is regenerated.
+    """
+    ALTER TABLE summaries ADD COLUMN stale TEXT;
+    """,
 )
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -34,7 +34,7 @@ SUMMARY_COLUMNS = (
     "instructions, summarizer, identifiers_kept, identifiers_total, status, error, "
     "lease_owner, lease_expires_at, created_at, completed_at, call_model, call_input_tokens, "
     "call_cache_read_tokens, call_cache_write_tokens, call_output_tokens, call_cost_usd, "
-    "compaction_block, ledger"
+    "compaction_block, ledger, stale"
 )
 
 
@@ -133,6 +133,7 @@ def summary_from(row: sqlite3.Row) -> Summary:
         call=call_from(row),
         compaction_block=compaction_block(row["compaction_block"]),
         ledger=json.loads(row["ledger"] or "[]"),
+        stale=row["stale"],
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Action", "Note", "Section"]
+__all__ = ["Action", "Note", "Section", "version_action"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +58,10 @@ class Section:
     title: str
     scope: str
     opened_by: str = ""
+
+
+def version_action(step: int) -> Action:
+    """``[`` / ``]``: the previous / next version where the branches part (``‹ n/m ›``)."""
+    name = "Previous version" if step < 0 else "Next version"
+    text = f"{name} where the branches part (‹ n/m ›)"
+    return Action(f"app.switch_version({step})", name, text, False, False, name, text)

@@ -12,8 +12,8 @@ from typing import Final
 
 from textual.binding import Binding, BindingType
 
-from tui_chat.tui.action_types import Action, Note
-from tui_chat.tui.tool_actions import TOOLS
+from tui_chat.tui.action_types import Action, Note, version_action
+from tui_chat.tui.tool_actions import DELETE_KEY, DELETE_MESSAGE, DELETE_SELECTED, TOOLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +51,6 @@ class Key:
             priority=priority or action.priority,
             tooltip=action.tooltip,
         )
-
-
-def _version(step: int) -> Action:
-    """``[`` / ``]``: the previous / next version where the branches part (``‹ n/m ›``)."""
-    name = "Previous version" if step < 0 else "Next version"
-    text = f"{name} where the branches part (‹ n/m ›)"
-    return Action(f"app.switch_version({step})", name, text, False, False, name, text)
 
 
 ACTIONS: Final[dict[str, Action]] = {
@@ -229,9 +222,10 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Copy code block",
         palette_help="Copy a fenced code block of the selected message (again: the next one)",
     ),
-    "previous_version": _version(-1),
-    "next_version": _version(1),
+    "previous_version": version_action(-1),
+    "next_version": version_action(1),
     "tools": TOOLS,
+    "delete_message": DELETE_MESSAGE,
     "dismiss_warnings": Action(
         "dismiss_warnings",
         "Hide warnings",
@@ -304,6 +298,8 @@ ACTIONS: Final[dict[str, Action]] = {
         "message.copy_code", "Copy code", "Copy the next fenced code block of this message"
     ),
     "chat.fork": Action("message.fork", "Fork", "Fork: a new branch from here"),
+    "chat.delete": DELETE_SELECTED,
+    "chat.delete_key": DELETE_KEY,
     "chat.thinking": Action(
         "reply.toggle_thinking", "Thinking", "Open or fold this reply's thinking"
     ),
@@ -389,6 +385,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("end", "chat.last"),
         Key("shift+up", "chat.extend_previous"),
         Key("shift+down", "chat.extend_next"),
+        Key("delete", "chat.delete_key"),
         Key("enter,escape", "chat.compose"),
         Key("f5", "chat.commands"),
         Key("shift+tab", "chat.previous_panel"),
@@ -407,6 +404,7 @@ KEYMAP: Final[dict[str, tuple[Key | Note, ...]]] = {
         Key("s", "chat.compact_upto", command=True),
         Key("b", "chat.copy_code", command=True),
         Key("f", "chat.fork", command=True),
+        Key("d", "chat.delete", command=True),
         Key("t", "chat.thinking", command=True),
         Key("u", "chat.links", command=True),
         Key("left_square_bracket", "previous_version", command=True, key_display="["),

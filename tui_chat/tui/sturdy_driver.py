@@ -8,6 +8,11 @@ its reply saved, until the 10 s deadline of :mod:`~tui_chat.tui.terminal_watch` 
 
 :class:`SturdyWriter` keeps taking from the queue once a write has failed, dropping what can no
 longer be written, so no write ever waits on a dead terminal and the app quits by its own path.
+
+Once the terminal is known to be gone, :meth:`SturdyLinuxDriver.terminal_lost` also ends
+Textual's input thread, which otherwise reads end-of-file from the dead terminal in a tight loop
+— taking the interpreter from the app's own thread while it stores the reply and quits — and
+is then waited for when the app leaves application mode.
 """
 
 from __future__ import annotations
@@ -60,3 +65,11 @@ class SturdyLinuxDriver(LinuxDriver):
             self._writer_thread = SturdyWriter(self._file)
             self._writer_thread.start()
         return result
+
+    def terminal_lost(self) -> None:
+        """The terminal has gone away: stop reading it (the input thread ends after its current
+        wait) and drop what is still written. Leaving application mode then waits for
+        nothing: there is no terminal left to restore."""
+        self.exit_event.set()
+        if isinstance(self._writer_thread, SturdyWriter):
+            self._writer_thread.broken = True

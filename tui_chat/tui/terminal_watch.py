@@ -6,7 +6,7 @@ Textual's input thread, reading end-of-file from the hung-up terminal, loops on 
 without telling the app. Processes were found alive hours later, their database open, some
 spinning at 100 % CPU.
 
-:class:`TerminalWatch` is a thread that polls the terminal four times a second. When it has hung up,
+:class:`TerminalWatch` is a thread that waits on the terminal (``poll``). When it has hung up,
 it sends this process SIGHUP: the app's handler (``termination``) stores the streaming reply
 and quits, and before the app is running Python's default for SIGHUP ends the process. Every
 stop by signal also arms :func:`hard_deadline`: should the app's own shutdown hang (a thread
@@ -26,8 +26,8 @@ import sys
 import threading
 
 POLL_SECONDS = 0.25
-"""How often the terminal is checked (a ``poll`` with no wait: a lost terminal is found within
-a quarter of a second, of the two the process has to end)."""
+"""The longest wait on the terminal between checks that the watch is still wanted (a hang-up
+ends the wait at once)."""
 
 GRACE_SECONDS = 10.0
 """How long a stop by signal gets to finish before the process is ended regardless."""
@@ -107,8 +107,22 @@ class TerminalWatch:
         self._stopped.set()
 
     def _run(self) -> None:
-        while not self._stopped.wait(self._poll):
-            if self.lost():
-                hard_deadline(128 + signal.SIGHUP)
-                os.kill(os.getpid(), signal.SIGHUP)
+        # The wait is on the terminal itself: a hang-up ends it at once, not at the next
+        # check (a quarter of a second of the two the process has to end).
+        poller = select.poll()
+        for fd in self._fds:
+            poller.register(fd, 0)  # hang-ups and errors are always reported
+        while not self._stopped.is_set():
+            try:
+                woken = bool(poller.poll(self._poll * 1000))
+            except OSError:
+                woken = True
+            if self._stopped.is_set():
                 return
+            if not self.lost():
+                if woken:  # never a busy loop, whatever the terminal reports
+                    self._stopped.wait(self._poll)
+                continue
+            hard_deadline(128 + signal.SIGHUP)
+            os.kill(os.getpid(), signal.SIGHUP)
+            return

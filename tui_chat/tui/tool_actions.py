@@ -1,4 +1,5 @@
-"""The actions of MCP tools in the table of actions (:mod:`tui_chat.tui.actions`)."""
+"""The actions of MCP tools and of deleting a message in the table of actions
+(:mod:`tui_chat.tui.actions`)."""
 
 from __future__ import annotations
 
@@ -13,3 +14,25 @@ TOOLS = Action(
     palette_help="MCP servers on or off in this conversation; revoke an 'always allow'",
 )
 """``f9``: the tools screen (:mod:`tui_chat.tui.screens.tools`)."""
+
+DELETE_MESSAGE = Action(
+    "message.delete",
+    "Delete",
+    "Delete the selected message (asks first)",
+    show=False,
+    palette="Delete message",
+    palette_help="Delete the selected message (and its tool call or result), asking first",
+)
+"""The palette's entry (the keys are ``d`` in navigation mode and ``delete`` in the messages)."""
+DELETE_SELECTED = Action(
+    "message.delete",
+    "Delete",
+    "Delete this message (asks first; its tool call or result goes with it)",
+)
+"""``d`` at the selected message (navigation mode)."""
+DELETE_KEY = Action(
+    "part('message.delete')",
+    "Delete",
+    "Delete the selected message (asks first; its tool call or result goes with it)",
+)
+"""``delete`` at the selected message, in either mode."""

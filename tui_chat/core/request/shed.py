@@ -99,9 +99,10 @@ def shed_notes(builder: Room, candidate: Candidate, shed: Shed, fits: bool) -> l
     if shed.turns:
         count = builder.timeline.turn_start(shed.turns)
         # A send compacts first when turns would give way (engine/send/session.py): say so.
+        # What will happen comes first: a one-line warning at 80 columns shows only that.
         notes.append(
-            f"{shed.turns} oldest turn(s) ({count} messages) over the {_room(builder)} of "
-            f"{builder.usable} tokens: they will be summarised at the next send (compact now "
+            f"{shed.turns} oldest turn(s) will be summarised at the next send ({count} "
+            f"messages over the {_room(builder)} of {builder.usable} tokens; compact now "
             "to see the summary first; left out only if summarising fails)"
         )
     if shed.anchors is not None:

@@ -6,9 +6,10 @@ rows it read: each build reads the rows added since (one indexed query), re-read
 were not ``complete`` (a streaming reply becomes complete, an orphaned one is settled), and
 moves its front as the budget says (dropping rows, or reading earlier ones back).
 
-Why a kept row stays right: a ``complete`` message is never rewritten, messages are deleted
-only with their conversation, and new messages get larger ids than every existing one (the
-store relies on the same rules for its parsed-message cache). A summary written or rolled
+Why a kept row stays right: a ``complete`` message is never rewritten and new messages get
+larger ids than every existing one. A message can be deleted (by this process or another):
+each build counts the rows from the window's front on (one query over the index) and reads
+the window afresh when one of those it keeps has gone. A summary written or rolled
 back changes the coverage, and a policy its character cap: each pair of those has a window
 of its own. :class:`TailCache` also keeps the conversation's :class:`Timeline` objects, so
 the request builder reuses what it prepared for the same messages.
@@ -84,10 +85,25 @@ class TailWindow:
         if self.filled:
             await self._refresh(store)
             await self._append_new(store)
+            if self.messages and await self._deleted_since(store):
+                self._forget()
         self.filled = True
         self._shrink(budget)
         await self._grow(store, budget)
         return _trimmed(self.messages)
+
+    async def _deleted_since(self, store: Store) -> bool:
+        """Whether a message kept was deleted (fewer rows from the front on than kept)."""
+        count, _ = await store.messages.stats(
+            self.conversation_id, after_id=self.messages[0].id - 1
+        )
+        return count < len(self.messages)
+
+    def _forget(self) -> None:
+        """Drop what was read: the next steps read the window again."""
+        self.messages, self.costs, self.spent = [], [], 0
+        self.last_id, self.at_start = self.after_id, False
+        self.unfinished.clear()
 
     async def _refresh(self, store: Store) -> None:
         """Read again the messages that were not complete (they may have changed)."""

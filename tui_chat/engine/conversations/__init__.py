@@ -3,8 +3,8 @@
 
 Inside: create, list, configure (``conversations.py``); forks, edited prompts and "compact up
 to here" (``branches.py``); each conversation's unsent draft (``drafts.py``); pages of
-messages, pins and search (``message_log.py``); compaction and summary versions
-(``versions.py``).
+messages, pins and search (``message_log.py``); deleting a message (``message_deletion.py``);
+compaction and summary versions (``versions.py``).
 """
 
 from tui_chat.engine.conversations.branches import (

@@ -1,4 +1,5 @@
-"""The messages of the conversations: pages of them, the whole history, pins and search.
+"""The messages of the conversations: pages of them, the whole history, pins, deleting and
+search.
 
 :class:`MessageLog` is the use-case service the front ends reach as ``service.messages``.
 """
@@ -6,7 +7,9 @@
 from __future__ import annotations
 
 from tui_chat.core.models import Message, SearchHit
+from tui_chat.engine.conversations import message_deletion
 from tui_chat.engine.conversations.branches import Branches
+from tui_chat.engine.conversations.message_deletion import Deleted
 from tui_chat.store.repository import Store
 
 
@@ -57,6 +60,15 @@ class MessageLog:
         """Unpin a message; False when it was not pinned."""
         await self._store.messages.get(message_id)  # NotFound for an unknown message
         return await self._store.anchors.unpin(message_id)
+
+    async def deletion(self, message_id: int) -> list[Message]:
+        """What deleting a message removes (it and its tool pair); raises
+        :class:`~.message_deletion.CannotDelete` while a reply streams into or after it."""
+        return await message_deletion.deletion(self._store, message_id)
+
+    async def delete(self, message_id: int) -> Deleted:
+        """Delete a message and its tool pair (:mod:`~.message_deletion`)."""
+        return await message_deletion.delete(self._store, message_id)
 
     async def pinned_ids(self, conversation_id: str) -> set[int]:
         """Ids of a conversation's pinned messages."""

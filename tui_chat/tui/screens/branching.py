@@ -1,6 +1,6 @@
 """What the chat screen does with the draft and at a chosen message: attach files to the
 message being written, send it (as a fork when a prompt is edited), and the edit, fork and
-compact-up-to requests the chat pane posts (``widgets/message_actions.py``).
+compact-up-to and delete requests the chat pane posts (``widgets/message_actions.py``).
 
 :class:`BranchView` sits between :class:`~tui_chat.tui.screens.chat_view.ChatView` (the panels)
 and :class:`~tui_chat.tui.screens.main.MainScreen` (every other action); its ``action_*``
@@ -27,12 +27,14 @@ from tui_chat.core.models import Message
 from tui_chat.engine.send import EmptyMessage, MessageTooLarge
 from tui_chat.tui.screens.chat_view import ChatView
 from tui_chat.tui.screens.conversation_commands import ConversationCommands
+from tui_chat.tui.screens.message_deleting import MessageDeleting
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.message_actions import (
     CompactUptoRequested,
+    DeleteRequested,
     EditRequested,
     ForkRequested,
 )
@@ -58,6 +60,8 @@ class BranchView(ChatView):
         self.conversation_commands = ConversationCommands(self)
         """New, rename, delete, archive, export (the actions on whole conversations hand over
         to it)."""
+        self.deleting = MessageDeleting(self)
+        """Deleting the selected message (asks first)."""
         self._unsent: tuple[str, str, list[Attachment]] | None = None
         """The last send (conversation, text, files) until its worker ends."""
 
@@ -325,6 +329,11 @@ class BranchView(ChatView):
         if self.conversation is not None:
             self.notify(f"Compacting up to message #{request.message_id}…", timeout=2)
             self.app.compact_upto(self.conversation.id, request.message_id)
+
+    @on(DeleteRequested)
+    async def _delete(self, request: DeleteRequested) -> None:
+        """Ask before deleting the message (the dialog is open once this returns)."""
+        await self.deleting.ask(request.message_id)
 
     @on(ForkRequested)
     async def _fork(self, request: ForkRequested) -> None:

@@ -1,13 +1,14 @@
-"""What the chat pane does at the selected message (``c``, ``e``, ``f``, ``s``, ``b`` in
+"""What the chat pane does at the selected message (``c``, ``e``, ``f``, ``s``, ``b``, ``d`` in
 navigation mode, and the palette's entries): :class:`MessageActions`, a part the pane holds.
 
 Copying the message or a code block is done here. Editing, forking and compacting up to a
-message need the composer, the draft tray and the conversation, which the screen holds: they
-reach it as typed messages (:class:`EditRequested`, :class:`ForkRequested`,
-:class:`CompactUptoRequested`), handled in ``screens/branching.py``. Each is posted to the
-screen and the key's action waits until the screen has handled it, as when the screen did the
-work in its own action: the keys typed right after ``e`` reach the composer once the prompt is
-in it, so they add to it.
+message, and deleting it, need the composer, the draft tray, the conversation or a dialog,
+which the screen holds: they reach it as typed messages (:class:`EditRequested`,
+:class:`ForkRequested`, :class:`CompactUptoRequested`, :class:`DeleteRequested`), handled in
+``screens/branching.py``. Each is posted to the screen and the key's action waits until the
+screen has handled it, as when the screen did the work in its own action: the keys typed right
+after ``e`` reach the composer once the prompt is in it, so they add to it (and a ``y`` typed
+right after ``d`` answers the dialog).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tui_chat.tui.widgets.window import MessageWindow
 
 __all__ = [
     "CompactUptoRequested",
+    "DeleteRequested",
     "EditRequested",
     "ForkRequested",
     "MessageActions",
@@ -58,6 +60,13 @@ class ForkRequested(Request, bubble=False):
 @dataclass
 class CompactUptoRequested(Request, bubble=False):
     """Compact every whole turn up to this message's turn (in the background)."""
+
+    message_id: int
+
+
+@dataclass
+class DeleteRequested(Request, bubble=False):
+    """Delete a message (with its tool call or result) once the person confirms."""
 
     message_id: int
 
@@ -120,6 +129,12 @@ class MessageActions:
         """Compact every whole turn up to the selected message's turn."""
         if (view := self._selected()) is not None:
             await self._ask(CompactUptoRequested(view.message_id))
+
+    async def action_delete(self) -> None:
+        """Delete the selected message after confirmation (the dialog is open when this
+        returns, so a ``y`` typed right after ``d`` answers it)."""
+        if (view := self._selected()) is not None:
+            await self._ask(DeleteRequested(view.message_id))
 
     def action_copy_code(self) -> None:
         """Copy the selected message's next fenced code block (cycling through them)."""

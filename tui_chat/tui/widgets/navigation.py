@@ -55,6 +55,10 @@ class NavigationMode(Widget):
         """Run a letter's action (only reached in navigation mode)."""
         await self.run_part(action)
 
+    async def action_part(self, action: str) -> None:
+        """Run a part's action in either mode (a key that types nothing: ``delete``)."""
+        await self.run_part(action)
+
     async def run_part(self, action: str) -> None:
         """Run an action of one of the widget's parts (``range.mark``), or else a Textual
         action with this widget as its default namespace (``select_next``, ``app.help``)."""

@@ -37,6 +37,8 @@ def describe(summary: Summary, *, active: bool, now: datetime) -> Content:
         head.append(("  compacting…", "bold $text-accent"))
     elif active:
         head.append(("  ● active", "bold $text-success"))
+    if summary.stale and summary.status == "completed":
+        head.append(("  ⚠ stale", "bold $text-warning"))
     head.append((f"  {summary.trigger} · {when}", "$text-muted"))
     lines = [Content.assemble(*head)]
     coverage = f"msgs ≤ #{summary.covers_to_message_id} ({summary.covered_messages})"
@@ -59,6 +61,9 @@ def describe(summary: Summary, *, active: bool, now: datetime) -> Content:
         lines.append(Content(coverage))
     else:
         lines.append(inert_content(one_line(summary.error or "unknown error", 120), "$text-error"))
+    if summary.stale and summary.status == "completed":
+        # Messages it covers were deleted: it still holds them until it is regenerated.
+        lines.append(inert_content(one_line(summary.stale, 120), "$text-warning"))
     if summary.instructions:
         lines.append(inert_content("↻ " + one_line(summary.instructions, 60), "$text-muted italic"))
     return Content("\n").join(lines)
