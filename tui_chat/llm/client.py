@@ -29,8 +29,8 @@ from tui_chat.llm.compaction import (
 )
 from tui_chat.llm.diagnostics import cache_miss
 from tui_chat.llm.errors import ChatError, map_error
-from tui_chat.llm.files import delete as delete_file
 from tui_chat.llm.files import FilesBeta, file_ids_in, request_headers, upload
+from tui_chat.llm.files import delete as delete_file
 from tui_chat.llm.plain import plain
 
 if TYPE_CHECKING:
