@@ -103,6 +103,9 @@ def restore(request: dict[str, Any], replies: Sequence[Message]) -> dict[str, An
     """``request`` with the thinking of ``replies`` (:func:`loop_replies`) put back where it is
     still bound (the request itself when nothing is)."""
     messages = list(request.get("messages") or [])
+    last = messages[-1].get("content") if messages else None
+    if not isinstance(last, list) or not any(b.get("type") == "tool_result" for b in last):
+        return request  # the request answers no calls: no tool loop is open
     for reply in replies:
         thinking = [b for b in reply.content if b.get("type") in THINKING_TYPES]
         index = next(
