@@ -63,11 +63,11 @@ upload 400): remembered like no Files API, so it is not asked again at every tur
 
 def names_beta(error: ChatError | None) -> bool:
     """Whether a refusal (400 or 404) asks for the Files API beta header: its message names
-    the beta (``files-api-…``) or the ``anthropic-beta`` header."""
+    the beta (``files-api-…``), or the ``anthropic-beta`` header and files."""
     if error is None or error.status not in (400, 404):
         return False
     message = error.message.lower()
-    return "files-api" in message or "anthropic-beta" in message
+    return "files-api" in message or ("anthropic-beta" in message and "file" in message)
 
 
 class FilesBeta:
