@@ -137,7 +137,7 @@ def context_window_for(usable: int) -> int:
     Mirrors ``assemble.window_for`` without a ``max_output`` override: the reply budget is a
     quarter of a small window (at least 256 tokens).
     """
-    from tui_chat.engine.assemble import window_for
+    from tui_chat.engine.build import window_for
     from tui_chat.llm.models import model_info
 
     info = model_info("claude-sonnet-4-6")

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.compaction import CompactionWorker
+from tui_chat.engine.files import RemoteFiles
 from tui_chat.engine.parts import EngineParts
-from tui_chat.engine.remote_files import RemoteFiles
 from tui_chat.engine.send import ChatSession
 from tui_chat.engine.service import ChatService
 from tui_chat.engine.settings import ServiceSettings

@@ -1,6 +1,6 @@
 """The raw tail read the plain way: the oracle of the engine's incremental reader.
 
-:class:`tui_chat.engine.tail.TailWindow` reads only what changed since the last build; this
+:class:`tui_chat.engine.build.tail.TailWindow` reads only what changed since the last build; this
 reads every message after the coverage and walks back from the newest, which is obviously
 right and too slow to ship (it parses the whole unsummarised history on every build).
 """

@@ -125,7 +125,7 @@ async def test_fast_mode_is_asked_where_the_model_has_it_and_billed_from_usage_s
 async def test_each_turn_asks_why_it_missed_the_cache_and_keeps_the_answer(
     make_service: Make, fake_anthropic: FakeAnthropic
 ) -> None:
-    from tui_chat.engine.usage_text import report_lines
+    from tui_chat.engine.usage import report_lines
 
     service = await make_service()
     conversation = await service.conversations.new(model="claude-sonnet-5-5")

@@ -11,7 +11,7 @@ from tests.fakes import sample_files
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import run
 from tests.seam import engine_of
-from tui_chat.engine.attachments import read_attachment
+from tui_chat.engine.files import read_attachment
 from tui_chat.engine.service import ChatService
 
 Make = Callable[..., Awaitable[ChatService]]

@@ -14,9 +14,9 @@ from tests.fakes import sample_files
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration.test_cli import run
 from tests.seam import engine_of
-from tui_chat.engine.attachments import read_attachment
-from tui_chat.engine.export_html import write_html_export
+from tui_chat.engine.files import read_attachment
 from tui_chat.engine.service import ChatService
+from tui_chat.engine.transfer.export_html import write_html_export
 
 Make = Callable[..., Awaitable[ChatService]]
 

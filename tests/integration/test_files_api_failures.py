@@ -19,8 +19,8 @@ from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.integration import test_files_api
 from tests.integration.test_files_api import Chat, media, uploads
 from tests.seam import engine_of
-from tui_chat.engine.attachments import read_attachment
 from tui_chat.engine.events import FileUploading
+from tui_chat.engine.files import read_attachment
 from tui_chat.llm import files
 
 chat = test_files_api.chat  # the fixture: a conversation and a picture to attach

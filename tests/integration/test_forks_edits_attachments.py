@@ -15,8 +15,8 @@ from tests.fakes import sample_files
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.seam import engine_of
 from tui_chat.core.attachments import AttachmentError
-from tui_chat.engine.attachments import read_attachment
 from tui_chat.engine.compaction import CompactionError
+from tui_chat.engine.files import read_attachment
 from tui_chat.engine.service import ChatService
 
 Make = Callable[..., Awaitable[ChatService]]

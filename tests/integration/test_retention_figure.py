@@ -14,7 +14,7 @@ from tests.seam import engine_of, open_service
 from tui_chat.config import Config
 from tui_chat.core import ledger
 from tui_chat.core.sent_memory import sent_memory
-from tui_chat.engine.assemble import window_for
+from tui_chat.engine.build import window_for
 from tui_chat.engine.service import ChatService
 
 WINDOW = "8000"
@@ -92,7 +92,7 @@ def test_summary_text_json_and_summaries_agree(isolated_env: Path, tmp_path: Pat
 
 def test_figures_of_many_versions_keep_pairs_and_only_the_last_answers_whole() -> None:
     from tui_chat.core.ledger import Retention
-    from tui_chat.engine.versions import KeptFigures
+    from tui_chat.engine.conversations import KeptFigures
 
     kept = KeptFigures()
     for n in range(20):

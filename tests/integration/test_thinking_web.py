@@ -407,7 +407,7 @@ async def test_the_html_export_shows_thinking_searches_and_safe_source_links(
 ) -> None:
     from dataclasses import replace
 
-    from tui_chat.engine.export_web import reply_html
+    from tui_chat.engine.transfer.export_web import reply_html
 
     service = await make_service()
     conv = await service.conversations.new()

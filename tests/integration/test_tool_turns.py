@@ -15,7 +15,7 @@ from tests.fakes.mcp_fixtures import stdio
 from tui_chat.engine.events import EngineEvent, ToolCallStarted, ToolResultsSaved
 from tui_chat.engine.send import session as session_module
 from tui_chat.engine.service import ChatService
-from tui_chat.engine.tools.calls import APPROVAL_NEEDED, Decision, ToolCall
+from tui_chat.engine.tools import APPROVAL_NEEDED, Decision, ToolCall
 
 Make = Callable[..., Awaitable[ChatService]]
 

@@ -21,7 +21,7 @@ import pytest
 
 from tests.reliability.helpers import ROOT, cli_argv, cli_env, report, rows, write_config
 from tui_chat.core.tokens import TokenCounter
-from tui_chat.engine.transfer import MAX_MESSAGE_CHARS, count_cooperatively
+from tui_chat.engine.transfer.transfer import MAX_MESSAGE_CHARS, count_cooperatively
 
 MEMORY_BOUND_KB = 300 * 1024
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.reliability.helpers import CONTROL_CHARS, Ran, cli_json, run_cli, run_here, run_main
 from tui_chat.core.tokens import get_counter
-from tui_chat.engine.transfer import MAX_IMPORT_MESSAGES, ImportError_, import_conversation
+from tui_chat.engine.transfer.transfer import MAX_IMPORT_MESSAGES, ImportError_, import_conversation
 from tui_chat.store.repository import Store
 from tui_chat.store.rows import clean_text
 

@@ -19,7 +19,7 @@ import pytest
 
 from tests.fakes import sample_files
 from tests.reliability.helpers import cli_argv, cli_env, execute, rows, run_cli, write_config
-from tui_chat.engine.transfer import EXPORT_FORMAT
+from tui_chat.engine.transfer.transfer import EXPORT_FORMAT
 
 pytestmark = pytest.mark.slow  # real processes
 

@@ -22,7 +22,7 @@ import pytest
 from tests.fakes import sample_files
 from tests.reliability.helpers import rows, run_main
 from tui_chat.core import attachments as att
-from tui_chat.engine.transfer import EXPORT_FORMAT
+from tui_chat.engine.transfer.transfer import EXPORT_FORMAT
 
 Image = pytest.importorskip("PIL.Image")
 

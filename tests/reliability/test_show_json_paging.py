@@ -16,13 +16,13 @@ from tests.seam import engine_of
 from tui_chat.cli import commands, render
 from tui_chat.core.attachments import refs
 from tui_chat.core.models import Message
-from tui_chat.engine.message_log import MessageLog
+from tui_chat.engine.conversations import MessageLog
 from tui_chat.store.repository import Store
 
 
 async def _whole_export(store: Store, conversation_id: str) -> str:
     """The oracle: the JSON export made in memory at once, attached files once each."""
-    from tui_chat.engine import restore, transfer
+    from tui_chat.engine.transfer import restore, transfer
 
     conversation = await store.conversations.get(conversation_id)
     history: list[Message] = await store.messages.history(conversation_id)
@@ -97,7 +97,7 @@ async def test_the_json_export_written_in_pieces_is_the_export(
     from tests.fakes import sample_files
     from tests.integration.test_summary_cost import open_chat, talk
     from tui_chat.core.attachments import describe
-    from tui_chat.engine import export_stream, transfer
+    from tui_chat.engine.transfer import export_stream, transfer
 
     monkeypatch.setattr(transfer, "utc_now", lambda: "2026-01-01T00:00:00+00:00")
     service, cid = await open_chat(

@@ -19,7 +19,7 @@ from tests.fakes import sample_files
 from tests.reliability.helpers import cli_env, execute, rows, run_cli, write_config
 from tests.seam import engine_of
 from tui_chat.core.attachments import AttachmentError
-from tui_chat.engine.attachments import read_attachment
+from tui_chat.engine.files import read_attachment
 
 
 def test_a_symlink_is_attached_saying_where_it_points(tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ from tests.reliability.helpers import run_main
 from tui_chat.cli import commands
 from tui_chat.config import load_config
 from tui_chat.core.inert import inert
-from tui_chat.engine import export_stream, transfer
-from tui_chat.engine.message_log import MessageLog
+from tui_chat.engine.conversations import MessageLog
+from tui_chat.engine.transfer import export_stream, transfer
 from tui_chat.store.messages import Messages
 from tui_chat.store.repository import Store
 

@@ -15,7 +15,7 @@ from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ChatPilot, notifications, ready, settle, until
 from tests.tui.seed import PINNED_TURN, TURNS, seed_demo
 from tui_chat.engine.service import ChatService
-from tui_chat.engine.transfer import export_markdown
+from tui_chat.engine.transfer.transfer import export_markdown
 from tui_chat.tui.app import ChatApp
 from tui_chat.tui.widgets.chat_pane import ChatPane
 

@@ -243,7 +243,7 @@ def test_the_preview_shows_an_attached_file_cut_short_and_copies_it_whole() -> N
 async def test_e_brings_back_the_files_of_a_prompt_and_escape_drops_the_edit(
     service: ChatService, tmp_path: Path
 ) -> None:
-    from tui_chat.engine.attachments import read_attachment
+    from tui_chat.engine.files import read_attachment
 
     conversation = await service.conversations.new()
     image = tmp_path / "scan.png"

@@ -11,7 +11,7 @@ from tui_chat.core.inert import inert
 
 if TYPE_CHECKING:
     from tui_chat.core.family import Branch, Family
-    from tui_chat.engine.branches import BranchPath
+    from tui_chat.engine.conversations import BranchPath
     from tui_chat.engine.service import ChatService
 
 

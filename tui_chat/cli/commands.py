@@ -44,7 +44,7 @@ class CliError(Exception):
 
 
 async def _send(service: ChatService, args: Args) -> int:
-    from tui_chat.engine.attachments import AttachmentError, read_attachment
+    from tui_chat.engine.files import AttachmentError, read_attachment
 
     text = sys.stdin.read() if args.text == "-" else args.text
     try:

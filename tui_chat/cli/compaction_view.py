@@ -14,7 +14,7 @@ def print_retention(retention: Retention) -> None:
     """Identifier retention per kind and the identifiers not kept (``summary``, ``compact``).
 
     Args:
-        retention: From :meth:`~tui_chat.engine.versions.Summaries.retention`.
+        retention: From :meth:`~tui_chat.engine.conversations.versions.Summaries.retention`.
     """
     data = retention.to_json()
     if not data["total"]:

@@ -14,7 +14,7 @@ from tui_chat.core.inert import inert
 if TYPE_CHECKING:
     from tui_chat.engine.events import EngineEvent
     from tui_chat.engine.service import ChatService
-    from tui_chat.engine.tools.calls import Decision, ToolCall
+    from tui_chat.engine.tools import Decision, ToolCall
 
 ARGUMENTS_SHOWN = 200
 """Characters of a call's arguments ``send`` prints."""

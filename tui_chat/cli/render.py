@@ -15,7 +15,7 @@ from tui_chat.core.inert import inert
 from tui_chat.core.records import conversation_record, message_record, summary_record
 from tui_chat.core.unanswered import refusal_category
 from tui_chat.core.web import markdown_body
-from tui_chat.engine.usage_text import usd
+from tui_chat.engine.usage import usd
 
 if TYPE_CHECKING:
     from tui_chat.core.models import (

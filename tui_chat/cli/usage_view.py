@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from tui_chat.cli import render
 from tui_chat.cli.parser import Args
-from tui_chat.engine.usage_text import report_lines
+from tui_chat.engine.usage import report_lines
 
 if TYPE_CHECKING:
     from tui_chat.engine.service import ChatService

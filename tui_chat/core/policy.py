@@ -144,7 +144,7 @@ class Policy:
     price, 2x on Fable 5.2, Opus 5.5 and Opus 5) where the model has it; elsewhere the reply
     runs at standard speed and the gauge says so."""
     # -- the prices of the models in use (no setting: the engine fills them from the model
-    # table, :meth:`tui_chat.engine.context.EngineContext.policy_for`) --
+    # table, :meth:`tui_chat.engine.build.context.EngineContext.policy_for`) --
     prices: Prices = FALLBACK_PRICES
     """The chat model's price card: the ``cost`` trigger, the TTL choice and the recall cap
     weigh its cache multipliers (0.1x, 0.05x, 0.025x reads …), not one constant."""

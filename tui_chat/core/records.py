@@ -1,6 +1,7 @@
 """The JSON shape of a conversation, a message and a summary version, written once.
 
-This project's export (:mod:`tui_chat.engine.transfer`, :mod:`tui_chat.engine.restore`) and
+This project's export (:mod:`tui_chat.engine.transfer.transfer`,
+:mod:`tui_chat.engine.transfer.restore`) and
 the CLI's ``--json`` output (:mod:`tui_chat.cli.render`) both start from these records and add
 what only they carry (pins and notes, the archive flag, a version's parent, …), so a field is
 named and written the same way everywhere.

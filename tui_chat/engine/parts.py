@@ -16,11 +16,11 @@ from pathlib import Path
 
 from tui_chat.core.clock import SYSTEM_CLOCK, Clock
 from tui_chat.core.tokens import TokenCounter, get_counter
+from tui_chat.engine.build.context import EngineContext
+from tui_chat.engine.build.requests import Requests
 from tui_chat.engine.catalog import ModelCatalog
 from tui_chat.engine.compaction import CompactionWorker
-from tui_chat.engine.context import EngineContext
-from tui_chat.engine.remote_files import RemoteFiles
-from tui_chat.engine.requests import Requests
+from tui_chat.engine.files.remote_files import RemoteFiles
 from tui_chat.engine.send import ChatSession
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.llm.client import ClaudeClient

@@ -13,22 +13,22 @@ from pathlib import Path
 from tui_chat.core.attachments import Attachment
 from tui_chat.core.clock import SYSTEM_CLOCK, Clock
 from tui_chat.core.tokens import TokenCounter
-from tui_chat.engine.branches import Branches
 from tui_chat.engine.compaction import CompactionError
-from tui_chat.engine.conversations import NEW_TITLE, Conversations, SettingError
-from tui_chat.engine.drafts import Drafts
+from tui_chat.engine.conversations.branches import Branches
+from tui_chat.engine.conversations.conversations import NEW_TITLE, Conversations, SettingError
+from tui_chat.engine.conversations.drafts import Drafts
+from tui_chat.engine.conversations.message_log import MessageLog
+from tui_chat.engine.conversations.versions import Summaries
 from tui_chat.engine.events import EventCallback
-from tui_chat.engine.exports import Transfer
+from tui_chat.engine.files.remote_files import CLOSE_WAIT
 from tui_chat.engine.maintenance import Maintenance
-from tui_chat.engine.message_log import MessageLog
 from tui_chat.engine.parts import EngineParts
-from tui_chat.engine.remote_files import CLOSE_WAIT
 from tui_chat.engine.send import SendOutcome
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.engine.tools import Tools
 from tui_chat.engine.tools.calls import Approver
-from tui_chat.engine.usage import CostCache
-from tui_chat.engine.versions import Summaries
+from tui_chat.engine.transfer.exports import Transfer
+from tui_chat.engine.usage.usage import CostCache
 from tui_chat.engine.watch import OutsideWrites
 from tui_chat.store.errors import NotFound
 

@@ -2,7 +2,7 @@
 
 Messages are append-only except for a streaming reply completing (:meth:`Messages.update`).
 The raw tail a request is built from is read incrementally by the engine
-(:mod:`tui_chat.engine.tail`) with :meth:`Messages.history`.
+(:mod:`tui_chat.engine.build.tail`) with :meth:`Messages.history`.
 """
 
 from __future__ import annotations

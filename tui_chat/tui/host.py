@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from tui_chat.core.models import Summary
     from tui_chat.engine.send import SendOutcome
     from tui_chat.engine.service import ChatService
-    from tui_chat.engine.tools.calls import Decision, ToolCall
+    from tui_chat.engine.tools import Decision, ToolCall
     from tui_chat.tui.messages import EngineBridge
 
 

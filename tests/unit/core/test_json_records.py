@@ -8,7 +8,7 @@ from dataclasses import fields
 from tui_chat.cli import render
 from tui_chat.core.models import Conversation, Message, Usage
 from tui_chat.core.records import conversation_record, message_record
-from tui_chat.engine.transfer import export_head, message_export
+from tui_chat.engine.transfer.transfer import export_head, message_export
 
 CONVERSATION = Conversation(
     id="c1",

@@ -9,7 +9,7 @@ import pytest
 
 from tui_chat.core import related
 from tui_chat.core.tokens import get_counter
-from tui_chat.engine.recall import recall
+from tui_chat.engine.build.recall import recall
 from tui_chat.store.repository import Store
 
 COUNTER = get_counter()

@@ -16,7 +16,7 @@ from tui_chat.config import ConfigError, load_config
 from tui_chat.core.policy import Policy
 from tui_chat.core.presets import MODEL_FIELDS, RULES, PolicyError, parse_setting
 from tui_chat.core.settings_check import settings_problems, usable_settings
-from tui_chat.engine.transfer import ImportError_, parse_import
+from tui_chat.engine.transfer.transfer import ImportError_, parse_import
 
 
 class TestPolicySettings:

@@ -16,8 +16,8 @@ import pytest
 from tests.seam import engine_of, open_service
 from tui_chat.config import Config
 from tui_chat.core.models import Summary
-from tui_chat.engine import versions
 from tui_chat.engine.compaction import due, worker
+from tui_chat.engine.conversations import versions
 from tui_chat.engine.service import ChatService
 
 STEP = 40

@@ -12,7 +12,7 @@ import pytest
 from tests.seam import engine_of
 from tui_chat.core.family import Branch, Family, divergences
 from tui_chat.core.models import Message
-from tui_chat.engine.branches import BranchError
+from tui_chat.engine.conversations import BranchError
 from tui_chat.engine.service import ChatService
 from tui_chat.store.database import _statements
 from tui_chat.store.migrations import MIGRATIONS

@@ -30,8 +30,8 @@ from tui_chat.core.request.render import request_text
 from tui_chat.core.request.superseded import without_superseded
 from tui_chat.core.request.timeline import Timeline, prepared
 from tui_chat.core.tokens import get_counter
-from tui_chat.engine.assemble import assemble
-from tui_chat.engine.tail import TailCache
+from tui_chat.engine.build import TailCache
+from tui_chat.engine.build.assemble import assemble
 from tui_chat.llm.models import model_info
 from tui_chat.store.repository import Store
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tui_chat.core.tokens import get_counter
-from tui_chat.engine.transfer import import_conversation
+from tui_chat.engine.transfer.transfer import import_conversation
 from tui_chat.store.messages import BATCH
 from tui_chat.store.repository import Store
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tui_chat.core.tokens import get_counter
-from tui_chat.engine.recall import recall
+from tui_chat.engine.build.recall import recall
 from tui_chat.store.repository import Store
 
 COUNTER = get_counter()

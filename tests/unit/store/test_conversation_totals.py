@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tui_chat.core.tokens import get_counter
-from tui_chat.engine.transfer import import_conversation
+from tui_chat.engine.transfer.transfer import import_conversation
 from tui_chat.store.repository import Store
 
 

@@ -3,7 +3,7 @@
 A reply that failed (``error``), was cut off (``incomplete``) or is still marked ``streaming``
 is not sent once a later reply of the same turn exists: a retry replaced it. Until then it is
 sent with whatever text it has (a cut-off reply is context too). The engine applies the rule
-to the raw tail it reads (:mod:`tui_chat.engine.assemble`); :func:`~.builder.build_request`
+to the raw tail it reads (:mod:`tui_chat.engine.build.assemble`); :func:`~.builder.build_request`
 applies it to the messages it is given when it prepares them itself.
 """
 

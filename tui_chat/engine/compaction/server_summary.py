@@ -30,8 +30,8 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.request import ContextInputs, build_request, fresh_timeline
 from tui_chat.core.summarize import SummaryError, SummaryInput, SummaryOutput
 from tui_chat.core.tokens import TokenCounter
-from tui_chat.engine.attachments import expand_request
 from tui_chat.engine.compaction.summarizers import Summarizer
+from tui_chat.engine.files.attachments import expand_request
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.llm.errors import ChatError
 from tui_chat.llm.models import ModelInfo

@@ -28,8 +28,9 @@ from tui_chat.core.summarize import SummaryError, SummaryInput
 from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
 from tui_chat.core.unanswered import without_unanswered
 from tui_chat.core.upto import BoundaryError, boundary_upto
-from tui_chat.engine.assemble import window_for
-from tui_chat.engine.attachments import AttachmentError
+from tui_chat.engine.build.assemble import window_for
+from tui_chat.engine.build.context import EngineContext
+from tui_chat.engine.build.requests import Requests
 from tui_chat.engine.catalog import ListedSupport
 from tui_chat.engine.compaction.errors import CompactionError as CompactionError
 from tui_chat.engine.compaction.errors import NothingToCompact
@@ -44,13 +45,12 @@ from tui_chat.engine.compaction.summarizers import (
     rebuilt_turn,
 )
 from tui_chat.engine.compaction.version_result import version_result
-from tui_chat.engine.context import EngineContext
 from tui_chat.engine.events import (
     CompactionFailed,
     CompactionFinished,
     CompactionStarted,
 )
-from tui_chat.engine.requests import Requests
+from tui_chat.engine.files.attachments import AttachmentError
 from tui_chat.store.errors import Conflict
 from tui_chat.store.owners import new_owner
 from tui_chat.store.summaries import SummaryStart

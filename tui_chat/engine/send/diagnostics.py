@@ -8,7 +8,7 @@ request carrying ``diagnostics: {"previous_message_id": …}`` names the previou
 (``model_changed``, ``system_changed``, ``tools_changed``, ``messages_changed``) or why it
 could not compare (``previous_message_not_found``, ``unavailable``). The reason is kept in the
 reply's usage (``Usage.cache_miss``) and shown in the Cache tab and ``tui-chat usage``
-(:func:`tui_chat.engine.usage_text.miss_line`).
+(:func:`tui_chat.engine.usage.usage_text.miss_line`).
 
 A gateway that refuses the field (a 400 that names it) gets the request again without it, and
 the client remembers not to send it to that endpoint again in this process.

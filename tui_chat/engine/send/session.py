@@ -24,10 +24,10 @@ from tui_chat.core.request import BuiltRequest
 from tui_chat.core.request.bound_thinking import bind
 from tui_chat.core.tokens import update_calibration
 from tui_chat.core.triggers import emergency_due
-from tui_chat.engine.attachments import store_attachments
+from tui_chat.engine.build.context import EngineContext
+from tui_chat.engine.build.requests import Requests
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
-from tui_chat.engine.context import EngineContext
-from tui_chat.engine.drafts import Drafts
+from tui_chat.engine.conversations.drafts import Drafts
 from tui_chat.engine.events import (
     EventCallback,
     FileUploading,
@@ -38,7 +38,7 @@ from tui_chat.engine.events import (
     UserMessageSaved,
 )
 from tui_chat.engine.failures import explain_refusal
-from tui_chat.engine.requests import Requests
+from tui_chat.engine.files.attachments import store_attachments
 from tui_chat.engine.send.diagnostics import refused_diagnostics, with_diagnostics
 from tui_chat.engine.send.lock import SendLock
 from tui_chat.engine.send.partial import PartialReply

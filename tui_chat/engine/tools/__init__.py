@@ -4,8 +4,18 @@ The front door for the front ends is ``service.tools`` (:class:`ToolServers`); t
 SDK is imported only when a server starts.
 """
 
+from tui_chat.engine.tools.calls import APPROVAL_NEEDED, Decision, ToolCall
 from tui_chat.engine.tools.front import OFF_NOTE, Tools
 from tui_chat.engine.tools.manager import ServerReport, ToolServers
 from tui_chat.engine.tools.server import ToolInfo
 
-__all__ = ["OFF_NOTE", "ServerReport", "ToolInfo", "ToolServers", "Tools"]
+__all__ = [
+    "APPROVAL_NEEDED",
+    "OFF_NOTE",
+    "Decision",
+    "ServerReport",
+    "ToolCall",
+    "ToolInfo",
+    "ToolServers",
+    "Tools",
+]

@@ -15,7 +15,7 @@ from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from tui_chat.core.blocks import block_text
 from tui_chat.core.reply_options import describe
-from tui_chat.engine.usage_text import miss_line
+from tui_chat.engine.usage import miss_line
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.text import inert, inert_content, tokens
 from tui_chat.tui.widgets.token_gauge import SECTIONS

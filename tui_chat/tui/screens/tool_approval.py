@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tui_chat.engine.tools.calls import Decision, ToolCall
+from tui_chat.engine.tools import Decision, ToolCall
 from tui_chat.tui.text import inert_content
 
 __all__ = ["ToolApproval"]

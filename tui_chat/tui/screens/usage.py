@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from tui_chat.engine.usage_text import bars, columns, imported_lines, row_cells, usd
+from tui_chat.engine.usage import bars, columns, imported_lines, row_cells, usd
 from tui_chat.tui.actions import bindings
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 
 from tui_chat.core.family import FamilyRow, family_rows
 from tui_chat.core.models import ConversationInfo
-from tui_chat.engine.usage_text import usd
+from tui_chat.engine.usage import usd
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.messages import OpenConversation
 from tui_chat.tui.text import age, inert_content, one_line, tokens

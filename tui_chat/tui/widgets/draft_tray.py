@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui_chat.core.attachments import Attachment, check_request, chip, describe
-from tui_chat.engine.attachments import read_attachment
+from tui_chat.engine.files import read_attachment
 
 
 class DraftFiles(Protocol):

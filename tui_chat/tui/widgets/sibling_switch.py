@@ -14,7 +14,7 @@ from textual.geometry import Size
 from textual.widgets import Static
 
 from tui_chat.core.models import Conversation
-from tui_chat.engine.branches import BranchError, BranchPath
+from tui_chat.engine.conversations import BranchError, BranchPath
 from tui_chat.tui.host import ChatHost
 from tui_chat.tui.messages import OpenConversation
 from tui_chat.tui.widgets.chat_pane import ChatPane

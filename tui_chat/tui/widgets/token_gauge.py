@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui_chat.engine.usage_text import usd
+from tui_chat.engine.usage import usd
 from tui_chat.tui.text import inert_content, tokens
 
 if TYPE_CHECKING:

@@ -16,10 +16,10 @@ from tui_chat.core.models import Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import ledger_budget
 from tui_chat.core.sent_memory import memory_retention
-from tui_chat.engine.assemble import window_for
+from tui_chat.engine.build.assemble import window_for
+from tui_chat.engine.build.context import EngineContext
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
 from tui_chat.engine.compaction.due import due_versions
-from tui_chat.engine.context import EngineContext
 
 __all__ = ["Summaries"]
 

@@ -1,8 +1,8 @@
 """Gather what the request builder needs from the store, in time that follows the window.
 
 Only the tail of unsummarised messages that can fit the usable window is read, and only what
-changed since the last build (:mod:`tui_chat.engine.tail`), and recall searches
-the compacted prefix in bounded hops (:mod:`tui_chat.engine.recall`), so building the next
+changed since the last build (:mod:`tui_chat.engine.build.tail`), and recall searches
+the compacted prefix in bounded hops (:mod:`tui_chat.engine.build.recall`), so building the next
 request costs the same for a 100-message and a 100,000-message conversation.
 """
 
@@ -36,8 +36,8 @@ from tui_chat.core.unanswered import (
     not_sent_again,
     refused_prompts,
 )
-from tui_chat.engine.recall import need, recall
-from tui_chat.engine.tail import TailCache
+from tui_chat.engine.build.recall import need, recall
+from tui_chat.engine.build.tail import TailCache
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
 from tui_chat.store.search_index import SearchIndexError

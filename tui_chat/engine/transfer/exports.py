@@ -14,8 +14,8 @@ from pathlib import Path
 from tui_chat.core.inert import inert
 from tui_chat.core.models import Conversation
 from tui_chat.core.tokens import TokenCounter
-from tui_chat.engine.export_stream import write_json_export, write_markdown_export
-from tui_chat.engine.transfer import export_format, import_conversation
+from tui_chat.engine.transfer.export_stream import write_json_export, write_markdown_export
+from tui_chat.engine.transfer.transfer import export_format, import_conversation
 from tui_chat.files import check_target, replacing
 from tui_chat.store.repository import Store
 
@@ -40,7 +40,7 @@ async def export_stream(
     """Write the ``md``, ``json`` or ``html`` export to ``write`` a page at a time."""
     if check_format(fmt) == "html":
         # Markdown and Pygments load with the first HTML export, not with every command.
-        from tui_chat.engine.export_html import write_html_export
+        from tui_chat.engine.transfer.export_html import write_html_export
 
         await write_html_export(store, conversation_id, write)
     elif fmt == "json":

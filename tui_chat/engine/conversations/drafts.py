@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tui_chat.core.attachments import Attachment, AttachmentError
-from tui_chat.engine.attachments import load_attachments, store_attachments
+from tui_chat.engine.files.attachments import load_attachments, store_attachments
 from tui_chat.store.repository import Store
 
 

@@ -17,10 +17,10 @@ from tui_chat.core.presets import resolve_policy
 from tui_chat.core.request.budget import for_window
 from tui_chat.core.settings_check import usable_settings
 from tui_chat.core.tokens import TokenCounter, count_label, prior_calibration
-from tui_chat.engine.assemble import window_for
+from tui_chat.engine.build.assemble import window_for
 from tui_chat.engine.catalog import ModelCatalog
 from tui_chat.engine.events import EngineEvent, EventCallback
-from tui_chat.engine.remote_files import RemoteFiles
+from tui_chat.engine.files.remote_files import RemoteFiles
 from tui_chat.engine.settings import ServiceSettings
 from tui_chat.engine.tools.calls import ToolCalls
 from tui_chat.engine.tools.manager import ToolServers

@@ -14,8 +14,8 @@ from tui_chat.core.attachments import Attachment, refs
 from tui_chat.core.family import Branch, Divergence, Family, divergences
 from tui_chat.core.models import Conversation, Fork, Message, SearchHit, Summary
 from tui_chat.core.turns import starts_turn
-from tui_chat.engine.attachments import load_attachments
 from tui_chat.engine.compaction import CompactionError, CompactionWorker
+from tui_chat.engine.files.attachments import load_attachments
 from tui_chat.store.errors import NotFound
 from tui_chat.store.repository import Store
 

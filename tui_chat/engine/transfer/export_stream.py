@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tui_chat.core.attachments import refs
-from tui_chat.engine.restore import fork_export, summary_export
-from tui_chat.engine.transfer import (
+from tui_chat.engine.transfer.restore import fork_export, summary_export
+from tui_chat.engine.transfer.transfer import (
     export_head,
     markdown_head,
     message_export,
@@ -104,7 +104,7 @@ async def write_markdown_export(
 ) -> None:
     """Write the conversation's Markdown export to ``write`` in pieces, each ending with a
     newline (so a line's ``\\r\\n`` is never split between two): the text of
-    :func:`~tui_chat.engine.transfer.export_markdown`.
+    :func:`~tui_chat.engine.transfer.transfer.export_markdown`.
 
     Raises:
         NotFound: no such conversation.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui_chat.engine.usage import UsageReport, UsageRow
+    from tui_chat.engine.usage.usage import UsageReport, UsageRow
 
 BAR = 30
 """Cells of the longest bar."""

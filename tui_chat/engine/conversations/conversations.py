@@ -15,9 +15,9 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.presets import SETTING_KEYS, PolicyError, parse_setting, resolve_policy
 from tui_chat.core.reply_options import REPLY_KEYS
 from tui_chat.core.settings_check import settings_warning
+from tui_chat.engine.build.context import EngineContext
 from tui_chat.engine.compaction import CompactionWorker
-from tui_chat.engine.context import EngineContext
-from tui_chat.engine.usage import CostCache
+from tui_chat.engine.usage.usage import CostCache
 
 NEW_TITLE = "New conversation"
 """The title of a conversation nobody named yet (its first prompt names it)."""

@@ -1,7 +1,7 @@
 """Export and import of conversations.
 
 Export: this project's JSON (everything: messages with content blocks, pins, summary versions
-with the active one, where a fork came from; :mod:`tui_chat.engine.restore`) or Markdown.
+with the active one, where a fork came from; :mod:`tui_chat.engine.transfer.restore`) or Markdown.
 Import: our JSON, or a plain Anthropic Messages list
 ``{"title"?, "system"?, "messages": [{"role", "content"}]}``. An import is validated whole
 before anything is written, and a failure while writing removes what was written: nothing is
@@ -24,13 +24,13 @@ from tui_chat.core.records import conversation_record, message_record
 from tui_chat.core.settings_check import settings_problems
 from tui_chat.core.tokens import TokenCounter, pieces
 from tui_chat.core.web import markdown_body
-from tui_chat.engine.attachment_transfer import (
+from tui_chat.engine.transfer.attachment_transfer import (
     AttachmentImportError,
     check_refs,
     import_attachments,
     parse_attachments,
 )
-from tui_chat.engine.restore import (
+from tui_chat.engine.transfer.restore import (
     RestoreError,
     parse_fork,
     parse_summaries,

@@ -25,7 +25,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tui_chat.engine.attachments import expand_request, request_refs
+from tui_chat.engine.files.attachments import expand_request, request_refs
 from tui_chat.llm.client import ClaudeClient, StreamResult
 from tui_chat.llm.errors import ChatError
 from tui_chat.llm.files import FilesUnsupported, file_ids_in, names_unknown_file

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from tui_chat.core.models import Message, SearchHit
-from tui_chat.engine.branches import Branches
+from tui_chat.engine.conversations.branches import Branches
 from tui_chat.store.repository import Store
 
 

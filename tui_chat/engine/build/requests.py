@@ -2,7 +2,7 @@
 
 The exact next request (a send's, a preview's with a draft), the request without a draft the
 gauge shows (kept while the conversation's revision in the store is the same, see
-:meth:`TailCache.base <tui_chat.engine.tail.TailCache.base>`) and the projected size the
+:meth:`TailCache.base <tui_chat.engine.build.tail.TailCache.base>`) and the projected size the
 compaction triggers read. The chat session and the compaction worker are handed this object;
 neither calls back into the service. The front ends reach it as ``service.requests``:
 :meth:`Requests.context` (the exact next request, as the preview shows it) and
@@ -19,10 +19,10 @@ from tui_chat.core.models import Conversation, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
 from tui_chat.core.tokens import update_calibration
-from tui_chat.engine.assemble import assemble
-from tui_chat.engine.attachments import expand_request
-from tui_chat.engine.context import EngineContext
-from tui_chat.engine.tail import TailCache
+from tui_chat.engine.build.assemble import assemble
+from tui_chat.engine.files.attachments import expand_request
+from tui_chat.engine.build.context import EngineContext
+from tui_chat.engine.build.tail import TailCache
 from tui_chat.llm.errors import ChatError
 from tui_chat.store.rows import clean_text
 
@@ -33,7 +33,7 @@ class Requests:
 
     def __init__(self, context: EngineContext) -> None:
         self._engine = context
-        self.tails = TailCache()  # what request builds reuse (engine/tail.py)
+        self.tails = TailCache()  # what request builds reuse (engine/build/tail.py)
 
     async def build(
         self,

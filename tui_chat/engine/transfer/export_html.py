@@ -10,7 +10,7 @@ model output stays inert text, and every control character is made a visible sta
 
 Pins, failed or refused replies and the messages the active summary covers are marked; the
 summary versions are listed at the top (the active one open). Memory stays flat in the
-conversation's length, as for the JSON export (:mod:`tui_chat.engine.export_stream`).
+conversation's length, as for the JSON export (:mod:`tui_chat.engine.transfer.export_stream`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pygments.util import ClassNotFound
 from tui_chat.core.attachments import ref_label, refs
 from tui_chat.core.inert import inert
 from tui_chat.core.models import Conversation, Message, Summary
-from tui_chat.engine.export_web import reply_html
+from tui_chat.engine.transfer.export_web import reply_html
 from tui_chat.store.repository import Store
 
 PAGE = 1_000

@@ -1,0 +1,34 @@
+"""Conversations and what they hold: the use-case services ``service.conversations``,
+``.branches``, ``.drafts``, ``.messages`` and ``.summaries``.
+
+Inside: create, list, configure (``conversations.py``); forks, edited prompts and "compact up
+to here" (``branches.py``); each conversation's unsent draft (``drafts.py``); pages of
+messages, pins and search (``message_log.py``); compaction and summary versions
+(``versions.py``).
+"""
+
+from tui_chat.engine.conversations.branches import (
+    BranchError,
+    Branches,
+    BranchPath,
+    BranchPoint,
+    EditError,
+)
+from tui_chat.engine.conversations.conversations import Conversations, SettingError
+from tui_chat.engine.conversations.drafts import Drafts
+from tui_chat.engine.conversations.message_log import MessageLog
+from tui_chat.engine.conversations.versions import KeptFigures, Summaries
+
+__all__ = [
+    "BranchError",
+    "BranchPath",
+    "BranchPoint",
+    "Branches",
+    "Conversations",
+    "Drafts",
+    "EditError",
+    "KeptFigures",
+    "MessageLog",
+    "SettingError",
+    "Summaries",
+]
