@@ -14,7 +14,7 @@ from tests.fakes.fake_anthropic import FakeAnthropic, model_entry
 from tests.fakes.mcp_fixtures import stdio
 from tui_chat.core.request.bound_thinking import BOUND_KEY
 from tui_chat.engine.service import ChatService
-from tui_chat.engine.tools.calls import Decision, ToolCall
+from tui_chat.engine.tools import Decision, ToolCall
 from tui_chat.llm.client import ClaudeClient
 from tui_chat.tui.widgets import reply_parts
 

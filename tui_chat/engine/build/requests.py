@@ -20,9 +20,9 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.request import Breakdown, BuiltRequest, draft_breakdown
 from tui_chat.core.tokens import update_calibration
 from tui_chat.engine.build.assemble import assemble
-from tui_chat.engine.files.attachments import expand_request
 from tui_chat.engine.build.context import EngineContext
 from tui_chat.engine.build.tail import TailCache
+from tui_chat.engine.files.attachments import expand_request
 from tui_chat.llm.errors import ChatError
 from tui_chat.store.rows import clean_text
 
