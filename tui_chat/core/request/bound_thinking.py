@@ -34,7 +34,7 @@ from tui_chat.core.blocks import THINKING_TYPES
 from tui_chat.core.models import ContentBlock, Message
 from tui_chat.core.request.clip import clean_blocks, strip_cache_control
 
-__all__ = ["BOUND_KEY", "bind", "loop_replies", "prefix_of", "restore"]
+__all__ = ["BOUND_KEY", "answers_calls", "bind", "loop_replies", "prefix_of", "restore"]
 
 BOUND_KEY = "bound_to"
 """The key of a stored thinking block naming what it is bound to: ``{"model", "prefix"}``."""
@@ -82,6 +82,13 @@ def loop_replies(messages: Sequence[Message]) -> list[Message]:
     return [m for m in tail if m.role == "assistant" and m.has_tool_use]
 
 
+def answers_calls(request: Mapping[str, Any]) -> bool:
+    """Whether ``request`` ends with tool results: a tool loop is open."""
+    messages = request.get("messages") or []
+    last = messages[-1].get("content") if messages else None
+    return isinstance(last, list) and any(b.get("type") == "tool_result" for b in last)
+
+
 def _uses(content: Sequence[Mapping[str, Any]]) -> list[str]:
     return [str(b.get("id")) for b in content if b.get("type") == "tool_use"]
 
@@ -102,10 +109,9 @@ def _merged(sent: list[ContentBlock], stored: Sequence[ContentBlock]) -> list[Co
 def restore(request: dict[str, Any], replies: Sequence[Message]) -> dict[str, Any]:
     """``request`` with the thinking of ``replies`` (:func:`loop_replies`) put back where it is
     still bound (the request itself when nothing is)."""
+    if not answers_calls(request):
+        return request  # no tool loop is open
     messages = list(request.get("messages") or [])
-    last = messages[-1].get("content") if messages else None
-    if not isinstance(last, list) or not any(b.get("type") == "tool_result" for b in last):
-        return request  # the request answers no calls: no tool loop is open
     for reply in replies:
         thinking = [b for b in reply.content if b.get("type") in THINKING_TYPES]
         index = next(

@@ -19,7 +19,7 @@ from dataclasses import replace
 from tui_chat.core.blocks import content_text
 from tui_chat.core.models import ContentBlock, Message
 from tui_chat.core.request import BuiltRequest
-from tui_chat.core.request.bound_thinking import loop_replies, restore
+from tui_chat.core.request.bound_thinking import answers_calls, loop_replies, restore
 from tui_chat.core.request.clip import clean_blocks
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.events import EventCallback, ToolResultsSaved
@@ -47,6 +47,8 @@ def asks_for_tools(reply: Message) -> bool:
 async def with_loop_thinking(store: Store, built: BuiltRequest) -> BuiltRequest:
     """``built`` with the thinking of the current tool loop's replies sent back where it is
     still bound to this request's model and prefix (core/request/bound_thinking.py)."""
+    if not answers_calls(built.request):
+        return built  # no tool loop is open: nothing to look up
     tail = built.sent_message_ids[-(2 * MAX_TOOL_ROUNDS + 2) :]
     loop = loop_replies(await store.messages.get_many(tail))
     return replace(built, request=restore(built.request, loop)) if loop else built
