@@ -199,11 +199,12 @@ SHOTS: list[tuple[str, Step]] = [
 ]
 """(file stem, what to do before the shot), in order: each step starts where the last ended."""
 
-OWN_CONVERSATION = ("thinking-web", "recall-cites", "branches")
+OWN_CONVERSATION = ("thinking-web", "recall-cites", "branches", "tool-call")
 """Scenes made in a conversation of their own (thinking opened with a web search and
 its results, ``screenshots/thinking_web.py``; a reply citing recalled messages with its
 chips, ``screenshots/recall_cites.py``; the branches of one conversation,
-``screenshots/branches.py``), after the demo's."""
+``screenshots/branches.py``; an MCP tool call waiting for approval,
+``screenshots/tool_call.py``), after the demo's."""
 
 
 def _stage(home: Path) -> None:

@@ -2,7 +2,7 @@
 
 Run one as a stdio server::
 
-    python tests/fakes/mcp_servers.py tools          # echo, add, big, escapes, slow, crash, env
+    python tests/fakes/mcp_servers.py tools          # echo, add, big, read_file, escapes, crash …
     python tests/fakes/mcp_servers.py garbage        # prints junk on stdout, then serves
     python tests/fakes/mcp_servers.py fail           # writes to stderr and exits at once
     python tests/fakes/mcp_servers.py hang           # never answers the handshake
@@ -42,6 +42,16 @@ def build(name: str = "tools") -> MCPServer:
         """Return ``size`` characters of text."""
         line = "0123456789 abcdefghij ABCDEFGHIJ /tmp/big/file.txt id-4242\n"
         return (line * (size // len(line) + 1))[:size]
+
+    @server.tool()
+    def read_file(path: str, lines: int = 400) -> str:
+        """A source file as a file-reading tool returns it: numbered lines, an id and a
+        figure set in its middle, a word found nowhere else."""
+        stem = path.rsplit("/", 1)[-1].split(".")[0]
+        body = [f"{i:>5}  total = step(total, {i}) + offset" for i in range(lines)]
+        body[lines // 2] = f"{lines // 2:>5}  ORDER_ID = 'ORD-{stem.upper()}-0427'  # 375 ms"
+        body[lines // 2 + 1] = f"{lines // 2 + 1:>5}  # the {stem} module calls frobnicate_{stem}"
+        return f"# {path}\n" + "\n".join(body)
 
     @server.tool()
     def escapes() -> str:

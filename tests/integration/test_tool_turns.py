@@ -221,3 +221,45 @@ async def test_tool_turns_export_import_search_and_compact_without_splitting_a_p
     assert "/tmp/big/file.txt" in ledger or "id-4242" in ledger
     fake_anthropic.push_reply("ok")
     assert (await service.send(conv.id, "and now?")).error is None  # still well formed
+
+
+def _sent_results(request: Any) -> list[str]:
+    """The text of every tool result a request sent, in order."""
+    texts = []
+    for message in request.body["messages"]:
+        for block in message["content"]:
+            if block.get("type") == "tool_result":
+                texts.append(block["content"][0]["text"])
+    return texts
+
+
+async def test_large_results_are_cut_before_anything_is_folded_and_stay_findable(
+    make_engine: Callable[..., Awaitable[Any]], fake_anthropic: FakeAnthropic
+) -> None:
+    engine = await make_engine(mcp_servers=(stdio("t"),))
+    service = engine.service
+    await service.tools.wait_started()
+    conv = await service.conversations.new()
+    await service.conversations.set_setting(conv.id, "budget", "20000")
+    await service.conversations.set_setting(conv.id, "summarizer", "extractive")
+    for n in range(1, 7):  # six file reads of about 4,500 tokens: past the budget whole
+        path = f"src/app/mod{n}.py"
+        fake_anthropic.push_tool_use("t__read_file", {"path": path}, text=f"Reading {path}.")
+        fake_anthropic.push_reply(f"Read {path}.")
+        assert (await service.send(conv.id, f"read {path}", approve=allow)).error is None
+        await engine.worker.wait()
+    history = await service.messages.history(conv.id)
+    assert sum(m.token_count for m in history) > 25_000
+    # Nothing was folded: cutting the older results was enough.
+    assert await service.summaries.versions(conv.id) == []
+    sent = _sent_results(fake_anthropic.message_requests[-1])
+    assert len(sent) == 6 and "cut to fit" not in sent[-1]  # the newest whole
+    assert "cut to fit" in sent[0]
+    assert "ORD-MOD1-0427" in sent[0] and "375 ms" in sent[0]  # what it established
+    # The summary's ledger keeps what a result established; recall finds a result's text.
+    summary = await service.summaries.compact(conv.id)
+    ledger = json.dumps(summary.ledger)
+    assert "ORD-MOD1-0427" in ledger and "src/app/mod1.py" in ledger
+    built = await service.requests.context(conv.id, "which module calls frobnicate_mod1?")
+    first_result = next(m for m in history if m.has_tool_result)
+    assert first_result.id in built.recalled_ids

@@ -1,5 +1,6 @@
 """The TUI's tool calls: servers started after the first frame, the approval prompt with the
-arguments shown, the calls and results as folded rows (inert), the tools screen (f9)."""
+arguments shown, the calls and results as folded rows (inert), the tools screen (f9), the
+standing approvals revoked in the settings screen (f3)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import chat, on_screen, ready, settle, until
 from tui_chat.config import Config
 from tui_chat.engine.service import ChatService
+from tui_chat.tui.screens.settings import SettingsScreen
 from tui_chat.tui.screens.tool_approval import ToolApproval
 from tui_chat.tui.screens.tools import ToolsScreen
+from tui_chat.tui.widgets.approval_list import ApprovalList
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.tool_rows import ToolRow
 
@@ -114,3 +117,30 @@ async def test_f9_switches_a_server_off_and_revokes_an_approval(
     assert conversation_id is not None
     assert await tool_service.tools.off(conversation_id) == frozenset({"t"})
     assert await tool_service.tools.approvals() == []
+
+
+async def test_the_settings_screen_lists_the_standing_approvals_and_revokes_one(
+    keyed_service: ChatService,
+) -> None:
+    await keyed_service.tools.approve("files", "read_file")
+    await keyed_service.tools.approve("search")  # every tool of the server
+    app = make_app(keyed_service)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("f3")
+        settings = await on_screen(pilot, SettingsScreen)
+        listed = settings.query_one(ApprovalList)
+        await until(pilot, lambda: listed.option_count == 2)
+        lines = [str(listed.get_option_at_index(i).prompt) for i in range(2)]
+        assert lines == ["files: read_file", "search: every tool"]
+        listed.focus()
+        await pilot.press("down", "delete")  # the server's approval
+        await until(pilot, lambda: listed.approvals == [("files", "read_file")])
+        assert await keyed_service.tools.approvals() == [("files", "read_file")]
+        await pilot.press("r")  # the last one
+        await until(pilot, lambda: not listed.approvals)
+        assert "asks first" in str(listed.get_option_at_index(0).prompt)
+        await pilot.press("delete")  # nothing left: nothing happens
+        await pilot.press("escape")  # cancelling the settings does not bring them back
+        await until(pilot, lambda: not isinstance(app.screen, SettingsScreen))
+    assert await keyed_service.tools.approvals() == []

@@ -3,6 +3,7 @@ that goes with the first message; the help screen opens on "Getting started"."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from textual.containers import Grid, VerticalScroll
@@ -62,3 +63,26 @@ async def test_help_opens_on_getting_started_before_the_keys(service: ChatServic
         text = str(first.visual)
         assert text.startswith("Getting started") and "ctrl+p" in text and "gauge" in text
         assert isinstance(scroll.children[1], Grid)  # the keys come after
+
+
+async def test_the_welcome_goes_with_the_first_message_not_with_its_reply(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic
+) -> None:
+    """The first prompt hides the welcome at once, while its reply streams: left for the
+    reply's end, the welcome's going moved the whole chat after the reply's last word."""
+    app = make_app(keyed_service)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        welcome = _welcome(app)
+        assert welcome is not None
+        await until(pilot, lambda: welcome.display)
+        gate = threading.Event()  # the reply stops after its first words until the test looked
+        fake_anthropic.push_hang(600, after_chunks=1, text="one two three four five six", gate=gate)
+        await pilot.press(*"hello", "enter")
+        try:
+            await until(pilot, lambda: screen.streaming_id is not None)
+            assert not welcome.display
+        finally:
+            gate.set()
+        await until(pilot, lambda: screen.streaming_id is None)
+        assert not welcome.display

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tui_chat.core.models import ContentBlock, Message, Summary
+from tui_chat.core.request import Breakdown
 from tui_chat.llm.errors import ChatError
 
 
@@ -64,13 +65,21 @@ class ReplyDelta:
 @dataclass(frozen=True, slots=True)
 class ReplyFinished:
     """The reply is stored with its final status; ``error`` says what went wrong, if anything,
-    and ``cancelled`` whether the sender cancelled it (what arrived is kept)."""
+    and ``cancelled`` whether the sender cancelled it (what arrived is kept).
+
+    It carries what a front end shows once a reply ends, so none reads it back: the
+    :attr:`breakdown` of the request the reply answered and the conversation's :attr:`cost`
+    with this reply counted."""
 
     message: Message
     error: ChatError | None
     cancelled: bool = False
     notice: str | None = None
     """Something the user should know, e.g. that the endpoint's usage figures were clamped."""
+    breakdown: Breakdown | None = None
+    """The request this reply answered, counted (its sections, the window, the warnings)."""
+    cost: float | None = None
+    """Dollars the conversation has cost so far, this reply included."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +92,20 @@ class CompactionStarted:
 
 @dataclass(frozen=True, slots=True)
 class CompactionFinished:
-    """A version completed; ``activated`` is False when the compare-and-swap lost."""
+    """A version completed; ``activated`` is False when the compare-and-swap lost.
+
+    It carries the conversation's versions as they stand now, so a front end shows them
+    without reading them back."""
 
     conversation_id: str
     summary: Summary
     activated: bool
     notice: str | None = None
     """Something the user should know, e.g. that the ``server`` summarizer fell back."""
+    versions: tuple[Summary, ...] | None = None
+    """Every version, newest first, with its retention figure (``None``: not read)."""
+    active_summary_id: int | None = None
+    """The version in force once this one completed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,8 @@ never reach; sending a prompt is the root's own use case.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -112,8 +114,16 @@ class ChatService:
         return self._client.has_key
 
     def preload(self) -> None:
-        """Import the SDK's modules now (a thread of the TUI calls this once it is drawn)."""
+        """Import the SDK's modules now, then stream a canned reply through them from memory
+        (:mod:`~tui_chat.llm.rehearsal`: the SDK builds its event types then, not at the end
+        of the first reply). A thread of the TUI calls this once it is drawn. A rehearsal
+        that fails (an SDK that parses differently) only leaves the first reply as it was:
+        it never ends the app."""
         self._client.preload()
+        from tui_chat.llm.rehearsal import rehearse
+
+        with contextlib.suppress(Exception):
+            asyncio.run(rehearse())
 
     @property
     def db_path(self) -> Path:

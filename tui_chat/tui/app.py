@@ -236,8 +236,8 @@ class ChatApp(ChatHost):
             self.main_screen.post_message(ReplyEnded(worker))
         elif worker.name == "regenerate" and isinstance(worker.result, Summary):
             await self.main_screen.summary_commands.regenerated(worker.result)
-        elif worker.group == "compaction":
-            await self.main_screen.refresh_summaries()
+        elif worker.group == "compaction" and event.state != WorkerState.SUCCESS:
+            await self.main_screen.refresh_summaries()  # a version done says so, with them
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands; Screenshot saves into the export folder."""

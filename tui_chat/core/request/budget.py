@@ -10,6 +10,10 @@ all see the same figures. :func:`budgets` lists them for the gauge and ``context
 
 When the parts need more than the usable window, they give way in :data:`GIVE_WAY` order:
 
+0. the large tool results of the older turns (:mod:`~tui_chat.core.request.shrink`): each is
+   sent as its head, a marker and the identifiers it held, the oldest first and only as many
+   as the excess needs; the newest turn's results stay whole. A coding chat's history is
+   mostly what its tools returned, and the store (and recall) keep every result whole;
 1. recall down to its floor (:data:`RECALL_FLOOR` of its budget): the part that filled the
    room the others left, and the cheapest to lose per token on LoCoMo;
 2. the identifier ledger (its entries stay in the stored version and in ``summary --json``);
@@ -35,7 +39,15 @@ from typing import Any
 from tui_chat.core.payback import break_even
 from tui_chat.core.policy import Policy
 
-GIVE_WAY: tuple[str, ...] = ("recall_floor", "ledger", "turns", "recall", "anchors", "summary")
+GIVE_WAY: tuple[str, ...] = (
+    "tool_results",
+    "recall_floor",
+    "ledger",
+    "turns",
+    "recall",
+    "anchors",
+    "summary",
+)
 """The order in which parts give way when the request does not fit (see the module doc)."""
 
 RECALL_FLOOR = 0.5

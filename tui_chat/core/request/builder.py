@@ -21,17 +21,16 @@ Guarantees: the first message is a user message, roles alternate, every ``tool_u
 answered by a ``tool_result`` in the next message (anything else is sent as plain text),
 thinking and empty text blocks are never sent, and the request fits the usable window
 (window minus max output) whenever :attr:`BuiltRequest.fits` is true. When it would not fit,
-parts give way in the order of :data:`~tui_chat.core.request.budget.GIVE_WAY` (recall to its
-floor, the ledger, the oldest turns, the rest of recall, pins, the summary) — each with a
+parts give way in the order of :data:`~tui_chat.core.request.budget.GIVE_WAY` (the large tool
+results of older turns cut, recall to its floor, the ledger, the oldest turns, the rest of
+recall, pins, the summary) — each with a
 warning, never silently. A summary over its budget is cut to it, never allowed to push the
 turns and recall out.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, replace
-from itertools import pairwise
+from dataclasses import replace
 from typing import Any
 
 from tui_chat.core import ledger
@@ -57,8 +56,17 @@ from tui_chat.core.request.render import (
     summary_section,
     summary_section_header,
 )
-from tui_chat.core.request.runs import Chain, Composed, Unit, chain, compose_run, independent
+from tui_chat.core.request.runs import (
+    Chain,
+    Composed,
+    Unit,
+    chain,
+    compose_run,
+    independent,
+    spans,
+)
 from tui_chat.core.request.selection import Selector, recall_text
+from tui_chat.core.request.shed import Shed, shed_notes
 from tui_chat.core.request.timeline import Timeline
 from tui_chat.core.request.tool_defs import tools_tokens
 from tui_chat.core.request.types import (
@@ -69,31 +77,6 @@ from tui_chat.core.request.types import (
     Layout,
 )
 from tui_chat.core.tokens import calibrate
-
-
-@dataclass(frozen=True)
-class _Shed:
-    """How much has been shed to fit the window (in :data:`~.budget.GIVE_WAY` order)."""
-
-    turns: int = 0
-    recall: int | None = None
-    """Token limit of the recall section, when lowered to fit."""
-    ledger: bool = True
-    anchors: int | None = None
-    summary: bool = True
-
-
-def _spans(levels: list[list[int]]) -> list[tuple[int, int]]:
-    """Runs from bounds at several widths (finest first, each coarser level a subset of the
-    finer): the coarsest runs in the middle, finer ones towards both ends."""
-    *finer, coarse = levels
-    if not finer:
-        return list(pairwise(coarse))
-    if len(coarse) < 2:
-        return _spans(finer)
-    left = [level[: bisect_right(level, coarse[0])] for level in finer]
-    right = [level[bisect_left(level, coarse[-1]) :] for level in finer]
-    return [*_spans(left), *pairwise(coarse), *_spans(right)]
 
 
 class _Kept:
@@ -137,6 +120,7 @@ class _Builder:
         fresh = new_piece(inputs.new_message, self.counter)
         # Without a new message the last turn is what is sent: it is never dropped.
         self.max_drop = max(0, self.turn_count - (0 if fresh is not None else 1))
+        self.max_cut = max(0, self.turn_count - 1)  # the newest turn's results stay whole
         at = (inputs.pauses, self.policy.cache_ttl, inputs.covered_tokens, self.policy.prices)
         self.recall_cap = recall_cap(inputs.summary, self.timeline, self.limit, *at)
         recalled = inputs.recalled
@@ -181,7 +165,7 @@ class _Builder:
             cached = self.counts[text] = self.counter.count(text)
         return cached
 
-    def _recall_limit(self, start: int, texts: tuple[str, str, str]) -> int:
+    def _recall_limit(self, start: int, texts: tuple[str, str, str], saved: int) -> int:
         """The recall budget: the policy's, or with ``recall_fill`` the room the other parts
         leave of the usable window (up to ``recall_max_tokens``), whichever is larger."""
         policy = self.policy
@@ -193,17 +177,18 @@ class _Builder:
             return limit
         count = self._count
         others = self.system_tokens + count(MEMORY_PREAMBLE) + sum(count(t) for t in texts)
-        others += self.timeline.span_tokens(start, len(self.timeline))
+        others += self.timeline.span_tokens(start, len(self.timeline)) - saved
         others += self.layout.new_piece.tokens if self.layout.new_piece is not None else 0
         room = int(self.usable / max(1.0, self.inputs.calibration)) - others - FILL_RESERVE
         filled = max(limit, min(policy.recall_max_tokens, room))
         return filled if cap is None else min(filled, cap)
 
-    def compose(self, shed: _Shed) -> Candidate:
+    def compose(self, shed: Shed) -> Candidate:
         """The request with what ``shed`` says left out."""
         count = self.counter.count
         timeline = self.timeline
         start = timeline.turn_start(shed.turns)
+        cut = max(start, timeline.turn_start(shed.results))
         kept_ids = _Kept(timeline.ids, start)
         anchors, over_budget = self.selector.memory_anchors(kept_ids)
         if shed.anchors is not None:
@@ -211,7 +196,8 @@ class _Builder:
         summary_text = self.summary_text if shed.summary else ""
         ledger_text = self.ledger_text if shed.summary and shed.ledger else ""
         anchors_text = anchors_section([entry.text for entry in anchors])
-        limit = self._recall_limit(start, (summary_text, ledger_text, anchors_text))
+        saved = timeline.span_saved(start, cut)
+        limit = self._recall_limit(start, (summary_text, ledger_text, anchors_text), saved)
         if shed.recall is not None:
             limit = min(limit, shed.recall)
         recall = []
@@ -243,7 +229,7 @@ class _Builder:
             cut_messages=timeline.span_cuts(start, len(timeline)),
         )
         candidate = self.layout.compose(
-            candidate, self._units(start), texts, single=self.policy.single_user_message
+            candidate, self._units(start, cut), texts, single=self.policy.single_user_message
         )
         if ledger_text:
             # The ledger travels with the summary in the memory block but has its own budget.
@@ -253,7 +239,7 @@ class _Builder:
         candidate.recall_tokens = candidate.sections["recall"]
         return candidate
 
-    def holds_refs(self, shed: _Shed) -> bool:
+    def holds_refs(self, shed: Shed) -> bool:
         """Whether the request may carry attachment references (the kept raw messages or
         the new message hold one)."""
         timeline = self.timeline
@@ -269,9 +255,10 @@ class _Builder:
         calibrated = calibrate(tokens, self.inputs.calibration)
         return max(tokens, calibrated) <= (self.usable if limit is None else limit)
 
-    def _units(self, start: int) -> list[Unit]:
+    def _units(self, start: int, cut: int) -> list[Unit]:
         """The kept raw messages from ``start``: runs kept by the timeline (laid out once,
-        reused by later builds) and fresh pieces before and after them.
+        reused by later builds) and fresh pieces before and after them; those before ``cut``
+        with their large tool results cut, laid out afresh.
 
         Runs between grid lines near both ends, runs :data:`WIDE` and ``WIDE²`` times wider
         further in (so that few runs are looked up and few messages laid out per build);
@@ -280,19 +267,20 @@ class _Builder:
         """
         timeline = self.timeline
         end = len(timeline)
-        bounds = timeline.run_bounds(start) if not self.policy.single_user_message else []
+        head = timeline.span_shrunk(start, cut)
+        bounds = timeline.run_bounds(cut) if not self.policy.single_user_message else []
         if not bounds:
-            return [timeline.span_pieces(start, end)]
-        levels = [bounds, timeline.wide_bounds(start, WIDE), timeline.wide_bounds(start, WIDE**2)]
+            return [[*head, *timeline.span_pieces(cut, end)]]
+        levels = [bounds, timeline.wide_bounds(cut, WIDE), timeline.wide_bounds(cut, WIDE**2)]
         groups: list[list[Composed]] = []
-        for first, last in _spans(levels):
+        for first, last in spans(levels):
             run = self._run(first, last)
             if groups and independent(groups[-1][-1], run):
                 groups[-1].append(run)
             else:
                 groups.append([run])
         origin = timeline.origin
-        units: list[Unit] = [timeline.span_pieces(start, bounds[0] - origin)]
+        units: list[Unit] = [[*head, *timeline.span_pieces(cut, bounds[0] - origin)]]
         longest = max(groups, key=len, default=[])
         for group in groups:
             if group is longest:
@@ -322,9 +310,9 @@ class _Builder:
         chains = None if self.chains is None else tuple(self.chains)
         return Layout(runs=self.runs, chains=chains)
 
-    def build(self) -> tuple[Candidate, _Shed]:
+    def build(self) -> tuple[Candidate, Shed]:
         """Give way in :data:`~.budget.GIVE_WAY` order until the request fits."""
-        shed = _Shed()
+        shed = Shed()
         candidate = self.compose(shed)
         floor = int(RECALL_FLOOR * self.policy.recall_budget_tokens)
         while not self.fits(candidate.total):
@@ -333,7 +321,13 @@ class _Builder:
             # Each step gives way by something: a recall limit only ever goes down (the
             # recalled text can count a few tokens over its limit, which must not hold it).
             limit = recall if shed.recall is None else shed.recall
-            if recall > floor and candidate.recalled_ids and limit > floor:
+            results = self.timeline.turn_start(shed.results), self.timeline.turn_start(self.max_cut)
+            if self.timeline.span_saved(*results):  # large tool results of older turns first
+                reach = self.timeline.first_turn_reaching(
+                    shed.results, self.max_cut, excess, saved=True
+                )
+                shed = replace(shed, results=reach)
+            elif recall > floor and candidate.recalled_ids and limit > floor:
                 shed = replace(shed, recall=max(floor, min(limit - 1, recall - excess)))
             elif shed.ledger and shed.summary and self.ledger_text:
                 shed = replace(shed, ledger=False)
@@ -356,53 +350,6 @@ class _Builder:
         """Tokens over the usable window, in local tokens."""
         used = max(tokens, calibrate(tokens, self.inputs.calibration))
         return int((used - self.usable) / max(1.0, self.inputs.calibration)) + 1
-
-
-def _room(builder: _Builder) -> str:
-    return "working budget" if builder.usable < builder.limit else "usable window"
-
-
-def _warnings(builder: _Builder, candidate: Candidate, shed: _Shed, fits: bool) -> list[str]:
-    policy = builder.policy
-    notes: list[str] = []
-    if candidate.over_budget_anchors:
-        limit = f", at most {policy.max_anchors} pins" if policy.max_anchors is not None else ""
-        notes.append(
-            f"{candidate.over_budget_anchors} pinned message(s) not sent: over the anchor "
-            f"budget ({policy.anchor_budget_tokens} tokens{limit})"
-        )
-    if candidate.cut_messages:
-        notes.append(
-            f"{candidate.cut_messages} message(s) cut to {policy.message_char_limit} characters "
-            "in the request"
-        )
-    if builder.summary_cut:
-        notes.append(
-            f"the summary was cut to its budget of {policy.summary_max_tokens} tokens; "
-            "regenerate it shorter to keep what the cut left out"
-        )
-    if shed.recall is not None:
-        notes.append(f"recalled passages reduced to fit the {_room(builder)}")
-    if not shed.ledger:
-        notes.append(f"the identifier ledger was left out to fit the {_room(builder)}")
-    if shed.turns:
-        count = builder.timeline.turn_start(shed.turns)
-        # A send compacts first when turns would give way (engine/send/session.py): say so.
-        notes.append(
-            f"{shed.turns} oldest turn(s) ({count} messages) over the {_room(builder)} of "
-            f"{builder.usable} tokens: they will be summarised at the next send (compact now "
-            "to see the summary first; left out only if summarising fails)"
-        )
-    if shed.anchors is not None:
-        notes.append(f"pinned messages reduced to fit the {_room(builder)}")
-    if not shed.summary:
-        notes.append(f"the summary was left out to fit the {_room(builder)}")
-    if not fits:
-        notes.append(
-            f"the request does not fit: {candidate.total} tokens for a usable window of "
-            f"{builder.limit} even without older turns"
-        )
-    return notes
 
 
 def _ttl(builder: _Builder, candidate: Candidate) -> CacheTtl:
@@ -471,12 +418,15 @@ def build_request(inputs: ContextInputs, timeline: Timeline) -> BuiltRequest:
         calibrated_tokens=calibrate(total, inputs.calibration),
         trigger_tokens=trigger_tokens(inputs.policy, builder.usable, candidate.sections),
         warn_tokens=int(inputs.policy.warn_ratio * builder.usable),
-        warnings=tuple(_warnings(builder, candidate, shed, fits)),
+        warnings=tuple(shed_notes(builder, candidate, shed, fits)),
         calibration=inputs.calibration,
         budgets={**budgets(inputs.policy, builder.usable), "ledger": builder.ledger_budget},
         elastic=max(0, candidate.sections["recall"] - inputs.policy.recall_budget_tokens),
         budget=builder.usable if builder.usable < builder.limit else None,
         cache_ttl=ttl,
+        results_cuttable=builder.timeline.span_saved(
+            0, builder.timeline.turn_start(builder.max_cut)
+        ),
     )
     dropped = builder.timeline.ids[: builder.timeline.turn_start(shed.turns)]
     return BuiltRequest(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tui_chat.core.models import ContentBlock, Message
 from tui_chat.core.request.clip import clean_blocks, cut_content
+from tui_chat.core.request.shrink import cut_piece
 from tui_chat.core.request.types import Piece
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.core.turns import message_tokens
@@ -33,7 +36,10 @@ def prepare(
         tokens = message_tokens(message, counter)
     else:
         tokens = counter.count_message(message.role, blocks)
-    return Piece(message, message.role, blocks, tokens, "recent", cut)
+    piece = Piece(message, message.role, blocks, tokens, "recent", cut)
+    if message.has_tool_result:
+        piece = replace(piece, shrunk=cut_piece(piece, message, counter))
+    return piece
 
 
 def new_piece(content: list[ContentBlock] | None, counter: TokenCounter) -> Piece | None:

@@ -97,14 +97,31 @@ def _paragraphs(text: str) -> list[str]:
     return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
+def _pieces(text: str, counter: TokenCounter, limit: int) -> list[tuple[str, int]]:
+    """The paragraphs of ``text`` with their tokens, each but the first opening with the break
+    before it; a paragraph over ``limit`` made of lines (a file a tool read, a log) is taken
+    line by line, so a passage is a part of it."""
+    out: list[tuple[str, int]] = []
+    for paragraph in _paragraphs(text):
+        tokens = counter.count(paragraph)
+        lines = [line for line in paragraph.split("\n") if line.strip()]
+        if tokens <= limit or len(lines) < 2:
+            out.append(("\n\n" + paragraph, tokens))
+            continue
+        out.append(("\n\n" + lines[0], counter.count(lines[0])))
+        out.extend(("\n" + line, counter.count(line)) for line in lines[1:])
+    return out
+
+
 def split_passages(
     text: str, counter: TokenCounter, limit: int = PASSAGE_TOKENS, known: int | None = None
 ) -> list[str]:
     """Split a message's text into passages of about ``limit`` tokens at paragraph breaks.
 
     A text within ``limit`` is one passage. Otherwise its paragraphs are packed in order into
-    passages of at most ``limit`` tokens (a longer paragraph stays whole: it is cut, marked,
-    only if it is recalled into a budget it does not fit).
+    passages of at most ``limit`` tokens; a longer paragraph of several lines (a tool's result:
+    a file, a listing, a log) is packed line by line, and one of a single line stays whole (it
+    is cut, marked, only if it is recalled into a budget it does not fit).
 
     Args:
         text: The message's plain text.
@@ -123,15 +140,14 @@ def split_passages(
     out: list[str] = []
     current: list[str] = []
     size = 0
-    for paragraph in _paragraphs(text):
-        tokens = counter.count(paragraph)
+    for piece, tokens in _pieces(text, counter, limit):
         if current and size + tokens > limit:
-            out.append("\n\n".join(current))
+            out.append("".join(current).lstrip("\n"))
             current, size = [], 0
-        current.append(paragraph)
+        current.append(piece)
         size += tokens
     if current:
-        out.append("\n\n".join(current))
+        out.append("".join(current).lstrip("\n"))
     return out
 
 

@@ -11,9 +11,11 @@ opens with a user message whose first role group carries no tool result
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain as _chain
+from itertools import pairwise
 from operator import is_
 from typing import Any
 
@@ -232,3 +234,16 @@ def joined(units: Sequence[Unit]) -> list[Unit]:
     if out and isinstance(out[0], Composed) and _first_role(out[0].pieces) != "user":
         out[0] = list(out[0].pieces)
     return out
+
+
+def spans(levels: list[list[int]]) -> list[tuple[int, int]]:
+    """Runs from bounds at several widths (finest first, each coarser level a subset of the
+    finer): the coarsest runs in the middle, finer ones towards both ends."""
+    *finer, coarse = levels
+    if not finer:
+        return list(pairwise(coarse))
+    if len(coarse) < 2:
+        return spans(finer)
+    left = [level[: bisect_right(level, coarse[0])] for level in finer]
+    right = [level[bisect_left(level, coarse[-1]) :] for level in finer]
+    return [*spans(left), *pairwise(coarse), *spans(right)]

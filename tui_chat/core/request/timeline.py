@@ -73,6 +73,8 @@ class Timeline:
         """Running count of pieces cut to the character limit."""
         self.refs: list[int] = [0]
         """Running count of pieces holding an attachment reference."""
+        self.saved: list[int] = [0]
+        """Running tokens that cutting the pieces' large tool results saves (:mod:`.shrink`)."""
         self.bounds: list[int] = []
         """Absolute turn starts where kept runs begin: the first start past each multiple of
         :attr:`grid` (any split into whole turns lays out the same; this one is stable)."""
@@ -132,7 +134,7 @@ class Timeline:
     def _reset(self, messages: Sequence[Message]) -> None:
         self.messages, self.ids, self.origin = [], [], 0
         self.starts, self.marks, self.silent, self.bounds = [], [0], [], []
-        self.pieces, self.tokens, self.cuts, self.refs = [], [0], [0], [0]
+        self.pieces, self.tokens, self.cuts, self.refs, self.saved = [], [0], [0], [0], [0]
         self.runs, self.chains = {}, []
         self._append(messages)
 
@@ -158,6 +160,7 @@ class Timeline:
             self.tokens.append(self.tokens[-1] + (piece.tokens if piece else 0))
             self.cuts.append(self.cuts[-1] + (1 if piece and piece.cut else 0))
             self.refs.append(self.refs[-1] + _holds_refs(piece))
+            self.saved.append(self.saved[-1] + _saves(piece))
 
     def _close_turn(self, end: int) -> None:
         """A turn starting before ``end`` (absolute) closes there: note it if unanswered."""
@@ -190,7 +193,7 @@ class Timeline:
 
     def _running(self) -> tuple[list[int], ...]:
         """The running counts (one entry more than messages)."""
-        return (self.marks, self.tokens, self.cuts, self.refs)
+        return (self.marks, self.tokens, self.cuts, self.refs, self.saved)
 
     def _forget_runs(self, position: int) -> None:
         """Drop the composed runs that reach ``position`` (absolute) or beyond."""
@@ -207,6 +210,7 @@ class Timeline:
         self.tokens[:0] = _running_before(self.tokens[0], [p.tokens if p else 0 for p in pieces])
         self.cuts[:0] = _running_before(self.cuts[0], [1 if p and p.cut else 0 for p in pieces])
         self.refs[:0] = _running_before(self.refs[0], [_holds_refs(p) for p in pieces])
+        self.saved[:0] = _running_before(self.saved[0], [_saves(p) for p in pieces])
         self.messages[:0] = messages
         self.ids[:0] = [m.id for m in messages]
         self.pieces[:0] = pieces
@@ -255,16 +259,18 @@ class Timeline:
             return len(self.messages)
         return self.starts[index + self._shift] - self.origin
 
-    def first_turn_reaching(self, low: int, high: int, tokens: int) -> int:
+    def first_turn_reaching(self, low: int, high: int, tokens: int, *, saved: bool = False) -> int:
         """The first turn index in ``(low, high]`` whose start is ``tokens`` or more past the
-        start of turn ``low`` (``high`` when none is): the turns to leave out to free them."""
+        start of turn ``low`` (``high`` when none is): the turns to leave out to free them
+        (``saved``: the turns whose large tool results to cut, :mod:`.shrink`)."""
         if low >= high:
             return high
-        base = self.tokens[self.turn_start(low)]
+        sums = self.saved if saved else self.tokens
+        base = sums[self.turn_start(low)]
         found = bisect_left(
             range(low + 1, high + 1),
             base + tokens,
-            key=lambda index: self.tokens[self.turn_start(index)],
+            key=lambda index: sums[self.turn_start(index)],
         )
         return low + 1 + found if found < high - low else high
 
@@ -293,6 +299,15 @@ class Timeline:
     def span_tokens(self, start: int, end: int) -> int:
         """Tokens of the pieces of ``messages[start:end]``."""
         return self.tokens[end] - self.tokens[start]
+
+    def span_saved(self, start: int, end: int) -> int:
+        """Tokens that cutting the large tool results of ``messages[start:end]`` saves."""
+        return self.saved[end] - self.saved[start]
+
+    def span_shrunk(self, start: int, end: int) -> list[Piece]:
+        """The pieces of ``messages[start:end]`` that can be sent, their large tool results
+        cut (:attr:`~.types.Piece.shrunk`), in order."""
+        return [p.shrunk or p for p in self.pieces[start:end] if p is not None]
 
     def span_cuts(self, start: int, end: int) -> int:
         """Pieces of ``messages[start:end]`` cut to the character limit."""
@@ -339,6 +354,11 @@ class Timeline:
 def _holds_refs(piece: Piece | None) -> int:
     """1 when ``piece`` holds an attachment reference block, else 0."""
     return int(piece is not None and any(is_ref(block) for block in piece.content))
+
+
+def _saves(piece: Piece | None) -> int:
+    """Tokens that sending ``piece`` with its large tool results cut saves."""
+    return piece.tokens - piece.shrunk.tokens if piece is not None and piece.shrunk else 0
 
 
 def _running_before(base: int, values: Sequence[int]) -> list[int]:

@@ -111,6 +111,10 @@ class Breakdown:
     by (the tokenizer generation's, or learnt from replies), or the API's own count."""
     price_note: str = ""
     """Why the cost figures are a guess ('' when the model's prices are known)."""
+    results_cuttable: int = 0
+    """Tokens that cutting every large tool result of the older turns saves, whether this
+    request cut them or not (:mod:`.shrink`): the triggers count the history without them, so
+    nothing is folded while cutting them would do."""
 
     @property
     def used(self) -> int:
@@ -140,6 +144,7 @@ class Breakdown:
             "warnings": list(self.warnings),
             **({"counted": self.counted} if self.counted else {}),
             **({"price_note": self.price_note} if self.price_note else {}),
+            **({"results_cuttable": self.results_cuttable} if self.results_cuttable else {}),
         }
 
 
@@ -203,3 +208,6 @@ class Piece:
     """Where its tokens are counted."""
     cut: bool = False
     """True when ``message_char_limit`` cut its text."""
+    shrunk: Piece | None = None
+    """The same message with its large tool results cut (:mod:`.shrink`), sent instead when
+    the request is over its budget; ``None`` when it holds none."""

@@ -100,6 +100,8 @@ class Requests:
             conversation.id, after_id=active.covers_to_message_id if active else 0
         )
         local = b.input_tokens - b.sections.get("recent", 0) + unsummarized
+        # Large tool results of older turns are cut before anything is folded: counted cut.
+        local -= b.results_cuttable
         ratio = b.calibrated_tokens / b.input_tokens if b.input_tokens else 1.0
         # The same figure as the gauge and the fit check (Breakdown.used): never below local.
         return max(local, round(local * ratio)), b.usable
@@ -112,7 +114,10 @@ class Requests:
         conversation = await store.conversations.get(conversation_id)
         # Cleaned as a sent message is stored (no NUL, no lone surrogate); files alone are sent.
         text = None if draft is None and not attachments else clean_text(draft or "")
-        built = await self.build(conversation, text, attachments)
+        if text is None:
+            built = await self.base(conversation)  # the gauge's, kept by the revision
+        else:
+            built = await self.build(conversation, text, attachments)
         if not built.attachments:
             return built  # nothing to expand (the scan of every block is skipped)
         # Attached files as they are sent, not as the references stored: by ``file_id`` those

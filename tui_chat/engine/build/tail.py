@@ -202,6 +202,9 @@ class TailCache:
     def __init__(self, size: int = CONVERSATIONS) -> None:
         self.size = size
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
+        self._flights: dict[str, tuple[object, asyncio.Future[BuiltRequest]]] = {}
+        """The base being built per conversation, with its stamp: callers that ask for the
+        same stamp meanwhile wait for that one build."""
 
     def _entry(self, conversation_id: str) -> _Kept:
         kept = self._kept.get(conversation_id)
@@ -238,14 +241,37 @@ class TailCache:
                 write during the build only makes the next call build again) and whatever
                 else the build reads outside the conversation (calibration, model figures).
             build: Builds the request.
+
+        Callers asking for the same stamp while it is built (the gauge after a reply, the
+        compaction worker's trigger check) share that one build; a caller cancelled meanwhile
+        does not cancel it for the others.
         """
         kept = self._entry(conversation_id)
-        if kept.base is None or kept.stamp != stamp:
-            built = await build()
-            kept = self._entry(conversation_id)  # the entry may have been replaced meanwhile
-            kept.base, kept.stamp = built, stamp
-            return built
-        return kept.base
+        if kept.base is not None and kept.stamp == stamp:
+            return kept.base
+        flight = self._flights.get(conversation_id)
+        if flight is None or flight[0] != stamp:
+            task = asyncio.ensure_future(self._build_base(conversation_id, stamp, build))
+            flight = (stamp, task)
+            self._flights[conversation_id] = flight
+            task.add_done_callback(lambda _: self._landed(conversation_id, flight))
+        return await asyncio.shield(flight[1])
+
+    async def _build_base(
+        self, conversation_id: str, stamp: object, build: Callable[[], Awaitable[BuiltRequest]]
+    ) -> BuiltRequest:
+        built = await build()
+        kept = self._entry(conversation_id)  # the entry may have been replaced meanwhile
+        kept.base, kept.stamp = built, stamp
+        return built
+
+    def _landed(
+        self, conversation_id: str, flight: tuple[object, asyncio.Future[BuiltRequest]]
+    ) -> None:
+        if self._flights.get(conversation_id) is flight:
+            del self._flights[conversation_id]
+        if not flight[1].cancelled():
+            flight[1].exception()  # retrieved here: every caller that waited got it raised
 
     def unfinished(self, conversation_id: str) -> set[int]:
         """Ids of the messages of the last tail read that are not ``complete``."""

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -54,6 +54,9 @@ from tui_chat.engine.files.attachments import AttachmentError
 from tui_chat.store.errors import Conflict
 from tui_chat.store.owners import new_owner
 from tui_chat.store.summaries import SummaryStart
+
+Listing = Callable[[str], Awaitable[tuple[tuple[Summary, ...], int | None]]]
+"""Reads a conversation's versions (newest first) and the one in force."""
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +103,9 @@ class CompactionWorker:
         self.sent = SentTurns()
         """The last chat request of each conversation, for continuation summaries."""
         self._notices: dict[str, str] = {}
+        self.listing: Listing | None = None
+        """How a finished version's event reads the versions it carries (the summaries
+        service hands its own, with the retention figures)."""
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -370,7 +376,11 @@ class CompactionWorker:
             with contextlib.suppress(asyncio.CancelledError):
                 await renewer
         notice = self._notices.pop(conversation.id, None)
-        self.emit(CompactionFinished(conversation.id, done, activated, notice))
+        versions, active = None, None
+        if self.listing is not None:
+            with contextlib.suppress(Exception):  # stored already: the event says it anyway
+                versions, active = await self.listing(conversation.id)
+        self.emit(CompactionFinished(conversation.id, done, activated, notice, versions, active))
         return done
 
     async def _renew(self, summary_id: int) -> None:

@@ -14,12 +14,13 @@ from tui_chat.engine.conversations.branches import (
     BranchPoint,
     EditError,
 )
-from tui_chat.engine.conversations.conversations import Conversations, SettingError
+from tui_chat.engine.conversations.conversations import NEW_TITLE, Conversations, SettingError
 from tui_chat.engine.conversations.drafts import Drafts
 from tui_chat.engine.conversations.message_log import MessageLog
 from tui_chat.engine.conversations.versions import KeptFigures, Summaries
 
 __all__ = [
+    "NEW_TITLE",
     "BranchError",
     "BranchPath",
     "BranchPoint",

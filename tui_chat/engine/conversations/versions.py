@@ -78,6 +78,13 @@ class Summaries:
         self.worker = worker
         self.kept = KeptFigures()
         """Retention figures already worked out."""
+        worker.listing = self.listing  # a finished version's event carries the versions
+
+    async def listing(self, conversation_id: str) -> tuple[tuple[Summary, ...], int | None]:
+        """Every version (as :meth:`versions`) and the one in force."""
+        versions = tuple(await self.versions(conversation_id))
+        conversation = await self.store.conversations.get(conversation_id)
+        return versions, conversation.active_summary_id
 
     async def compact(
         self,

@@ -54,6 +54,7 @@ from tui_chat.engine.send.tool_turns import (
     with_loop_thinking,
 )
 from tui_chat.engine.tools.calls import Approver
+from tui_chat.engine.usage.usage import conversation_costs
 from tui_chat.llm.client import StreamResult
 from tui_chat.llm.errors import ChatError
 
@@ -414,7 +415,17 @@ class ChatSession:
         )
         # The reply is shown as stored at once; the calibration below never changes it.
         if on_event:
-            on_event(ReplyFinished(stored, result.error, cancelled, result.usage_note))
+            costs = await conversation_costs(self.store, self.info_for, [conversation.id])
+            on_event(
+                ReplyFinished(
+                    stored,
+                    result.error,
+                    cancelled,
+                    result.usage_note,
+                    breakdown=built.breakdown,
+                    cost=costs[conversation.id],
+                )
+            )
         if result.usage.total_input > 0:
             ratio, samples = await self.store.calibration(conversation.model)
             ratio, samples = update_calibration(

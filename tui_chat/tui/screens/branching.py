@@ -279,10 +279,10 @@ class BranchView(ChatView):
         if editing is None:
             self.app.send_reply(self.conversation.id, text, files)
         else:
-            self._send_edit(editing, text, files)
+            self.send_edit(editing, text, files)
 
     @work(exit_on_error=False)
-    async def _send_edit(self, message_id: int, text: str, files: list[Attachment]) -> None:
+    async def send_edit(self, message_id: int, text: str, files: list[Attachment]) -> None:
         fork, _ = await self.app.service.branches.fork_for_edit(message_id)
         # What was typed since enter belongs to the fork, not to the original's draft.
         typed = self.composer.text

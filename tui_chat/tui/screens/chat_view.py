@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import events, getters, on
@@ -21,7 +22,7 @@ from textual.widgets import Header, Static
 from textual.worker import Worker
 
 from tui_chat.core.attachments import Attachment, typed_text
-from tui_chat.core.models import Conversation
+from tui_chat.core.models import Conversation, Summary
 from tui_chat.core.tokens import UNCOUNTED
 from tui_chat.tui.after_frame import after_frame, next_frame
 from tui_chat.tui.failures import report_failure
@@ -125,7 +126,15 @@ class ChatView(Screen[None]):
         """Keys no panel took: escape closes the side panel that has the focus (before it
         would cancel a reply) or returns to the composer; printable keys type into it."""
         if event.key == "escape" and self.focused is not self.composer:
-            panel = self._focused_panel()
+            focused = self.focused
+            panel = next(  # the shown side panel that has the focus, if any
+                (
+                    p.id
+                    for p in (self.conversations, self.timeline)
+                    if focused is not None and p in focused.ancestors_with_self and p.display
+                ),
+                None,
+            )
             if panel is not None:
                 self.panels.close(panel)
             if panel is not None or not self.app.replying:  # else escape cancels the reply
@@ -147,14 +156,6 @@ class ChatView(Screen[None]):
             event.stop()
             event.prevent_default()
             self.chat.follow()
-
-    def _focused_panel(self) -> str | None:
-        """The id of the shown side panel that has the focus, if any."""
-        focused = self.focused
-        for panel in (self.conversations, self.timeline):
-            if focused is not None and panel in focused.ancestors_with_self and panel.display:
-                return panel.id
-        return None
 
     def route_key(self, event: events.Key) -> None:
         """Before a key from the terminal is routed: a printable one that no binding takes
@@ -285,15 +286,38 @@ class ChatView(Screen[None]):
             self._show_title(conversation)
             self.refresh_panels_later()
 
+    async def after_reply(self) -> None:
+        """What a send changed, in one call: the next request's gauge (one build, after the
+        next frame), the conversation list and, after a conversation's first send, the title
+        it was named by. The cost and the answered request's breakdown came with the reply's
+        end (``ReplyFlow.finished`` shows them); the timeline and the pause change only by
+        compaction, whose events say so."""
+        from tui_chat.engine.conversations import NEW_TITLE  # loaded with the engine by now
+
+        if self.conversation is None:
+            return
+        if self.conversation.title == NEW_TITLE:
+            await self.reload()  # named from its first prompt
+            return
+        from tui_chat.engine.service import NotFound
+
+        async def after_frame() -> None:
+            if not await next_frame(self):
+                return
+            with contextlib.suppress(NotFound):  # deleted elsewhere: OutsideWatch says so
+                await self.refresh_gauge(figures=False)
+            await self.refresh_conversations()
+
+        self.run_worker(after_frame(), group="panels", exclusive=True, exit_on_error=False)
+
     def refresh_panels_later(self) -> None:
         """Refresh the panels in a worker once the next frame is drawn (a newer call wins)."""
-        self.run_worker(
-            self._panels_after_frame(), group="panels", exclusive=True, exit_on_error=False
-        )
 
-    async def _panels_after_frame(self) -> None:
-        if await next_frame(self):
-            await self.refresh_panels()
+        async def after_frame() -> None:
+            if await next_frame(self):
+                await self.refresh_panels()
+
+        self.run_worker(after_frame(), group="panels", exclusive=True, exit_on_error=False)
 
     async def refresh_panels(self) -> None:
         """Reload the gauge, the cost, the timeline and the conversation list."""
@@ -309,12 +333,13 @@ class ChatView(Screen[None]):
         """Files attached to the draft, counted by the gauge (none here)."""
         return ()
 
-    async def refresh_gauge(self, *, full: bool = False) -> None:
+    async def refresh_gauge(self, *, full: bool = False, figures: bool = True) -> None:
         """Recount the next request with the current draft.
 
         Args:
             full: Build the whole request, so excerpts recalled for the draft are counted
                 too (slower: only after a longer pause in typing).
+            figures: Read the cost and the pause too (after a reply the event carried them).
         """
         if (conv_id := self.conversation_id) is None:
             return
@@ -329,8 +354,9 @@ class ChatView(Screen[None]):
         if draft != self.composer.text or conv_id != self.conversation_id:
             return  # typing went on (or the conversation changed): a newer count follows
         self.breakdown = breakdown
-        self.cost = await service.costs.of(conv_id)
-        self.paused = await service.summaries.paused(conv_id)
+        if figures:
+            self.cost = await service.costs.of(conv_id)
+            self.paused = await service.summaries.paused(conv_id)
         if UNCOUNTED in breakdown.counted and self.app.config.has_key:
             count_once(self, conv_id)
 
@@ -349,6 +375,16 @@ class ChatView(Screen[None]):
             return  # a refresh begun since read later (or another conversation opened)
         self.conversation = conversation
         self.versions = Versions(tuple(summaries), conversation.active_summary_id, rate)
+
+    def show_versions(self, summaries: Sequence[Summary], active_id: int | None) -> None:
+        """Show the summary versions an engine event carried (newest first)."""
+        if self.conversation is None:
+            return
+        policy = self.app.service.conversations.policy_for(self.conversation)
+        rate = policy.compression_rate if policy.strategy == "segments" else None
+        self._timeline_reads += 1  # a read begun before this would show older versions
+        self.conversation = replace(self.conversation, active_summary_id=active_id)
+        self.versions = Versions(tuple(summaries), active_id, rate)
 
     async def refresh_summaries(self) -> None:
         """Reload what a compaction changes: the timeline and the gauge."""
@@ -393,6 +429,6 @@ def count_once(view: ChatView, conversation_id: str) -> None:
 
     async def count() -> None:
         if await view.app.service.requests.check_count(conversation_id) is not None:
-            await view.refresh_gauge()
+            await view.refresh_gauge(figures=False)  # the count changes the calibration alone
 
     view.run_worker(count(), group="count", exit_on_error=False)

@@ -98,9 +98,11 @@ class MainScreen(BranchView):
 
     @work(group="gauge", exclusive=True, exit_on_error=False)
     async def _update_gauge(self, full: bool) -> None:
+        if self.app.replying and not self.composer.text.strip():
+            return  # the prompt went out: the reply's end brings the figures (no build here)
         if not full:
             await self.app.drafts.flush()
-        await self.refresh_gauge(full=full)
+        await self.refresh_gauge(full=full, figures=False)  # typing changes the draft alone
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -203,7 +205,8 @@ class MainScreen(BranchView):
         event = message.event
         if event.conversation_id == self.conversation_id:
             self.notify(f"Compacting: summary v{event.summary.version} started…", timeout=3)
-            await self.refresh_timeline()
+            shown = self.versions  # the version in progress joins them, as the event says
+            self.show_versions((event.summary, *shown.summaries), shown.active_id)
 
     @on(messages.CompactionFinished)
     async def _compaction_finished(self, message: messages.CompactionFinished) -> None:
@@ -221,7 +224,11 @@ class MainScreen(BranchView):
         if event.notice:
             text += f"\n{event.notice}"
         self.notify(text, title="Compaction done", markup=False)
-        await self.refresh_summaries()
+        if event.versions is None:  # the engine could not read them: read them here
+            await self.refresh_summaries()
+            return
+        self.show_versions(event.versions, event.active_summary_id)  # pushed, not read back
+        await self.refresh_gauge()  # the next request now carries the new summary
 
     @on(messages.CompactionFailed)
     async def _compaction_failed(self, message: messages.CompactionFailed) -> None:

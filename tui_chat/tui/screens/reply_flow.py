@@ -12,7 +12,7 @@ back to the composer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.message import Message as TextualMessage
 from textual.worker import Worker
@@ -21,10 +21,56 @@ from tui_chat.core.attachments import AttachmentError, check_request
 from tui_chat.tui.queued import Queued
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+    from textual.worker_manager import WorkerManager
+
+    from tui_chat.core.attachments import Attachment
+    from tui_chat.core.models import Conversation
+    from tui_chat.core.request import Breakdown
     from tui_chat.engine.events import ReplyFinished
     from tui_chat.engine.send import SendOutcome
-    from tui_chat.tui.screens.branching import BranchView
+    from tui_chat.tui.host import ChatHost
+    from tui_chat.tui.widgets.chat_pane import ChatPane
     from tui_chat.tui.widgets.composer import Composer
+    from tui_chat.tui.widgets.draft_tray import DraftTray
+
+
+class ReplyScreen(Protocol):
+    """What a reply's turn needs of the chat screen (the screen itself satisfies it): the
+    conversation shown, the parts it writes to, and the screen's public calls."""
+
+    @property
+    def app(self) -> ChatHost: ...
+    @property
+    def workers(self) -> WorkerManager: ...
+    @property
+    def conversation(self) -> Conversation | None: ...
+    @property
+    def conversation_id(self) -> str | None: ...
+    @property
+    def tray(self) -> DraftTray: ...
+    @property
+    def composer(self) -> Composer: ...
+    @property
+    def chat(self) -> ChatPane: ...
+
+    streaming_id: int | None
+    breakdown: Breakdown | None
+    cost: float
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None: ...
+    def refresh_bindings(self) -> None: ...
+    async def after_reply(self) -> None: ...
+    async def unsent_back(self, error: BaseException | None) -> None: ...
+    def send_edit(self, message_id: int, text: str, files: list[Attachment]) -> Worker[None]: ...
 
 
 class ReplyEnded(TextualMessage):
@@ -47,7 +93,7 @@ class ReplyFlow:
             and sends (a fork for an edited prompt).
     """
 
-    def __init__(self, screen: BranchView) -> None:
+    def __init__(self, screen: ReplyScreen) -> None:
         self._screen = screen
         self.queued: list[Queued] = []
         """Prompts sent when the reply ends, oldest first."""
@@ -61,7 +107,7 @@ class ReplyFlow:
     @property
     def forking(self) -> bool:
         """Whether an edited prompt's fork is being made (no reply yet)."""
-        return any(w.name == "_send_edit" and not w.is_finished for w in self._screen.workers)
+        return any(w.name == "send_edit" and not w.is_finished for w in self._screen.workers)
 
     def queue(self, composer: Composer, text: str) -> None:
         """Keep the draft (and its files) to send when the reply ends; the composer is free
@@ -108,10 +154,10 @@ class ReplyFlow:
         """Send the oldest queued prompt (as a fork when it was an edit)."""
         screen = self._screen
         queued = self.queued.pop(0)
-        if queued.editing is None and (target := queued.conversation_id or screen.conversation_id):
+        if queued.editing is not None:
+            screen.send_edit(queued.editing, queued.text, queued.files)
+        elif target := queued.conversation_id or screen.conversation_id:
             screen.app.send_reply(target, queued.text, queued.files)
-        else:
-            screen._send_edit(queued.editing, queued.text, queued.files)
         self.show()
 
     def keep(self) -> None:
@@ -146,6 +192,11 @@ class ReplyFlow:
             await view.finish(reply, error.display if error else None)
         if screen.streaming_id == reply.id:
             screen.streaming_id = None  # "Cancel reply" leaves the footer
+        if reply.conversation_id == screen.conversation_id:
+            if event.breakdown is not None:  # pushed by the engine, never read back
+                screen.breakdown = event.breakdown
+            if event.cost is not None:
+                screen.cost = event.cost
         if event.cancelled:
             screen.notify("Reply cancelled: what arrived is kept; ctrl+r asks again.")
         elif error is not None and reply.conversation_id == screen.conversation_id:
@@ -154,14 +205,15 @@ class ReplyFlow:
             screen.notify(event.notice, title="Usage", severity="warning", markup=False)
 
     async def ended(self, worker: Worker[SendOutcome]) -> None:
-        """The send is over: refresh the figures (the title may have changed too), send the
-        next queued prompt, and give back a prompt refused before it was stored."""
+        """The send is over: one view call shows what it changed (the next request's gauge,
+        the list, a new conversation's title), then the next queued prompt is sent and a
+        prompt refused before it was stored comes back."""
         screen = self._screen
         screen.refresh_bindings()
         outcome = worker.result if worker.error is None else None
         if outcome is not None and (notice := outcome.notice):
             screen.notify(notice, title="Summary sent as text", severity="warning", markup=False)
-        await screen.reload()
+        await screen.after_reply()
         if self.queued and not screen.app.replying:
             self.send_next()
         await screen.unsent_back(worker.error)  # refused: its text and files come back

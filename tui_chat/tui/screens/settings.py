@@ -1,5 +1,6 @@
 """Per-conversation settings: model, system prompt, preset, triggers, compression, recall,
-thinking and the web tools."""
+thinking and the web tools; and the tools allowed for good, which ``delete`` revokes (at once:
+approvals are not a conversation's setting, so Save and Cancel leave them be)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from tui_chat.engine.catalog import (
 )
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.inert_fields import InertTextArea
+from tui_chat.tui.widgets.approval_list import ApprovalList, Approvals
 from tui_chat.tui.widgets.reply_settings import reply_changes, reply_rows
 
 NUMBER_FIELDS: tuple[tuple[str, str, Integer | Number], ...] = (
@@ -68,6 +70,11 @@ class SettingsSource(Protocol):
     @property
     def conversations(self) -> ConversationSettings:
         """The conversations' settings."""
+        ...
+
+    @property
+    def tools(self) -> Approvals:
+        """The tools allowed for good (kept across sessions, for every conversation)."""
         ...
 
 
@@ -194,6 +201,8 @@ class SettingsScreen(ModalScreen[list[str]]):
                     yield Label("Recall from the compacted prefix")
                     yield Switch(policy.recall, id="recall")
                 yield from reply_rows(policy)  # thinking, effort, web tools
+                yield Label("Tools always allowed (every conversation) · delete or r revokes")
+                yield ApprovalList(self._source.tools, id="approvals")
             yield Static("", id="settings-error", markup=False)
             with Horizontal(id="settings-buttons"):
                 yield Button("Cancel (esc)", id="cancel")

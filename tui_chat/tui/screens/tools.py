@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from tui_chat.engine.tools import Tools
 from tui_chat.tui.text import inert_content
+from tui_chat.tui.widgets.approval_list import approval_id, approval_label
 
 __all__ = ["ToolsScreen"]
 
@@ -90,8 +91,8 @@ class ToolsScreen(ModalScreen[bool]):
             options.append(None)
             options.append(Option(Content.styled("Always allowed", "bold"), disabled=True))
             for server, tool in self._approvals:
-                what = f"{server}: every tool" if not tool else f"{server}: {tool}"
-                options.append(Option(inert_content(f"  {what}"), id=f"approval:{server}:{tool}"))
+                what = inert_content(f"  {approval_label(server, tool)}")
+                options.append(Option(what, id=approval_id(server, tool)))
         listed = self.query_one(OptionList)
         highlighted = listed.highlighted
         listed.clear_options()

@@ -15,7 +15,6 @@ from typing import Any, ClassVar
 
 from textual.actions import SkipAction
 from textual.binding import BindingType
-from textual.containers import VerticalScroll
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.worker import Worker
@@ -30,13 +29,14 @@ from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.navigation import NavigationMode
 from tui_chat.tui.widgets.pages import MessageSource, Pages, mark_left_out
 from tui_chat.tui.widgets.reply_keys import ReplyKeys
+from tui_chat.tui.widgets.steady_scrollbar import SteadyScroll
 
 
 class PinsChanged(TextualMessage):
     """A message of the chat pane was pinned or unpinned (what the next request sends changed)."""
 
 
-class ChatPane(VerticalScroll, NavigationMode, can_focus=True):
+class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
     """Messages of one conversation, newest at the bottom, with a keyboard selection.
 
     What the keys do at the selection is in the pane's parts, named by the actions of its

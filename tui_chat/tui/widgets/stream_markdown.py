@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Self
 
+from markdown_it.token import Token
 from textual.await_complete import AwaitComplete
 from textual.geometry import Region
 from textual.widget import AwaitMount, Widget
@@ -40,8 +41,29 @@ class StreamFence(MarkdownFence):
     short or one too tall, unlike the stored reply drawn whole. A fence mounted afresh is laid
     out as the stored one is; one fence is a label, so mounting it again costs little."""
 
+    def __init__(self, markdown: Markdown, token: Token, code: str) -> None:
+        super().__init__(markdown, token, code)
+        self._theme = _theme(self)
+        """What the code was highlighted for (the terminal's own colours, a dark theme)."""
+
     async def _update_from_block(self, block: MarkdownBlock) -> None:
         await MarkdownBlock._update_from_block(self, block)
+
+    def notify_style_update(self) -> None:
+        """Highlight the code again only when the theme changed. Textual highlights it again
+        at every restyle, and a message restyles its blocks when the selection comes or goes:
+        each press of a held arrow ran pygments over the code of the two messages it moved
+        between."""
+        if (theme := _theme(self)) != self._theme:
+            self._theme = theme
+            super().notify_style_update()
+        else:
+            MarkdownBlock.notify_style_update(self)
+
+
+def _theme(block: MarkdownBlock) -> tuple[bool, bool]:
+    app = block.app
+    return app.native_ansi_color, app.current_theme.dark
 
 
 class StreamMarkdown(Markdown):

@@ -8,17 +8,15 @@ markup and escape sequences in it are displayed, never interpreted.
 
 from __future__ import annotations
 
-from textual import events
 from textual.content import Content
-from textual.reactive import reactive
-from textual.widgets import Static
 
 from tui_chat.tui.text import inert_content
+from tui_chat.tui.widgets.folding import Folding
 
 __all__ = ["ThinkingBlock"]
 
 
-class ThinkingBlock(Static):
+class ThinkingBlock(Folding):
     """The thinking of one reply (possibly still streaming).
 
     Args:
@@ -37,9 +35,6 @@ class ThinkingBlock(Static):
     }
     """
 
-    expanded: reactive[bool] = reactive(False, init=False)
-    """Whether the whole text is shown."""
-
     def __init__(self, text: str = "", *, streaming: bool = False, tokens: int = 0) -> None:
         super().__init__(classes="thinking")
         self.text = text
@@ -47,38 +42,21 @@ class ThinkingBlock(Static):
         self.tokens = tokens
         self._words = len(text.split())
 
-    def on_mount(self) -> None:
-        """Show the folded line."""
-        self._show()
-
     def append(self, delta: str) -> None:
         """Add a streamed piece of thinking."""
         # Words split across two deltas are counted twice at most: the count is a gauge.
         self._words += len(delta.split())
         self.text += delta
-        self._show()
+        self.show_fold()
 
     def finish(self, text: str, tokens: int = 0) -> None:
         """The stored thinking of the finished reply and the tokens it was billed."""
         self.text, self.streaming, self.tokens = text, False, tokens
         self._words = len(text.split())
-        self._show()
+        self.show_fold()
 
-    def toggle(self) -> None:
-        """Open or fold the block."""
-        self.expanded = not self.expanded
-
-    def watch_expanded(self, expanded: bool) -> None:
-        """Show the whole text or the folded line."""
-        self.set_class(expanded, "-expanded")
-        self._show()
-
-    def on_click(self, event: events.Click) -> None:
-        """A click opens or folds the block."""
-        event.stop()
-        self.toggle()
-
-    def _show(self) -> None:
+    def show_fold(self) -> None:
+        """The folded line or the whole text."""
         self.update(self.line())
 
     def line(self) -> Content:

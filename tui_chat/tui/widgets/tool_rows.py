@@ -14,13 +14,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from textual import events
 from textual.content import Content
-from textual.reactive import reactive
-from textual.widgets import Static
 
 from tui_chat.core.blocks import block_text
 from tui_chat.tui.text import inert_content
+from tui_chat.tui.widgets.folding import Folding
 
 __all__ = ["SHOWN_CHARS", "ToolRow", "result_rows", "use_rows"]
 
@@ -44,7 +42,7 @@ def _result_text(block: Mapping[str, Any]) -> str:
     return ""
 
 
-class ToolRow(Static):
+class ToolRow(Folding):
     """One call or one result: a folded line, opened by ``t`` or a click."""
 
     DEFAULT_CSS = """
@@ -56,29 +54,13 @@ class ToolRow(Static):
     }
     """
 
-    expanded: reactive[bool] = reactive(False, init=False)
-
     def __init__(self, folded: str, opened: str, *, error: bool = False) -> None:
         super().__init__(classes="tool-row -error" if error else "tool-row")
         self.folded = folded
         self.opened = opened
 
-    def on_mount(self) -> None:
-        self._show()
-
-    def toggle(self) -> None:
-        """Open or fold the row."""
-        self.expanded = not self.expanded
-
-    def watch_expanded(self, expanded: bool) -> None:
-        self.set_class(expanded, "-expanded")
-        self._show()
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        self.toggle()
-
-    def _show(self) -> None:
+    def show_fold(self) -> None:
+        """The folded line, or the line and the whole arguments or result text."""
         if self.expanded:
             head = Content.styled("▾ ", "bold")
             self.update(

@@ -1,0 +1,91 @@
+"""The chat screen is told what to show; it does not read it back after each reply.
+
+A send builds the request once for itself and once for the next request the gauge shows
+(the composer clearing as the prompt goes out does not build a third); the reply's end carries
+the conversation's cost and the breakdown of the request it answered, so the screen reads
+neither back; the after-reply refresh is one view call, with neither the timeline nor the
+pause read again (compaction changes those, with its own events).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.seam import engine_of
+from tests.tui.conftest import SIZE, make_app
+from tests.tui.helpers import ready, settle, until
+from tests.tui.seed import seed_demo
+from tui_chat.engine import events
+from tui_chat.engine.service import ChatService
+from tui_chat.tui.widgets.composer import Composer
+
+
+def counting(target: Any, name: str, calls: list[str]) -> None:
+    """Wrap ``target.name`` (an async method) so each call is recorded in ``calls``."""
+    method: Callable[..., Awaitable[Any]] = getattr(target, name)
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        return await method(*args, **kwargs)
+
+    setattr(target, name, counted)
+
+
+async def test_a_send_builds_its_request_once_and_the_next_once(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_anthropic.push_reply("Hello there.")
+    conversation = await keyed_service.conversations.new("counted")
+    requests = engine_of(keyed_service).parts.requests
+    async with make_app(keyed_service, conversation.id).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await settle(pilot)
+        builds: list[str] = []
+        counting(requests, "build_with", builds)
+        service = pilot.app.service
+        pulls: list[str] = []
+        counting(service.costs, "of", pulls)
+        counting(service.summaries, "versions", pulls)
+        counting(service.summaries, "paused", pulls)
+        composer = screen.query_one(Composer)
+        composer.load_text("hi")
+        await pilot.press("enter")
+        await until(pilot, lambda: len(screen.chat.views) == 2 and not pilot.app.replying)
+        await until(pilot, lambda: screen.cost > 0)  # carried by the reply's end
+        await settle(pilot)
+        await pilot.pause()
+        await settle(pilot)
+        assert builds == ["build_with", "build_with"]  # the send's, then the next request's
+        assert pulls == []  # cost, timeline and pause: pushed, never read back
+        assert screen.breakdown is not None
+        assert screen.breakdown.sections.get("recent", 0) > 0  # the reply is counted in it
+
+
+async def test_a_finished_compaction_carries_the_versions_the_timeline_shows(
+    service: ChatService, tmp_path: Path
+) -> None:
+    conversation = await seed_demo(service, tmp_path, summaries=False)
+    finished: list[events.CompactionFinished] = []
+    service.subscribe(
+        lambda e: finished.append(e) if isinstance(e, events.CompactionFinished) else None
+    )
+    async with make_app(service, conversation.id).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await settle(pilot)
+        reads: list[str] = []
+        counting(service.conversations, "resolve", reads)
+        counting(service.summaries, "versions", reads)
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: bool(finished))
+        await settle(pilot)
+        event = finished[0]
+        assert event.versions is not None and [s.version for s in event.versions] == [1]
+        assert event.active_summary_id == event.summary.id
+        assert screen.versions.summaries == event.versions  # shown as the event carried them
+        assert screen.versions.active_id == event.summary.id
+        assert reads == ["versions"]  # the engine's, for the event: the screen read none back
