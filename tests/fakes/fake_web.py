@@ -40,9 +40,10 @@ on the ``anthropic`` 2.14 SDK's types:
   2026-12-02): a thinking block is bound to the model and to its prefix (the request's
   ``system``, ``tools`` and every message before it). Sent back after a changed prefix it is
   a 400 (:func:`check_bindings`; the default for accounts from 2026-08-31); sent to another
-  model it is dropped without an error. With thinking on, the assistant message whose tool
-  calls the request answers must start with its thinking block (extended thinking, tool use:
-  the blocks are passed back unmodified), else a 400.
+  model it is dropped without an error. With thinking on, on models before preserved
+  thinking, the assistant message whose tool calls the request answers must start with its
+  thinking block (extended thinking, tool use: the blocks are passed back unmodified), else a
+  400.
 
 This server's own choices, not the docs': when it searches or fetches (the words above),
 the results (three pages on fixed domains, filtered by the domain lists), the signature
@@ -71,6 +72,12 @@ __all__ = [
 
 TOOL_TEXT_AS_THINKING = frozenset({"claude-opus-5-5", "claude-sonnet-5-5"})
 """The models that return text between tool calls in thinking blocks."""
+PRESERVED_THINKING = frozenset(
+    {"claude-fable-5-1", "claude-fable-5-2", "claude-opus-5-5", "claude-sonnet-5-5"}
+)
+"""Models with preserved thinking (from Fable 5.1; the 5.5 pages): a block they cannot use is
+dropped or refused by its prefix check, so this server does not require the answered call's
+message to start with one there (it does on earlier models)."""
 
 
 def _base(model: str) -> str:
@@ -149,6 +156,7 @@ def check_bindings(body: dict[str, Any], bound: dict[str, list[tuple[str, str]]]
     thinking = body.get("thinking")
     if (
         isinstance(thinking, dict)
+        and model not in PRESERVED_THINKING  # those drop or refuse blocks by their prefix
         and thinking.get("type") in ("enabled", "adaptive")
         and len(messages) >= 2
         and _answers_calls(messages[-1])
