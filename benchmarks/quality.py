@@ -28,6 +28,7 @@ from benchmarks.common import (
     LOCOMO_DIR,
     Options,
     Row,
+    missing,
     open_offline,
     parallel_calls,
     parallel_map,
@@ -337,6 +338,10 @@ def run(options: Options) -> list[Row]:
     presets = list(PRESETS)
     windows = QUICK_WINDOWS if options.quick else WINDOWS
     coding_points = CODING_POINTS[:1] if options.quick else CODING_POINTS
+    if not dialogues:  # a plain clone without ../shared: the LoCoMo figures are said missing
+        retention = parallel_calls([(_coding_retention, p) for p in coding_points], options.jobs)
+        gone = missing(GROUP, "evidence in request (LoCoMo)", "%", "../shared not found")
+        return [gone, *coding_rows(coding_points, retention)]
     # One pool for both kinds of work; the coding session's (longer) ones go first.
     calls: list[tuple[Callable[[Any], Any], Any]] = [
         (_coding_retention, point) for point in coding_points

@@ -108,9 +108,13 @@ from tests.fakes.fake_diagnostics import Diagnoses
 from tests.fakes.fake_files import FakeFiles, FileRequestError
 from tests.fakes.fake_recall import check_search_results, recall_reply
 from tests.fakes.fake_web import (
+    TOOL_TEXT_AS_THINKING,
     ReplyRequestError,
+    binding,
     block_events,
+    check_bindings,
     check_reply_request,
+    progress_note,
     thinking_for,
     web_blocks,
 )
@@ -368,6 +372,8 @@ class FakeAnthropic:
         """How many times ``GET /v1/models`` answered."""
         self.files = FakeFiles()
         """The Files API (``tests/fakes/fake_files.py``; ``files.supported = False``: none)."""
+        self.bindings: dict[str, list[tuple[str, str]]] = {}
+        """What each thinking signature given is bound to: model and prefix (fake_web.py)."""
         self.diagnoses = Diagnoses(lambda body: [(g.key, g.tokens) for g in _segments(body)])
         """Cache diagnostics' fingerprints (``tests/fakes/fake_diagnostics.py``)."""
         self.model_limits: dict[str, dict[str, Any]] = {
@@ -504,6 +510,7 @@ class FakeAnthropic:
             self._requests.clear()
             self._cache.clear()
             self.diagnoses.reset()
+            self.bindings.clear()
             self.http_gate = threading.Event()
 
     def clear_cache(self) -> None:
@@ -635,6 +642,13 @@ class FakeAnthropic:
                 supported = _base_id(model) in self.compaction_models
                 management["compact_20260112"] = {"supported": supported}
         return listed
+
+    def newest_tools_ok(self, model: str) -> bool:
+        """False when this endpoint lists ``model`` without ``capabilities.code_execution``
+        (the newest web tool versions are then refused; an unlisted model takes them)."""
+        entry = self.model_limits.get(_base_id(model), {})
+        found = entry.get("capabilities", {}).get("code_execution", {})
+        return bool(found.get("supported", True)) if entry else True
 
     def adaptive_ok(self, model: str) -> bool:
         """False when this endpoint lists ``model`` as without adaptive thinking."""
@@ -1240,8 +1254,11 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _InvalidRequest(f"request body is not valid JSON: {raw[:40]!r}")
             if self.fake.validate:
                 self.fake._validate(body)
-                check_reply_request(body, self.fake.adaptive_ok, self.fake.signature)
+                check_reply_request(
+                    body, self.fake.adaptive_ok, self.fake.signature, self.fake.newest_tools_ok
+                )
                 check_search_results(body)
+                body = check_bindings(body, self.fake.bindings)
             self.fake._validate_compaction(body, record.headers, asks=record.is_compaction)
         except _InvalidRequest as exc:
             record.behaviour = "invalid"
@@ -1263,6 +1280,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise _ClientGone
         reply = _Reply.build(self.fake, body, behaviour)
+        for block in reply.content():
+            if block.get("type") == "thinking":  # bound to this model and prefix
+                self.fake.bindings.setdefault(str(block.get("signature")), []).append(binding(body))
         record.usage = reply.usage
         if body.get("stream"):
             self._stream(record, body, behaviour, reply)
@@ -1416,6 +1436,13 @@ class _Reply:
         if not is_compaction_request(body) and not fake.is_summary_request(body):
             prompt = _last_user_text(body)
             thinking = thinking_for(body, prompt, behaviour.thinking)
+            if (
+                tool is not None
+                and text
+                and _base_id(str(body.get("model"))) in TOOL_TEXT_AS_THINKING
+            ):
+                # The text before the call comes back as a thinking block (fake_web.py).
+                thinking, text = progress_note(body, text, fake.signature)["thinking"], ""
             found = web_blocks(body, prompt, fake._next_id, fake.signature)
             if found is not None and behaviour.kind == "reply" and behaviour.text is None:
                 web, counts = found
@@ -1686,11 +1713,18 @@ def _base_id(model: str) -> str:
 
 
 def model_entry(
-    max_input_tokens: int, max_tokens: int, *, adaptive: bool = True, web_search: bool = True
+    max_input_tokens: int,
+    max_tokens: int,
+    *,
+    adaptive: bool = True,
+    web_search: bool = True,
+    dynamic_filtering: bool = False,
 ) -> dict[str, Any]:
     """The fields ``GET /v1/models`` gives a model beyond its id and name (Claude's Models API
     reference, "List Models": ``max_input_tokens``, ``max_tokens``, ``capabilities`` with
-    every known capability as an object with ``supported``)."""
+    every known capability as an object with ``supported``; SDK 2.15 ``ModelCapabilities``).
+    ``dynamic_filtering``: ``capabilities.code_execution``, what the newest web tool versions
+    (``web_search_20260318`` / ``web_fetch_20260318``) need; the list names no tool versions."""
 
     def yes(flag: bool = True) -> dict[str, bool]:
         return {"supported": flag}
@@ -1701,7 +1735,7 @@ def model_entry(
         "capabilities": {
             "batch": yes(),
             "citations": yes(),
-            "code_execution": yes(False),
+            "code_execution": yes(dynamic_filtering),
             "context_management": {
                 "supported": True,
                 "clear_thinking_20251015": yes(),

@@ -3,15 +3,21 @@
 Modelled on Claude's documentation, "Files API" (docs corpus: docs.anthropic.com
 build-with-claude/files and docs.claude.com/en/api/files-create, read 2026-11-26):
 
-- ``POST /v1/files`` takes ``multipart/form-data`` with a ``file`` part and the beta header
-  ``anthropic-beta: files-api-2025-04-14``; it answers the file's metadata: ``id``, ``type``
+- ``POST /v1/files`` takes ``multipart/form-data`` with a ``file`` part; it answers the
+  file's metadata: ``id``, ``type``
   (``"file"``), ``filename``, ``mime_type``, ``size_bytes``, ``created_at``, ``downloadable``.
 - A Messages request names an uploaded file as an ``image`` or ``document`` block whose
-  ``source`` is ``{"type": "file", "file_id": …}``; it needs the same beta header. A
-  ``file_id`` the endpoint does not know is a 404 (``not_found_error``).
-- ``DELETE /v1/files/{file_id}`` (with the same beta header) deletes a file and answers
+  ``source`` is ``{"type": "file", "file_id": …}``. A ``file_id`` the endpoint does not know
+  is a 404 (``not_found_error``).
+- ``DELETE /v1/files/{file_id}`` deletes a file and answers
   ``{"id": …, "type": "file_deleted"}``; an unknown id is a 404 (API reference "Delete File",
   platform.claude.com/docs/en/api/python/beta/files/delete, read 2026-11-26).
+
+Out of beta: the files endpoints answer without the beta header (SDK 2.15's non-beta
+``client.files``); the header is still accepted. ``beta_required = True`` makes this a gateway
+that still needs ``anthropic-beta: files-api-2025-04-14`` on uploads, deletes and Messages
+requests naming a file, as the API reference pages of 2026-11-26 describe: without it, a 400
+whose message names the beta.
 
 This server's own choices, not the docs': ids are ``file_fake<n>``; ``supported = False``
 makes it an endpoint without the Files API (``POST /v1/files`` is a 404, as on a gateway),
@@ -74,10 +80,19 @@ class FakeFiles:
         """A status every upload is answered with (a gateway answering 400 to uploads)."""
         self.hold_uploads: threading.Event | None = None
         """Set to an unset event: each upload waits until it is set (an upload that hangs)."""
+        self.beta_required = False
+        """True: a gateway that still needs the beta header (a 400 naming it without)."""
         self.hold_deletes: threading.Event | None = None
         """Set to an unset event: each delete waits until it is set (a slow endpoint)."""
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+
+    def _check_beta(self, headers: dict[str, str], what: str) -> None:
+        """A gateway still in beta refuses a call without the header (400 naming it)."""
+        if self.beta_required and FILES_BETA not in headers.get("anthropic-beta", ""):
+            raise FileRequestError(
+                400, "invalid_request_error", f"{what} need anthropic-beta: {FILES_BETA}"
+            )
 
     def forget(self) -> None:
         """Lose every file (as an endpoint whose files expired or were deleted)."""
@@ -88,7 +103,8 @@ class FakeFiles:
         """Store the ``file`` part of a multipart upload; its metadata.
 
         Raises:
-            FileRequestError: no Files API here, no beta header, or no file part.
+            FileRequestError: no Files API here, no beta header where one is required, or no
+                file part.
         """
         if self.hold_uploads is not None:
             self.hold_uploads.wait(300)
@@ -98,10 +114,7 @@ class FakeFiles:
             raise FileRequestError(
                 self.refuse_uploads, "invalid_request_error", "uploads are not allowed here"
             )
-        if FILES_BETA not in headers.get("anthropic-beta", ""):
-            raise FileRequestError(
-                400, "invalid_request_error", f"the Files API needs anthropic-beta: {FILES_BETA}"
-            )
+        self._check_beta(headers, "the Files API")
         content_type = headers.get("content-type", "")
         message = BytesParser(policy=policy.HTTP).parsebytes(
             f"Content-Type: {content_type}\r\n\r\n".encode() + raw
@@ -153,10 +166,7 @@ class FakeFiles:
             self.hold_deletes.wait(timeout=60)
         if not self.supported:
             raise FileRequestError(404, "not_found_error", f"Not found: /v1/files/{file_id}")
-        if FILES_BETA not in headers.get("anthropic-beta", ""):
-            raise FileRequestError(
-                400, "invalid_request_error", f"the Files API needs anthropic-beta: {FILES_BETA}"
-            )
+        self._check_beta(headers, "the Files API")
         with self._lock:
             if self.files.pop(file_id, None) is None:
                 raise FileRequestError(404, "not_found_error", f"File not found: {file_id}")
@@ -171,10 +181,7 @@ class FakeFiles:
         """
         if not isinstance(body, dict) or not _names_files(body):
             return body
-        if FILES_BETA not in headers.get("anthropic-beta", ""):
-            raise FileRequestError(
-                400, "invalid_request_error", f"file sources need anthropic-beta: {FILES_BETA}"
-            )
+        self._check_beta(headers, "file sources")
         resolved = copy.deepcopy(body)
         for block in _file_blocks(resolved):
             file_id = str(block["source"].get("file_id"))

@@ -1,6 +1,7 @@
 """Attachments through the Files API, through the real SDK against the local
 server (``tests/fakes/fake_files.py``): uploaded once by content hash, named by ``file_id``; inline
-base64 on an endpoint without the Files API; a lost id uploaded again; exports keep the bytes."""
+base64 on an endpoint without the Files API; a lost id uploaded again; exports keep the bytes.
+Out of beta: no beta header, except to a gateway that asks for it (asked once per endpoint)."""
 
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ async def test_a_file_is_uploaded_once_and_named_by_its_file_id(
         b["source"] == {"type": "file", "file_id": i} for b, i in zip(sent, ids, strict=True)
     )
     assert sent[1]["title"] == "report.pdf"
-    assert "files-api-2025-04-14" in fake_anthropic.last.headers["anthropic-beta"]
+    # The files endpoints are out of beta: neither the uploads nor the request carry it.
+    assert all("anthropic-beta" not in r.headers for r in fake_anthropic.requests)
     stored = {i: fake_anthropic.files.files[i].data for i in ids}
     assert stored == {ids[0]: image.read_bytes(), ids[1]: sample_files.pdf(2)}
     assert len(uploads(fake_anthropic)) == 2
@@ -92,6 +94,38 @@ async def test_a_file_is_uploaded_once_and_named_by_its_file_id(
     await chat.look("And this one?")
     assert [b["source"]["file_id"] for b in media(fake_anthropic.bodies[-1])] == [*ids, ids[0]]
     assert len(uploads(fake_anthropic)) == 2
+
+
+async def test_a_gateway_still_in_beta_is_asked_again_with_the_header_once_per_endpoint(
+    chat: Chat, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.files.beta_required = True  # a gateway that still needs the beta header
+    await chat.look("first")
+    first, again = uploads(fake_anthropic)
+    assert first.status == 400 and "anthropic-beta" not in first.headers
+    assert again.status == 200 and again.headers["anthropic-beta"] == "files-api-2025-04-14"
+    refused, sent = fake_anthropic.message_requests
+    assert refused.status == 400 and "anthropic-beta" not in refused.headers
+    assert sent.status == 200 and sent.headers["anthropic-beta"] == "files-api-2025-04-14"
+    assert media(sent.body)[0]["source"]["type"] == "file"
+
+    # Remembered: the next request and upload carry it at once, nothing is refused again.
+    (tmp := chat.image.with_name("other.png")).write_bytes(sample_files.png(40, 30))
+    before = len(fake_anthropic.requests)
+    outcome = await chat.service.send(chat.conv, "and", attachments=[read_attachment(tmp)])
+    assert outcome.error is None, outcome.error
+    later = fake_anthropic.requests[before:]
+    assert [r.status for r in later] == [200, 200]
+    assert all(r.headers["anthropic-beta"] == "files-api-2025-04-14" for r in later)
+
+    # A delete is asked without it first (its own endpoint), then with it, remembered too.
+    await chat.service.conversations.delete(chat.conv)
+    await engine_of(chat.service).files.settle(None)
+    refused_delete, *deleted = deletes(fake_anthropic)
+    assert refused_delete.status == 400 and "anthropic-beta" not in refused_delete.headers
+    assert [r.status for r in deleted] == [200, 200]
+    assert all(r.headers["anthropic-beta"] == "files-api-2025-04-14" for r in deleted)
+    assert fake_anthropic.files.files == {}
 
 
 async def test_an_endpoint_without_files_gets_inline_data_and_is_asked_once(
@@ -275,7 +309,7 @@ async def test_deleting_a_conversation_deletes_the_uploads_no_other_one_uses(
     assert fake_anthropic.files.deleted == [own_id]
     (sent,) = deletes(fake_anthropic)
     assert sent.path == f"/v1/files/{own_id}"
-    assert "files-api-2025-04-14" in sent.headers["anthropic-beta"]
+    assert "anthropic-beta" not in sent.headers  # out of beta
     endpoint = fake_anthropic.base_url
     assert await engine_of(service).store.file_ids.unreferenced(endpoint) == []
     assert await engine_of(service).store.file_ids.known(endpoint, [read_attachment(shared).sha256])

@@ -199,10 +199,17 @@ async def test_web_search_results_citations_usage_and_cost(
     cost = await service.costs.of(conv.id)
     assert cost == pytest.approx(cost_usd(model_info(conv.model), usage))
     assert cost > 0.01
-    # The results and citations go back unchanged with the next request.
+    # The default model writes its text between tool calls as thinking: asked to show it.
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
+    # (It thinks by default too: that thinking is summarized as well, then the note.)
+    thought, note = content[:2]
+    assert thought["type"] == note["type"] == "thinking"
+    assert note["thinking"] == "Searching the web for python 3.14 release."
+    # The results and citations go back unchanged with the next request; the thinking of a
+    # turn that is over does not (core/request/bound_thinking.py).
     assert (await service.send(conv.id, "thanks")).error is None
     again = fake_anthropic.message_requests[-1].body["messages"][1]["content"]
-    assert again == [{k: v for k, v in b.items()} for b in content]
+    assert again == [b for b in content if b["type"] != "thinking"]
 
 
 async def test_web_fetch_reads_a_page(make_service: Make, fake_anthropic: FakeAnthropic) -> None:
@@ -212,8 +219,9 @@ async def test_web_fetch_reads_a_page(make_service: Make, fake_anthropic: FakeAn
     outcome = await service.send(conv.id, "Summarize https://example.com/post please")
     assert outcome.error is None
     kinds = [b["type"] for b in outcome.reply.content]
-    assert kinds[:2] == ["server_tool_use", "web_fetch_tool_result"]
-    assert activity(outcome.reply.content[1]) == "read Page at example.com"
+    # Its thinking, then its note before the call (the default model writes it as thinking).
+    assert kinds[:4] == ["thinking", "thinking", "server_tool_use", "web_fetch_tool_result"]
+    assert activity(outcome.reply.content[3]) == "read Page at example.com"
     assert outcome.reply.usage is not None and outcome.reply.usage.web_fetch_requests == 1
 
 
@@ -261,7 +269,8 @@ def test_cli_send_show_and_context_with_thinking_and_search(
     assert "[searched the web: “tmux copy mode”]" in result.stderr
     assert "Considering" not in result.stdout and "Here is what I found" in result.stdout
     shown = run(isolated_env, "show", "last").stdout
-    assert "[thinking: 6 words]" in shown and "[3 results]" in shown
+    # Its thinking (6 words) and its note before the search (7), as thinking blocks.
+    assert "[thinking: 13 words]" in shown and "[3 results]" in shown
     assert "[1] Tmux copy mode – documentation — https://docs.python.org/tmux-copy-mode" in shown
     ctx = js(run(isolated_env, "context", "last", "--message", "next", "--json"))
     assert ctx["request"]["thinking"] == {"type": "adaptive", "display": "summarized"}
@@ -330,7 +339,8 @@ async def test_a_paused_search_turn_is_continued_and_stored_as_one_reply(
     assert outcome.error is None
     follow = fake_anthropic.message_requests[-1].body
     paused = follow["messages"][-1]
-    assert paused["role"] == "assistant" and paused["content"][0]["type"] == "server_tool_use"
+    # Sent back whole, its note between tool calls (a thinking block) first.
+    assert [b["type"] for b in paused["content"][:3]] == ["thinking", "thinking", "server_tool_use"]
     reply = outcome.reply
     assert reply.status == "complete" and reply.stop_reason == "end_turn"
     assert reply.text.endswith("That is all. And the rest of the answer.")

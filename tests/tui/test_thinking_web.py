@@ -45,7 +45,12 @@ async def test_thinking_and_a_web_search_are_shown_and_open_with_keys(
         assert "[1] Textual widgets – documentation — docs.python.org" in sources
         assert "[2]" in sources
         # The body marks the cited passages with the sources' numbers.
-        assert "[1]" in reply.query_one("Markdown").source
+        body = reply.query_one("Markdown").source
+        assert "[1]" in body
+        # The default model (Sonnet 5.5) writes its note before the search as thinking: it is
+        # the reply's text, first in the body, and not in the folded thinking.
+        assert body.startswith("Searching the web for textual widgets.\n\n")
+        assert "Searching" not in block.text
         # Navigation mode: t opens the thinking, u copies the links.
         await pilot.press("f5")
         assert pane.selected == reply.message_id
@@ -75,6 +80,9 @@ async def test_a_stored_reply_shows_its_thinking_and_sources_when_opened(
         assert isinstance(reply, MessageView)
         assert "Thinking" in str(reply.query_one(ThinkingBlock).visual)
         assert "[1]" in str(reply.query_one(WebSources).visual)
+        note = "Searching the web for rich tables."
+        assert reply.query_one("Markdown").source.startswith(note)  # the note is reply text
+        assert note not in reply.query_one(ThinkingBlock).text
 
 
 async def test_the_settings_screen_turns_thinking_and_search_on(

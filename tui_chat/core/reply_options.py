@@ -13,7 +13,15 @@ SDK's ``ThinkingConfigAdaptiveParam``, ``WebSearchTool20250305Param`` and
   max_tokens``. ``display`` is always sent, because its default depends on the model (newer
   models omit the thinking text unless asked for ``summarized``).
 - ``output_config: {"effort": …}`` only when the conversation sets an effort.
-- ``tools``: ``web_search_20250305`` / ``web_fetch_20250910`` with ``max_uses`` and either
+- ``tools``: ``web_search_20260318`` / ``web_fetch_20260318``, the newest versions (Tool
+  reference, platform.claude.com/docs/agents-and-tools/tool-use/tool-reference, read
+  2026-12-02: web search 20260318, 20260209, 20250305; web fetch 20260318, 20260309,
+  20260209, 20250910; no beta header), where the endpoint's ``GET /v1/models`` says the model
+  has what they add: ``capabilities.code_execution`` (SDK 2.15 ``ModelCapabilities``: code the
+  model runs can call the request's other tools, "as in … dynamic filtering for web search
+  and web fetch"; the web search tool page: versions from 20260209 on add dynamic filtering,
+  which some platforms lack). Elsewhere, and where the endpoint said nothing, the basic
+  ``web_search_20250305`` / ``web_fetch_20250910``. Each with ``max_uses`` and either
   ``allowed_domains`` or ``blocked_domains`` (never both).
 - ``speed: "fast"`` when the conversation turns fast mode on and the model has it (Claude's
   fast-mode page, build-with-claude/fast-mode, English copy of 2026-11: Fable 5.2, Opus 5.5,
@@ -21,6 +29,17 @@ SDK's ``ThinkingConfigAdaptiveParam``, ``WebSearchTool20250305Param`` and
 
 Thinking is off unless a conversation turns it on: the docs make no default for models where
 thinking is optional (newer models that think by default think whatever is sent).
+
+Text between tool calls: on Opus 5.5 and Sonnet 5.5 it comes back in ``thinking`` blocks,
+"whose text is empty with the default display setting"; an application streaming it "goes
+quiet between tool calls until it sets a display value that returns the text" ("What's new
+in Claude Opus 5.5" and "… Sonnet 5.5", platform.claude.com/docs/…/whats-new-*, read
+2026-12-02). So on these models a request with tools (the web tools or MCP servers') and
+thinking off asks ``thinking: {"type": "adaptive", "display": "summarized"}`` — the same
+thinking as omitting the field (adaptive is their default, "or send the equivalent
+``{"type": "adaptive"}``"), with the display that returns the text (SDK 2.15: ``display`` is
+``summarized`` or ``omitted``). A conversation whose ``thinking_display`` is ``omitted`` asks
+otherwise: nothing is sent and the text stays empty (:func:`tool_text_as_thinking`).
 """
 
 from __future__ import annotations
@@ -38,6 +57,7 @@ __all__ = [
     "describe",
     "reply_options",
     "thinking_kind",
+    "tool_text_as_thinking",
 ]
 
 MIN_THINKING_BUDGET = 1_024
@@ -48,6 +68,12 @@ ANSWER_ROOM = 1_024
 
 WEB_SEARCH_TOOL = "web_search_20250305"
 WEB_FETCH_TOOL = "web_fetch_20250910"
+"""The basic versions, on every model with the web tools."""
+WEB_SEARCH_NEWEST = "web_search_20260318"
+WEB_FETCH_NEWEST = "web_fetch_20260318"
+"""The newest versions (dynamic filtering), where ``/v1/models`` says the model has it."""
+NEWEST_TOOLS_FEATURE = "dynamic filtering"
+"""The ``llm.models.model_features`` label of ``capabilities.code_execution``."""
 
 _VERSIONED = re.compile(r"claude-(opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d{1,2}))?(?!\d)")
 """A model id's family and version (``claude-sonnet-5-5`` → sonnet 5.5; a date suffix is not
@@ -63,6 +89,26 @@ _ADAPTIVE_FROM = {
 """The first version of each family with adaptive thinking (models overview, 2026-10: Opus
 and Sonnet from 4.6, every 5.x model, Haiku from 5.5; Sonnet 5 and later answer the budget
 form with a 400), for endpoints whose model list says nothing."""
+
+_TOOL_TEXT_FROM = {"opus": (5, 5), "sonnet": (5, 5)}
+"""The first version of each family that returns text between tool calls as thinking (the
+Opus 5.5 and Sonnet 5.5 what's-new pages, 2026-12-02)."""
+
+
+def _version(model: str) -> tuple[str, tuple[int, int]] | None:
+    found = _VERSIONED.search(model.lower())
+    if found is None:
+        return None
+    return found.group(1), (int(found.group(2)), int(found.group(3) or 0))
+
+
+def tool_text_as_thinking(model: str) -> bool:
+    """Whether ``model`` returns its text between tool calls in ``thinking`` blocks."""
+    found = _version(model)
+    return (
+        found is not None and found[0] in _TOOL_TEXT_FROM and found[1] >= _TOOL_TEXT_FROM[found[0]]
+    )
+
 
 REPLY_KEYS: tuple[str, ...] = (
     "thinking",
@@ -94,11 +140,10 @@ def thinking_kind(model: str, features: Sequence[str]) -> str:
         return "adaptive"
     if "thinking" in features:
         return "enabled"
-    found = _VERSIONED.search(model.lower())
+    found = _version(model)
     if found is None:
         return "enabled"
-    family, major, minor = found.group(1), int(found.group(2)), int(found.group(3) or 0)
-    return "adaptive" if (major, minor) >= _ADAPTIVE_FROM[family] else "enabled"
+    return "adaptive" if found[1] >= _ADAPTIVE_FROM[found[0]] else "enabled"
 
 
 def reply_options(
@@ -108,6 +153,7 @@ def reply_options(
     features: Sequence[str] = (),
     *,
     fast_mode: bool = False,
+    tools: bool = False,
 ) -> tuple[ReplyOptions, list[str]]:
     """The request keys a conversation's policy adds, and warnings about what it could not.
 
@@ -117,6 +163,7 @@ def reply_options(
         max_output: The request's ``max_tokens``.
         features: The endpoint's feature labels for the model (empty: unknown).
         fast_mode: The model has fast mode (its price card has a fast multiplier).
+        tools: The request carries client tools (an MCP server's).
 
     Returns:
         ``(options, warnings)``: options to merge into the request (empty when nothing is on).
@@ -151,9 +198,17 @@ def reply_options(
         warnings.append(f"effort is not sent: the endpoint says {model} does not take it")
     elif policy.effort != "default":
         options["output_config"] = {"effort": policy.effort}
-    tools = _web_tools(policy)
-    if tools:
-        options["tools"] = tools
+    web = _web_tools(policy, NEWEST_TOOLS_FEATURE in features)
+    if web:
+        options["tools"] = web
+    if (
+        policy.thinking != "on"
+        and (web or tools)
+        and policy.thinking_display == "summarized"
+        and tool_text_as_thinking(model)
+        and thinking_kind(model, features) == "adaptive"
+    ):  # the text between tool calls comes back in thinking blocks: ask for it shown
+        options["thinking"] = {"type": "adaptive", "display": "summarized"}
     if policy.fast and fast_mode:
         options["speed"] = "fast"
     elif policy.fast:
@@ -161,12 +216,13 @@ def reply_options(
     return options, warnings
 
 
-def _web_tools(policy: Policy) -> list[dict[str, Any]]:
-    """The server tool definitions the policy turns on (web search first)."""
+def _web_tools(policy: Policy, newest: bool) -> list[dict[str, Any]]:
+    """The server tool definitions the policy turns on (web search first), in their newest
+    versions when ``newest`` (the endpoint says the model has dynamic filtering)."""
     tools: list[dict[str, Any]] = []
     for on, kind, name in (
-        (policy.web_search, WEB_SEARCH_TOOL, "web_search"),
-        (policy.web_fetch, WEB_FETCH_TOOL, "web_fetch"),
+        (policy.web_search, WEB_SEARCH_NEWEST if newest else WEB_SEARCH_TOOL, "web_search"),
+        (policy.web_fetch, WEB_FETCH_NEWEST if newest else WEB_FETCH_TOOL, "web_fetch"),
     ):
         if not on:
             continue

@@ -29,8 +29,8 @@ from tui_chat.llm.compaction import (
 )
 from tui_chat.llm.diagnostics import cache_miss
 from tui_chat.llm.errors import ChatError, map_error
+from tui_chat.llm.files import FilesBeta, file_ids_in, request_headers, upload
 from tui_chat.llm.files import delete as delete_file
-from tui_chat.llm.files import request_headers, upload
 from tui_chat.llm.plain import plain
 
 if TYPE_CHECKING:
@@ -159,6 +159,8 @@ class ClaudeClient:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.diagnostics = True
         """Ask for cache diagnostics (False once this endpoint refused the field)."""
+        self.files_beta = FilesBeta()
+        """The Files API endpoints here that still ask for the beta header."""
 
     def __repr__(self) -> str:
         # Never show the key.
@@ -181,13 +183,13 @@ class ClaudeClient:
         """Upload a file to the Files API (:func:`tui_chat.llm.files.upload`); its id."""
         if self._api_key is None:
             raise no_key_error()
-        return await upload(self._sdk(), self._api_key, name, data, media_type)
+        return await upload(self._sdk(), self._api_key, name, data, media_type, self.files_beta)
 
     async def delete_file(self, file_id: str) -> bool:
         """Delete an uploaded file (:func:`tui_chat.llm.files.delete`); False if it was gone."""
         if self._api_key is None:
             raise no_key_error()
-        return await delete_file(self._sdk(), self._api_key, file_id)
+        return await delete_file(self._sdk(), self._api_key, file_id, self.files_beta)
 
     @staticmethod
     def preload() -> None:
@@ -245,7 +247,20 @@ class ClaudeClient:
         """
         if self._api_key is None:
             return StreamResult(error=no_key_error())
-        headers = request_headers(request)
+        result = await self._stream(request, on_text, on_thinking, on_block)
+        if any(file_ids_in(request)) and self.files_beta.retry("messages", result.error):
+            result = await self._stream(request, on_text, on_thinking, on_block)  # a gateway
+        return result
+
+    async def _stream(
+        self,
+        request: dict[str, Any],
+        on_text: OnText | None,
+        on_thinking: OnText | None,
+        on_block: OnBlock | None,
+    ) -> StreamResult:
+        """One attempt of :meth:`stream`."""
+        headers = request_headers(request, self.files_beta)
         extra: dict[str, Any] = {"extra_headers": headers} if headers else {}
         manager = self._sdk().messages.stream(**request, **extra)
         stream: Any = None
@@ -317,7 +332,7 @@ class ClaudeClient:
         if self._api_key is None:
             raise no_key_error()
         params = {key: value for key, value in request.items() if key in COUNT_TOKENS_KEYS}
-        headers = request_headers(request)
+        headers = request_headers(request, self.files_beta)
         if headers:
             params["extra_headers"] = headers
         try:

@@ -141,6 +141,8 @@ _FEATURES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("effort",), "effort"),
     (("server_tools", "web_search"), "web search"),
     (("server_tools", "code_execution"), "code execution"),
+    # Code the model runs can call the request's tools: the newest web tools' dynamic filtering.
+    (("code_execution",), "dynamic filtering"),
     (("context_management", "compact_20260112"), "compaction"),
     (("compaction", "summarize"), "compaction"),  # the spelling of an older docs snapshot
     (("image_input",), "images"),

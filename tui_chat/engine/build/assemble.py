@@ -206,14 +206,15 @@ async def assemble(
     built = build_request(inputs, prepared(inputs, timeline))
     timeline.keep(built.layout)
     # Thinking, effort and the web tools the conversation turned on (core/reply_options).
+    mcp_tools = built.request.get("tools", [])
     options, notes = reply_options(
         policy,
         conversation.model,
         window.max_output,
         info.features,
         fast_mode=info.prices.fast is not None,
+        tools=bool(mcp_tools),
     )
-    mcp_tools = built.request.get("tools", [])
     built.request.update(options)
     if mcp_tools and "tools" in options:  # the web tools first, then the MCP servers'
         built.request["tools"] = [*options["tools"], *mcp_tools]

@@ -21,6 +21,7 @@ from tui_chat.core.attachments import Attachment, AttachmentError, check_request
 from tui_chat.core.models import ContentBlock, Conversation, Message, MessageStatus
 from tui_chat.core.policy import Policy
 from tui_chat.core.request import BuiltRequest
+from tui_chat.core.request.bound_thinking import bind
 from tui_chat.core.tokens import update_calibration
 from tui_chat.core.triggers import emergency_due
 from tui_chat.engine.build.context import EngineContext
@@ -50,6 +51,7 @@ from tui_chat.engine.send.tool_turns import (
     ROUND_LIMIT,
     ToolTurns,
     asks_for_tools,
+    with_loop_thinking,
 )
 from tui_chat.engine.tools.calls import Approver
 from tui_chat.engine.usage.usage import conversation_costs
@@ -247,6 +249,7 @@ class ChatSession:
             or emergency_due(policy, built.breakdown.used, built.breakdown.usable)
         ):
             built = await self._emergency(conversation, policy, built)
+        built = await with_loop_thinking(self.store, built)  # a tool loop's, where still bound
         reply = await self.store.messages.add(
             conversation_id,
             role="assistant",
@@ -356,6 +359,8 @@ class ChatSession:
             finish = self._finish(conversation, reply, cut, built, on_event, cancelled=cancelled)
             await asyncio.shield(finish)
             raise
+        # Its thinking is bound to this request's model and prefix (core/request/bound_thinking).
+        result.content = bind(result.content, built.request)
         # Shielded too: a cancel that comes once the reply is stored (the sender saw it end)
         # never cuts the calibration or the compaction poke short.
         finish = self._finish(conversation, reply, result, built, on_event)

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 
 from tui_chat.core.blocks import content_text
 from tui_chat.core.models import ContentBlock, Message
+from tui_chat.core.request import BuiltRequest
+from tui_chat.core.request.bound_thinking import answers_calls, loop_replies, restore
 from tui_chat.core.request.clip import clean_blocks
 from tui_chat.core.tokens import TokenCounter
 from tui_chat.engine.events import EventCallback, ToolResultsSaved
@@ -24,7 +27,7 @@ from tui_chat.engine.tools.calls import Approver, ToolCalls
 from tui_chat.engine.tools.results import error_result
 from tui_chat.store.repository import Store
 
-__all__ = ["MAX_TOOL_ROUNDS", "ToolTurns", "asks_for_tools"]
+__all__ = ["MAX_TOOL_ROUNDS", "ToolTurns", "asks_for_tools", "with_loop_thinking"]
 
 MAX_TOOL_ROUNDS = 12
 """Rounds of tool calls one send runs before the model is told to stop calling."""
@@ -39,6 +42,16 @@ CUT_OFF = "not run: the reply asking for it was cut off"
 def asks_for_tools(reply: Message) -> bool:
     """Whether a stored reply ended asking for its tool calls to be run."""
     return reply.status == "complete" and reply.stop_reason == "tool_use" and reply.has_tool_use
+
+
+async def with_loop_thinking(store: Store, built: BuiltRequest) -> BuiltRequest:
+    """``built`` with the thinking of the current tool loop's replies sent back where it is
+    still bound to this request's model and prefix (core/request/bound_thinking.py)."""
+    if not answers_calls(built.request):
+        return built  # no tool loop is open: nothing to look up
+    tail = built.sent_message_ids[-(2 * MAX_TOOL_ROUNDS + 2) :]
+    loop = loop_replies(await store.messages.get_many(tail))
+    return replace(built, request=restore(built.request, loop)) if loop else built
 
 
 def _calls(reply: Message) -> list[ContentBlock]:

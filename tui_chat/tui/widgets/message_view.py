@@ -286,6 +286,8 @@ class MessageView(Vertical):
         if delta.kind == "thinking":
             await reply_parts.write_thinking(self, delta.text)
         elif delta.block is not None:
+            if note := await reply_parts.take_note(self, delta.block, self.message.model):
+                await self.write(note)  # text between tool calls, come as thinking
             await reply_parts.add_block(self, delta.block)
         else:
             await self.write(delta.text)

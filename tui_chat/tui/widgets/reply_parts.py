@@ -17,18 +17,34 @@ from textual.widgets import Markdown
 
 from tui_chat.core.models import Message
 from tui_chat.core.recall_cites import recalled_ids
+from tui_chat.core.reply_options import tool_text_as_thinking
+from tui_chat.core.tool_text import CALL_TYPES, SEPARATOR, body_text, progress_indexes
 from tui_chat.core.web import activity, cited_text, has_citations, sources
 from tui_chat.tui.widgets.recall_chips import RecallChips
 from tui_chat.tui.widgets.thinking_block import ThinkingBlock
 from tui_chat.tui.widgets.tool_rows import ToolRow, use_rows
 from tui_chat.tui.widgets.web_blocks import WebActivity, WebSources
 
-__all__ = ["add_block", "finish_parts", "parts_above", "parts_below", "shown_text", "thinking"]
+__all__ = [
+    "add_block",
+    "finish_parts",
+    "parts_above",
+    "parts_below",
+    "shown_text",
+    "take_note",
+    "thinking",
+]
 
 
 def thinking(message: Message) -> str | None:
-    """The reply's thinking text (``""`` when omitted), or ``None`` when it did not think."""
-    blocks = [b for b in message.content if b.get("type") in ("thinking", "redacted_thinking")]
+    """The reply's thinking text (``""`` when omitted), or ``None`` when it did not think (its
+    notes between tool calls are its body's text: core/tool_text.py)."""
+    notes = progress_indexes(message.content, message.model)
+    blocks = [
+        b
+        for i, b in enumerate(message.content)
+        if b.get("type") in ("thinking", "redacted_thinking") and i not in notes
+    ]
     if not blocks:
         return None
     return "\n\n".join(str(b.get("thinking") or "") for b in blocks)
@@ -41,7 +57,10 @@ def thinking_tokens(message: Message) -> int:
 
 
 def shown_text(message: Message) -> str:
-    """The body's text: with ``[n]`` after cited passages when the reply cites pages."""
+    """The body's text: with ``[n]`` after cited passages when the reply cites pages, and the
+    notes between tool calls that came as thinking (core/tool_text.py)."""
+    if message.role == "assistant" and (body := body_text(message.content, message.model)):
+        return body
     if message.role == "assistant" and has_citations(message.content):
         return cited_text(message.content)
     return message.text
@@ -80,6 +99,20 @@ async def write_thinking(view: Widget, delta: str) -> None:
     block.append(delta)
 
 
+async def take_note(view: Widget, block: Mapping[str, Any], model: str | None) -> str:
+    """The streamed thinking a tool call ``block`` follows, taken out of the thinking block
+    when ``model`` writes its text between tool calls as thinking (it is the body's: the
+    caller writes it there); ``""`` when there is none."""
+    found = view.query(ThinkingBlock)
+    if block.get("type") not in CALL_TYPES or not found or not model:
+        return ""
+    if not tool_text_as_thinking(model) or not found.last().streaming:
+        return ""
+    note = found.last().text.strip()
+    await found.last().remove()
+    return note + SEPARATOR if note else ""
+
+
 async def add_block(view: Widget, block: Mapping[str, Any]) -> None:
     """Show a search, fetch or result that arrived while the reply streams."""
     if activity(block) is None:
@@ -97,6 +130,8 @@ async def finish_parts(view: Widget, message: Message) -> None:
     block = view.query(ThinkingBlock)
     if text is not None and block:
         block.first().finish(text, thinking_tokens(message))
+    elif block:  # its only thinking was text between tool calls, now in the body
+        await block.remove()
     await view.query(WebActivity).remove()
     await view.query(WebSources).remove()
     await view.query(RecallChips).remove()
