@@ -33,7 +33,7 @@ async def why_missed(service: Any, cid: str, chat: Any, question: Question, hays
     turn it lacks."""
     from tui_chat.core.request.recall_cost import RELEVANCE_FLOOR
     from tui_chat.core.request.recall_need import need_weight
-    from tui_chat.engine.build.recall import need, recall
+    from tui_chat.engine.build import need, recall
 
     engine = service._engine
     store = engine.store

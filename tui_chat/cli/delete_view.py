@@ -8,7 +8,7 @@ from tui_chat.cli import render
 from tui_chat.cli.parser import Args
 
 if TYPE_CHECKING:
-    from tui_chat.engine.conversations.message_deletion import Deleted
+    from tui_chat.engine.conversations import Deleted
     from tui_chat.engine.service import ChatService
 
 

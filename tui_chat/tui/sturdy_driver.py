@@ -18,6 +18,7 @@ is then waited for when the app leaves application mode.
 from __future__ import annotations
 
 import contextlib
+import weakref
 from typing import Any
 
 from textual.drivers._writer_thread import WriterThread
@@ -48,6 +49,16 @@ class SturdyWriter(WriterThread):
                 self._file.flush()
 
 
+_LIVE: weakref.WeakSet[SturdyLinuxDriver] = weakref.WeakSet()
+"""The drivers in application mode (one per running app)."""
+
+
+def lose_terminal() -> None:
+    """The terminal has gone away: every live driver stops reading and writing it."""
+    for driver in list(_LIVE):
+        driver.terminal_lost()
+
+
 class SturdyLinuxDriver(LinuxDriver):
     """:class:`LinuxDriver` writing through a :class:`SturdyWriter`."""
 
@@ -64,6 +75,7 @@ class SturdyLinuxDriver(LinuxDriver):
             textual_writer.stop()
             self._writer_thread = SturdyWriter(self._file)
             self._writer_thread.start()
+        _LIVE.add(self)
         return result
 
     def terminal_lost(self) -> None:

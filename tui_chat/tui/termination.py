@@ -25,6 +25,9 @@ SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 _stopping: set[asyncio.Task[None]] = set()
 """Keeps the stop task referenced until it is done."""
 
+_held_batches: list[contextlib.ExitStack] = []
+"""The batch :func:`quiet` opens and never closes, kept referenced so it stays open."""
+
 
 def install(app: App[None]) -> None:
     """Make :data:`SIGNALS` stop ``app`` cleanly (call once its event loop runs)."""
@@ -52,12 +55,14 @@ def quiet(app: App[None]) -> None:
     When the terminal itself is gone, its input thread is ended too
     (:meth:`~tui_chat.tui.sturdy_driver.SturdyLinuxDriver.terminal_lost`).
     """
-    app._begin_batch()  # never ended: no frame is drawn again
+    batch = contextlib.ExitStack()
+    batch.enter_context(app.batch_update())
+    _held_batches.append(batch)  # never closed: no frame is drawn again
     gc_pause.leaving()
-    driver = app._driver
-    lost = getattr(driver, "terminal_lost", None)
-    if lost is not None and any(terminal_gone(fd) for fd in terminal_fds()):
-        lost()
+    if any(terminal_gone(fd) for fd in terminal_fds()):
+        from tui_chat.tui.sturdy_driver import lose_terminal  # loaded with the driver already
+
+        lose_terminal()
 
 
 async def stop(app: App[None], signum: int) -> None:

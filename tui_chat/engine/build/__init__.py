@@ -10,7 +10,17 @@ benchmarks use.
 
 from tui_chat.engine.build.assemble import Window, window_for
 from tui_chat.engine.build.context import EngineContext, EventBus
+from tui_chat.engine.build.recall import need, recall
 from tui_chat.engine.build.requests import Requests
 from tui_chat.engine.build.tail import TailCache
 
-__all__ = ["EngineContext", "EventBus", "Requests", "TailCache", "Window", "window_for"]
+__all__ = [
+    "EngineContext",
+    "EventBus",
+    "Requests",
+    "TailCache",
+    "Window",
+    "need",
+    "recall",
+    "window_for",
+]

@@ -16,6 +16,7 @@ from tui_chat.engine.conversations.branches import (
 )
 from tui_chat.engine.conversations.conversations import NEW_TITLE, Conversations, SettingError
 from tui_chat.engine.conversations.drafts import Drafts
+from tui_chat.engine.conversations.message_deletion import CannotDelete, Deleted
 from tui_chat.engine.conversations.message_log import MessageLog
 from tui_chat.engine.conversations.versions import KeptFigures, Summaries
 
@@ -25,7 +26,9 @@ __all__ = [
     "BranchPath",
     "BranchPoint",
     "Branches",
+    "CannotDelete",
     "Conversations",
+    "Deleted",
     "Drafts",
     "EditError",
     "KeptFigures",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from tui_chat.engine.conversations.message_deletion import CannotDelete
+from tui_chat.engine.conversations import CannotDelete
 
 if TYPE_CHECKING:
     from tui_chat.tui.screens.chat_view import ChatView
