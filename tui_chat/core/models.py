@@ -284,6 +284,13 @@ class Summary:
             return 0.0
         return 1.0 - self.summary_tokens / self.source_tokens
 
+    @property
+    def change(self) -> str:
+        """The size change as shown: ``−58%`` for a summary smaller than its span, ``+58%``
+        for one larger (a short span summarised at length)."""
+        sign = "−" if self.reduction >= 0 else "+"
+        return f"{sign}{abs(self.reduction):.0%}"
+
 
 @dataclass(frozen=True, slots=True)
 class SummaryCall:

@@ -87,7 +87,7 @@ def figures(summary: Summary, *, active: bool) -> Content:
         (
             "Tokens",
             f"{tokens(summary.source_tokens)} → {tokens(summary.summary_tokens)} "
-            f"(−{summary.reduction:.0%})",
+            f"({summary.change})",
         ),
         ("Identifiers kept", retention_label(summary)),
         ("Summarizer", summary.summarizer),

@@ -216,7 +216,7 @@ class MainScreen(BranchView):
         summary = event.summary
         text = (
             f"Summary v{summary.version}: {tokens(summary.source_tokens)} → "
-            f"{tokens(summary.summary_tokens)} tokens (−{summary.reduction:.0%})"
+            f"{tokens(summary.summary_tokens)} tokens ({summary.change})"
         )
         # A regenerated version is put in force after this event: regenerated() says so.
         if not event.activated and summary.trigger != "regenerate":

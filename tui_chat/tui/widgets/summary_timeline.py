@@ -47,7 +47,7 @@ def describe(summary: Summary, *, active: bool, now: datetime) -> Content:
             Content.assemble(
                 coverage + " · ",
                 f"{tokens(summary.source_tokens)} → {tokens(summary.summary_tokens)} ",
-                (f"−{summary.reduction:.0%}", "$text-success"),
+                (summary.change, "$text-success"),
             )
         )
         lines.append(
@@ -87,7 +87,7 @@ def totals(summaries: list[Summary], active_id: int | None, rate: float | None) 
             Content.assemble(
                 f"in force: {active.covered_messages} msgs · ",
                 f"{tokens(active.source_tokens)} → {tokens(active.summary_tokens)} ",
-                (f"−{active.reduction:.0%}", "$text-success"),
+                (active.change, "$text-success"),
             )
         )
         lines.append(Content(f"identifiers kept: {retention_label(active)}"))
