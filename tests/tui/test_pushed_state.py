@@ -36,6 +36,17 @@ def counting(target: Any, name: str, calls: list[str]) -> None:
     setattr(target, name, counted)
 
 
+async def outside_looked(pilot: Any) -> None:
+    """Take the outside watch's first look, which says "changed" by design (what was read
+    before it may be out of date) and so refreshes everything once; then wait until no
+    refresh of it is running, so what is counted after is the send's or the compaction's own."""
+    await pilot.app.service.outside.changed()
+    await until(
+        pilot,
+        lambda: not any(w.group == "outside" and not w.is_finished for w in pilot.app.workers),
+    )
+
+
 async def test_a_send_builds_its_request_once_and_the_next_once(
     keyed_service: ChatService, fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -45,6 +56,7 @@ async def test_a_send_builds_its_request_once_and_the_next_once(
     async with make_app(keyed_service, conversation.id).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await settle(pilot)
+        await outside_looked(pilot)
         builds: list[str] = []
         counting(requests, "build_with", builds)
         service = pilot.app.service
@@ -71,13 +83,19 @@ async def test_a_finished_compaction_carries_the_versions_the_timeline_shows(
 ) -> None:
     conversation = await seed_demo(service, tmp_path, summaries=False)
     finished: list[events.CompactionFinished] = []
-    service.subscribe(
-        lambda e: finished.append(e) if isinstance(e, events.CompactionFinished) else None
-    )
+    reads: list[str] = []
+
+    def seen(event: object) -> None:
+        if isinstance(event, events.CompactionStarted):
+            reads.clear()  # the compact's preview read before it: counted from its start on
+        elif isinstance(event, events.CompactionFinished):
+            finished.append(event)
+
+    service.subscribe(seen)
     async with make_app(service, conversation.id).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await settle(pilot)
-        reads: list[str] = []
+        await outside_looked(pilot)
         counting(service.conversations, "resolve", reads)
         counting(service.summaries, "versions", reads)
         await pilot.press("ctrl+g")

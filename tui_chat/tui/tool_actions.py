@@ -27,12 +27,12 @@ DELETE_MESSAGE = Action(
 DELETE_SELECTED = Action(
     "message.delete",
     "Delete",
-    "Delete this message (asks first; its tool call or result goes with it)",
+    "Delete this message (asks first)",
 )
 """``d`` at the selected message (navigation mode)."""
 DELETE_KEY = Action(
     "part('message.delete')",
     "Delete",
-    "Delete the selected message (asks first; its tool call or result goes with it)",
+    "Delete the selected message (asks first)",
 )
 """``delete`` at the selected message, in either mode."""

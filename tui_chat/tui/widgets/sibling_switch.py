@@ -67,10 +67,20 @@ class SiblingSwitch(Static):
         """Follow the conversation on screen and the messages the pane mounts."""
         self.watch(self.screen, "conversation", self._conversation_changed, init=False)
         self.watch(self._pane, "virtual_size", self._pane_changed, init=False)
+        self.watch(self.screen, "streaming_id", self._reply_changed, init=False)
 
     def _conversation_changed(self, conversation: Conversation | None) -> None:
         if conversation is not None:
             self.reload(conversation.id)
+
+    def _reply_changed(self, streaming_id: int | None) -> None:
+        """A reply ended: where the branches part may have moved (an edited prompt's fork is
+        opened before its prompt is stored). A lone conversation's path cannot change so."""
+        path, conversation_id = self.path, self._pane.conversation_id
+        if streaming_id is not None or conversation_id is None:
+            return
+        if path is None or path.branch.id != conversation_id or len(path.family.branches) > 1:
+            self.reload(conversation_id)
 
     def _pane_changed(self, old: Size, new: Size) -> None:
         self.mark_views()

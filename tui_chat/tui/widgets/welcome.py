@@ -59,10 +59,12 @@ class Welcome(Static):
         self._pane = pane
 
     def on_mount(self) -> None:
-        """Check again whenever the chat's window changes, and when the screen's figures come
-        (a conversation was shown, a message was sent)."""
+        """Check again whenever the chat's window changes, when the screen's figures come
+        (a conversation was shown, a message was sent) and when a reply starts or ends."""
         self.watch(self._pane, "virtual_size", self._check, init=False)
         self.watch(self.screen, "breakdown", self._check, init=False)
+        # A send shows its prompt before any figure changes: the welcome goes with it.
+        self.watch(self.screen, "streaming_id", self._check, init=False)
 
     def _check(self) -> None:
         empty = not any(self._pane.query_children(MessageView))
