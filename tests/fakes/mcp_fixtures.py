@@ -6,6 +6,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,25 +41,42 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _serving(process: subprocess.Popen[bytes], url: str) -> bool | None:
+    """Whether our server answers HTTP at ``url``: ``None`` once it has exited (its port was
+    taken meanwhile), ``False`` while nothing answers yet."""
+    if process.poll() is not None:
+        return None
+    try:
+        urllib.request.urlopen(url, timeout=5).close()
+    except urllib.error.HTTPError:
+        pass  # an MCP endpoint refuses a plain GET: it answers, so it serves
+    except OSError:
+        return False
+    return process.poll() is None  # the answer came from our process, not a port's earlier owner
+
+
 @pytest.fixture
 def mcp_http_url() -> Iterator[str]:
-    """A Streamable HTTP MCP server on 127.0.0.1 (its URL), stopped after the test."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(SERVERS), "http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    try:
-        while True:  # the port accepting connections is the state waited for
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the HTTP MCP server did not start")
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    """A Streamable HTTP MCP server on 127.0.0.1 (its URL), stopped after the test.
+
+    The state waited for is the server answering HTTP from its own process; a port another
+    process took between choosing it and binding it starts the server again on another."""
+    for _attempt in range(5):
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}/mcp"
+        process = subprocess.Popen(
+            [sys.executable, str(SERVERS), "http", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60  # a bound on a server that never starts, not a wait
+        try:
+            while (state := _serving(process, url)) is False and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if state:
+                yield url
+                return
+        finally:
+            process.terminate()
+            process.wait(10)
+    raise RuntimeError("the HTTP MCP server did not start")

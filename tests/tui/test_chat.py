@@ -100,7 +100,8 @@ async def test_send_streams_the_reply_and_stores_both_messages(
         gauge = screen.gauge.breakdown
         assert gauge is not None and gauge.sections["recent"] > 0
         assert screen.gauge.cost > 0
-        assert "Say hello" in str(screen.title)
+        # Named from its first prompt once the reply's after-work has read the new title.
+        await until(pilot, lambda: "Say hello" in str(screen.title))
 
 
 async def test_model_output_markup_and_escapes_are_shown_not_interpreted(
