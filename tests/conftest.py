@@ -13,7 +13,8 @@ import textual._wait
 from hypothesis import HealthCheck, settings
 from textual.pilot import Pilot
 
-import tests.bytecode  # noqa: F401  (first: where the bytecode of what follows is kept)
+import tests.bytecode
+import tests.notified  # noqa: F401  (every notification an app raises is kept for its test)
 from tests.fakes.fake_anthropic import FakeAnthropic, fake_anthropic_server  # noqa: F401  (fixture)
 from tests.seam import Engine, TestClock, open_engine
 from tui_chat.config import Config

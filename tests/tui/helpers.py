@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from tests.notified import raised
 from tui_chat.tui.app import ChatApp
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.widgets.chat_pane import ChatPane
@@ -154,5 +155,6 @@ async def settle(pilot: ChatPilot) -> None:
 
 
 def notifications(app: ChatApp) -> list[str]:
-    """Texts of the notifications currently shown."""
-    return [n.message for n in app._notifications]
+    """Texts of the notifications the app has raised, oldest first: expired ones too (Textual
+    drops one when its seconds have passed, which a loaded machine's waits outlast)."""
+    return [n.message for n in raised(app)]

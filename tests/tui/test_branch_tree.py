@@ -7,6 +7,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.notified import raised
 from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import on_screen, ready, settle, until
@@ -135,7 +136,7 @@ async def test_the_palette_switches_and_a_lone_conversation_has_no_versions(
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await app.run_action("switch_version(1)")
-        await until(pilot, lambda: any("No other version" in n.message for n in app._notifications))
+        await until(pilot, lambda: any("No other version" in n.message for n in raised(app)))
         assert screen.conversation_id == conversation.id
 
 

@@ -16,6 +16,7 @@ from textual.widgets import Markdown
 from textual.widgets._footer import FooterKey
 
 from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.notified import raised
 from tests.tui.conftest import make_app
 from tests.tui.helpers import from_palette, notifications, ready, settle, until
 from tests.tui.seed import seed_demo
@@ -138,10 +139,10 @@ async def test_cancelling_a_reply_is_not_shown_as_a_failure(
         # The reply ends when the engine has stored what arrived (after the worker stops).
         await until(pilot, lambda: app.main_screen.streaming_id is None)
         await settle(pilot)
-        errors = [n for n in app._notifications if n.severity == "error"]
+        errors = [n for n in raised(app) if n.severity == "error"]
         assert errors == []
-        assert not any(n.title == "Reply failed" for n in app._notifications)
-        assert any("cancel" in n.message.lower() for n in app._notifications), notifications(app)
+        assert not any(n.title == "Reply failed" for n in raised(app))
+        assert any("cancel" in n.message.lower() for n in raised(app)), notifications(app)
 
 
 async def test_compact_with_nothing_to_compact_is_not_an_error(service: ChatService) -> None:
@@ -150,9 +151,9 @@ async def test_compact_with_nothing_to_compact_is_not_an_error(service: ChatServ
         await ready(pilot)
         await pilot.press("ctrl+g")
         await settle(pilot)
-        assert not any(n.title == "Error" for n in app._notifications)
-        assert not any(n.severity == "error" for n in app._notifications)
-        assert any("nothing to compact" in n.message.lower() for n in app._notifications)
+        assert not any(n.title == "Error" for n in raised(app))
+        assert not any(n.severity == "error" for n in raised(app))
+        assert any("nothing to compact" in n.message.lower() for n in raised(app))
 
 
 async def test_palette_screenshot_works_in_a_fresh_home(
@@ -168,13 +169,13 @@ async def test_palette_screenshot_works_in_a_fresh_home(
     async with app.run_test(size=(120, 36), notifications=True) as pilot:
         await ready(pilot)
         await from_palette(pilot, "Screenshot")
-        await until(pilot, lambda: any("Screenshot" in n.title for n in app._notifications))
+        await until(pilot, lambda: any("Screenshot" in n.title for n in raised(app)))
         await settle(pilot)
         saved = list(export_dir.glob("*.svg"))
         assert len(saved) == 1
         assert saved[0].read_text().startswith("<svg")
         assert saved[0].stat().st_mode & 0o777 == 0o600  # private, like exports
-        assert any(str(saved[0]) in n.message for n in app._notifications)
+        assert any(str(saved[0]) in n.message for n in raised(app))
 
 
 async def test_archived_conversations_can_be_shown_and_unarchived(

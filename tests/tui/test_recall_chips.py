@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.notified import raised
 from tests.seam import engine_of
 from tests.tui.conftest import make_app
 from tests.tui.helpers import ready, settle, until
@@ -106,6 +107,6 @@ async def test_r_on_a_message_citing_nothing_says_so(keyed_service: ChatService)
         await pilot.press("f5")
         selected = pane.selected
         await pilot.press("r")
-        await until(pilot, lambda: bool(app._notifications))
-        assert "cites no earlier message" in list(app._notifications)[-1].message
+        await until(pilot, lambda: bool(raised(app)))
+        assert "cites no earlier message" in raised(app)[-1].message
         assert pane.selected == selected
