@@ -52,6 +52,10 @@ async def test_e_edits_a_prompt_and_sending_it_makes_a_fork(
         screen.composer.load_text("and in which season?")
         await pilot.press("enter")
         await until(pilot, lambda: screen.conversation_id != parent.id)
+        # The fork opens before its prompt is stored and sent: no reply worker may exist yet
+        # for settle to wait on (at load 40 the server had had no request when settle ended).
+        await until(pilot, lambda: bool(fake_anthropic.message_requests))
+        await until(pilot, lambda: not app.replying)
         await settle(pilot)
         body = fake_anthropic.bodies[-1]
         last = body["messages"][-1]["content"]
