@@ -40,6 +40,14 @@ class MessageWindow(Protocol):
         """Select the newest message if nothing is selected."""
         ...
 
+    async def action_select_previous(self) -> None:
+        """Select the message above (an older page loaded at the top)."""
+        ...
+
+    async def action_select_next(self) -> None:
+        """Select the message below (a newer page loaded at the bottom)."""
+        ...
+
     async def show(self, conversation_id: str, around: int | None = None) -> None:
         """Show a conversation's latest page, or the page around a message (selected)."""
         ...
