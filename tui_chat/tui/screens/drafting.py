@@ -66,7 +66,8 @@ class Drafting:
 
     def __init__(self, screen: ChatScreen) -> None:
         self._screen = screen
-        self._gauge_timers: list[Timer] = []
+        self.gauge_timers: list[Timer] = []
+        """The pending recounts of the draft (after a pause in typing; the newest typing wins)."""
         self._unsent: tuple[str, str, list[Attachment]] | None = None
         """The last send (conversation, text, files) until its worker ends."""
 
@@ -100,9 +101,9 @@ class Drafting:
         if (conv_id := screen.conversation_id) is not None:
             screen.app.drafts.note(conv_id, screen.composer.text)  # written after a pause
         # Counting is cheap, but not per keystroke: wait for a pause in typing.
-        for timer in self._gauge_timers:
+        for timer in self.gauge_timers:
             timer.stop()
-        self._gauge_timers = [
+        self.gauge_timers = [
             screen.set_timer(GAUGE_DEBOUNCE, partial(self._update_gauge, False)),
             screen.set_timer(RECALL_DEBOUNCE, partial(self._update_gauge, True)),
         ]

@@ -245,6 +245,14 @@ class MainScreen(Screen[None]):
         self._bindings_due = False
         super().refresh_bindings()
 
+    def watch_conversation(self, conversation: Conversation | None) -> None:
+        """The header shows the conversation's title, model and preset (Textual's ``Header``
+        is bound to the screen's ``title`` and ``sub_title``)."""
+        if conversation is not None:
+            policy = self.app.service.conversations.policy_for(conversation)
+            self.title = one_line(conversation.title, 60)
+            self.sub_title = inert(f"{conversation.model} · preset {policy.preset}")
+
     def watch_streaming_id(self) -> None:
         """Show "Cancel reply" in the footer only while streaming."""
         self.refresh_bindings()
@@ -275,8 +283,7 @@ class MainScreen(Screen[None]):
                 tray.forget()
         await self.drafting.keep_draft()
         conversation = await self.app.service.conversations.resolve(conversation_id)
-        self.conversation = conversation
-        show_title(self, conversation)
+        self.conversation = conversation  # the header follows (watch_conversation)
         if (problem := self.app.service.conversations.settings_problem(conversation)) is not None:
             self.notify(problem, title="Invalid settings", severity="warning", markup=False)
         await self.chat.show(conversation.id, around)
@@ -304,8 +311,7 @@ class MainScreen(Screen[None]):
         """
         if self.conversation is not None:
             conversation = await self.app.service.conversations.resolve(self.conversation.id)
-            self.conversation = conversation
-            show_title(self, conversation)
+            self.conversation = conversation  # a new title shows at once
             self.refresh_panels_later()
 
     async def after_reply(self) -> None:
@@ -420,13 +426,6 @@ class MainScreen(Screen[None]):
         self.conversations.set_conversations(
             infos, self.conversation_id, self.app.clock(), families
         )
-
-
-def show_title(screen: MainScreen, conversation: Conversation) -> None:
-    """The conversation's title and its model and preset in the header."""
-    policy = screen.app.service.conversations.policy_for(conversation)
-    screen.title = one_line(conversation.title, 60)
-    screen.sub_title = inert(f"{conversation.model} · preset {policy.preset}")
 
 
 def count_once(screen: MainScreen, conversation_id: str) -> None:

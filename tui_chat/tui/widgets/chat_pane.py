@@ -54,8 +54,9 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
     What the keys do at the selection is in the pane's parts, named by the actions of its
     letters (``command('range.mark')``, see :class:`~.navigation.NavigationMode`): the
     message's actions (:class:`~.message_actions.MessageActions`), the range
-    (:class:`~.message_range.MessageRange`) and the reply's keys
-    (:class:`~.reply_keys.ReplyKeys`). Each takes the pane as its :class:`~.window.MessageWindow`.
+    (:class:`~.message_range.MessageRange`), the pins (:class:`~.message_pins.MessagePins`)
+    and the reply's keys (:class:`~.reply_keys.ReplyKeys`). Each takes the pane as its
+    :class:`~.window.MessageWindow`.
 
     Args:
         source: Where messages and pins are read.

@@ -1,6 +1,7 @@
 """What the chat pane's parts read of the pane (:class:`MessageWindow`): the conversation, the
 mounted messages and the selection. The parts (:mod:`~.message_actions`, :mod:`~.message_range`,
-:mod:`~.reply_keys`) take it as a constructor argument, so none of them imports the pane."""
+:mod:`~.message_pins`, :mod:`~.reply_keys`) take it as a constructor argument, so none of them
+imports the pane."""
 
 from __future__ import annotations
 
