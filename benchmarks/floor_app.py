@@ -49,8 +49,9 @@ def last_messages(db: Path, count: int = SHOWN) -> list[tuple[str, str, int, str
     connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         rows = connection.execute(
-            "SELECT role, text, id, created_at FROM messages WHERE conversation_id = (SELECT id FROM "
-            "conversations ORDER BY updated_at DESC LIMIT 1) ORDER BY id DESC LIMIT ?",
+            "SELECT role, text, id, created_at FROM messages WHERE conversation_id = "
+            "(SELECT id FROM conversations ORDER BY updated_at DESC LIMIT 1) "
+            "ORDER BY id DESC LIMIT ?",
             (count,),
         ).fetchall()
     except sqlite3.Error:

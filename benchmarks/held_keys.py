@@ -25,6 +25,7 @@ Run alone::
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
 import shutil
@@ -189,7 +190,7 @@ def hold(watch: Watch, key: str, presses: int, background: str = "") -> Hold:
     end = watch.settle(since=sent, landed=landed if step else None)
     after = sorted(_headers(model))
     times = [start, *(t for t in watch.changes if t >= start)]
-    freeze = max((b - a for a, b in zip(times, times[1:], strict=False)), default=0.0)
+    freeze = max((b - a for a, b in itertools.pairwise(times)), default=0.0)
     landed: bool | None = None
     if key in ("up", "down"):
         now = _selected(model, background)
