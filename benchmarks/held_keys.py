@@ -74,6 +74,14 @@ class Hold:
     """Last key to the settled frame."""
     landed: bool | None
     """The highlighted message is the one ``presses`` away (``None``: not a selection key)."""
+    cpu_ms: float
+    """CPU time of the app's main thread (its event loop) from the first key to the settled
+    frame: what the keys cost it, which a loaded machine stretches far less than wall time."""
+
+    @property
+    def cpu_per_key_ms(self) -> float:
+        """The loop's CPU time a press."""
+        return self.cpu_ms / self.presses if self.presses else 0.0
 
     @property
     def messages_per_s(self) -> float:
@@ -91,8 +99,8 @@ class Hold:
         return (
             f"{name:>6} {self.key:>8} x{self.presses}: {self.messages_per_s:6.1f} messages/s, "
             f"{self.keys_per_s:5.1f} keys/s, longest freeze {self.freeze_ms:5.0f} ms, lag after "
-            f"the last key {self.lag_ms:5.0f} ms ({self.moved} messages in {self.seconds:.2f} s"
-            f"{landed})"
+            f"the last key {self.lag_ms:5.0f} ms, {self.cpu_per_key_ms:5.1f} ms of CPU a key "
+            f"({self.moved} messages in {self.seconds:.2f} s{landed})"
         )
 
 
@@ -198,7 +206,8 @@ def hold(watch: Watch, key: str, presses: int, background: str = "") -> Hold:
         landed = expected is not None and now == expected
     else:
         moved = abs(before[0] - after[0]) if before and after else 0
-    return Hold(key, presses, moved, end - start, freeze * 1000, (end - sent) * 1000, landed)
+    _threads, main = app.cpu(start, end)
+    return Hold(key, presses, moved, end - start, freeze * 1000, (end - sent) * 1000, landed, main)
 
 
 def measure(
@@ -347,7 +356,8 @@ def main() -> None:
                 freeze = mine.freeze_ms / theirs.freeze_ms if theirs.freeze_ms else 0.0
                 print(
                     f"ratios {mine.key:>8}: messages/s {speed:.2f} of the floor's, longest "
-                    f"freeze {freeze:.2f}x the floor's",
+                    f"freeze {freeze:.2f}x the floor's, CPU a key {mine.cpu_per_key_ms:.1f} vs "
+                    f"{theirs.cpu_per_key_ms:.1f} ms",
                     flush=True,
                 )
         if APP in results and "before" in results:
@@ -355,7 +365,8 @@ def main() -> None:
                 print(
                     f"after/before {mine.key:>8}: messages/s {mine.messages_per_s:.1f} vs "
                     f"{theirs.messages_per_s:.1f}, longest freeze {mine.freeze_ms:.0f} vs "
-                    f"{theirs.freeze_ms:.0f} ms",
+                    f"{theirs.freeze_ms:.0f} ms, CPU a key {mine.cpu_per_key_ms:.1f} vs "
+                    f"{theirs.cpu_per_key_ms:.1f} ms",
                     flush=True,
                 )
 
