@@ -39,13 +39,13 @@ def utc_timezone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 SMALL_PAGES = 2 / 5
-"""The scale of :func:`small_pages`: pages of 4 messages instead of 10."""
+"""The scale of :func:`small_pages`: pages of 20 messages instead of 50."""
 
 
 @pytest.fixture
 def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The chat pane's pages at two fifths of their size: pages of 4 messages, at most 24
-    mounted (the product's 10 and 60). The first page keeps its 20: it must fill the view
+    """The chat pane's pages at two fifths of their size: pages of 20 messages, at most 60
+    mounted (the product's 50 and 150). The first page keeps its 20: it must fill the view
     (8 did not at 120x36, and the pane paged at start-up, which no product window does).
 
     For the paging soaks: a conversation of about two fifths the messages crosses as many page

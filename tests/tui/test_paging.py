@@ -97,7 +97,7 @@ async def test_the_place_is_kept_when_the_older_page_is_laid_out_late(
 async def test_the_place_is_kept_when_a_newer_page_prunes_the_top(
     service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ChatPane, "MAX_MOUNTED", Pages.FIRST_PAGE + Pages.PAGE // 2)
+    monkeypatch.setattr(ChatPane, "MAX_MOUNTED", Pages.PAGE + 20)
     conversation = await _conversation(service, tmp_path, 200)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:

@@ -50,12 +50,8 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         id: The widget id.
     """
 
-    MAX_MOUNTED: ClassVar[int] = 60
-    """Most message widgets mounted at once: every press of a held key lays out and maps the
-    whole window, so its cost grows with it (150 cost 70-100 ms of CPU a press)."""
-    AHEAD: ClassVar[int] = 4
-    """Messages of the window left above the selection (or screens above the view) when the
-    next page starts loading, so a held key rarely waits at the window's edge for a page."""
+    MAX_MOUNTED: ClassVar[int] = 150
+    """Most message widgets mounted at once."""
 
     DEFAULT_CSS = """
     ChatPane {
@@ -246,28 +242,21 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         finally:
             self._loading = False
 
-    def page_at_edge(self, ahead: float = 0.0) -> None:
+    def page_at_edge(self) -> None:
         """Load the next page if the view is at the top (or bottom) with more beyond it: keys
-        held while a page loaded scrolled there without a change to see. ``ahead``: lines
-        before the edge at which the page is loaded already (scrolling toward it)."""
+        held while a page loaded scrolled there without a change to see."""
         if self._loading or self.conversation_id is None or not self.views:
             return
         load: Callable[[], Coroutine[Any, Any, bool]]
-        if self.scroll_y <= ahead and self.has_older:
+        if self.scroll_y <= 0 and self.has_older:
             load = self.load_older
-        elif self.has_newer and self.scroll_y >= self.max_scroll_y - ahead > 0:
+        elif self.has_newer and self.scroll_y >= self.max_scroll_y > 0:
             load = self.load_newer
         else:
             return
         # The method, not a coroutine: a load the next key replaces before it starts is never
         # made (a coroutine made and dropped warns "never awaited").
         # (Typed: mypy does not infer the result through Textual's ``WorkType`` union.)
-        _worker: Worker[bool] = self.run_worker(
-            load, group="page", exclusive=True, exit_on_error=False
-        )
-
-    def _load_ahead(self, load: Callable[[], Coroutine[Any, Any, bool]]) -> None:
-        """Load the next page in the background (the selection nears the window's edge)."""
         _worker: Worker[bool] = self.run_worker(
             load, group="page", exclusive=True, exit_on_error=False
         )
@@ -285,9 +274,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         elif target > self.max_scroll_y and self.has_newer:
             self._place.owe(target - self.max_scroll_y)
         self.scroll_to(y=target, animate=False, immediate=True)
-        # Owed lines wait for the page at the edge; otherwise the next page loads ahead.
-        ahead = 0 if self._place.owing else self.AHEAD * self.scrollable_content_region.height
-        self.page_at_edge(ahead=ahead)
+        self.page_at_edge()
 
     def action_page_up(self) -> None:
         """Scroll a page up; at the top, load the older page."""
@@ -453,9 +440,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         if self.selected not in ids:
             self.selected = ids[-1]
             return
-        if 0 < ids.index(self.selected) <= self.AHEAD and self.has_older and not self._loading:
-            self._load_ahead(self.load_older)  # the page comes before the keys reach the top
-        elif ids.index(self.selected) == 0:
+        if ids.index(self.selected) == 0:
             # A page loading meanwhile (a scroll's) may bring the older messages instead.
             await self.load_older()
             ids = [v.message_id for v in self.views]
@@ -472,10 +457,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         if self.selected not in ids:
             self.selected = ids[-1]
             return
-        if len(ids) - 1 - self.AHEAD <= ids.index(self.selected) < len(ids) - 1:
-            if self.has_newer and not self._loading:
-                self._load_ahead(self.load_newer)
-        elif ids.index(self.selected) == len(ids) - 1:
+        if ids.index(self.selected) == len(ids) - 1:
             await self.load_newer()  # or a page loading meanwhile brings them
             ids = [v.message_id for v in self.views]
             if self.selected not in ids or ids.index(self.selected) == len(ids) - 1:
@@ -489,9 +471,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             # The window is replaced as show() replaces it: not in the middle of a page load
             # (every change of the window takes the page lock in turn).
             async with self._page_lock:
-                page, self.has_newer = await self.pages.after(
-                    self.conversation_id, 0, Pages.FIRST_PAGE
-                )
+                page, self.has_newer = await self.pages.after(self.conversation_id, 0)
                 self.has_older = False
                 await self._replace(page)
         self.scroll_home(animate=False, immediate=True)

@@ -63,11 +63,6 @@ class KeptPlace:
                 return view, region.y - y
         return None
 
-    @property
-    def owing(self) -> bool:
-        """Whether lines scrolled past an edge wait for the page loading there."""
-        return self._owed != 0
-
     def owe(self, lines: float) -> None:
         """Lines scrolled past the top (negative) or the bottom of the window, to scroll into
         the page loading there once it is laid out (a key the other way starts again)."""

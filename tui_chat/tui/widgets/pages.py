@@ -51,9 +51,8 @@ class Pages:
         source: Where messages are read.
     """
 
-    PAGE: ClassVar[int] = 10
-    """Messages fetched per page when paging: each page is composed and laid out in one go,
-    the freeze a held key meets (pages of 50 froze the screen 460-930 ms)."""
+    PAGE: ClassVar[int] = 50
+    """Messages fetched per page when paging."""
     FIRST_PAGE: ClassVar[int] = 20
     """Messages mounted when a conversation opens: enough to fill a tall terminal, few enough
     that the first frame comes fast (each Markdown widget costs its layout)."""
