@@ -178,8 +178,6 @@ def hold(watch: Watch, key: str, presses: int, background: str = "") -> Hold:
     """Write ``presses`` of ``key`` at :data:`RATE` a second, wait for the chat to settle."""
     app, model = watch.app, watch.model
     watch.settle()
-    if os.environ.get("HELD_DEBUG"):
-        print(f"holding {key} x{presses}: {sorted(_headers(model))}", flush=True)
     before = sorted(_headers(model))
     selected = _selected(model, background)
     start = time.monotonic()
