@@ -415,7 +415,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         """Move the highlight and keep the selected message in view."""
         for message_id, selected in ((old, False), (new, True)):
             if message_id is not None and (view := self.view_for(message_id)) is not None:
-                view.set_selected(selected)
+                view.set_class(selected, "-selected")
                 if selected:
                     self.scroll_to_widget(view, animate=False, immediate=True)
         self.range.moved()  # at once: a range key's move is told apart from any other

@@ -233,22 +233,6 @@ class MessageView(Vertical):
             self.set_class(left_out, "-left-out")
             self._apply_status()
 
-    def set_selected(self, selected: bool) -> None:
-        """Highlight the message (the selection), or not.
-
-        Only this widget's own rules name ``-selected``, so only its own styles are matched
-        again; its children (every Markdown block) keep theirs and are repainted, their
-        colours blended over the new background. A full restyle of the subtree was a third of
-        the loop's time for a held ``up`` in a long chat (docs/performance.md).
-        """
-        if selected == self.has_class("-selected"):
-            return
-        self.set_class(selected, "-selected", update=False)
-        self.app.stylesheet.update_nodes([self], animate=False)
-        for child in self.walk_children(Widget):
-            child.notify_style_update()
-            child.refresh()
-
     def set_last(self, last: bool) -> None:
         """Mark the newest message (only it offers Retry)."""
         self.set_class(last, "-last")
