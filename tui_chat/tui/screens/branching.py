@@ -1,6 +1,6 @@
 """What the chat screen does with the draft and at a chosen message: attach files to the
 message being written, send it (as a fork when a prompt is edited), and the edit, fork and
-compact-up-to and delete requests the chat pane posts (``widgets/message_actions.py``).
+delete requests the chat pane posts (``widgets/message_actions.py``).
 
 :class:`BranchView` sits between :class:`~tui_chat.tui.screens.chat_view.ChatView` (the panels)
 and :class:`~tui_chat.tui.screens.main.MainScreen` (every other action); its ``action_*``
@@ -33,7 +33,6 @@ from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.message_actions import (
-    CompactUptoRequested,
     DeleteRequested,
     EditRequested,
     ForkRequested,
@@ -322,13 +321,6 @@ class BranchView(ChatView):
             self.notify(f"{exc}; edited without them", severity="error", markup=False)
             return
         self.tray.edit_files(message.id, files)
-
-    @on(CompactUptoRequested)
-    def _compact_upto(self, request: CompactUptoRequested) -> None:
-        """Compact every whole turn up to the message's turn (in the background)."""
-        if self.conversation is not None:
-            self.notify(f"Compacting up to message #{request.message_id}…", timeout=2)
-            self.app.compact_upto(self.conversation.id, request.message_id)
 
     @on(DeleteRequested)
     async def _delete(self, request: DeleteRequested) -> None:

@@ -36,6 +36,7 @@ from tui_chat.tui.screens.summary_commands import SummaryCommands
 from tui_chat.tui.text import tokens
 from tui_chat.tui.widgets.chat_pane import PinsChanged
 from tui_chat.tui.widgets.composer import Composer
+from tui_chat.tui.widgets.message_actions import CompactUptoRequested
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 
 if TYPE_CHECKING:
@@ -313,6 +314,16 @@ class MainScreen(BranchView):
         preview warns."""
         self.run_worker(
             self.summary_commands.compact(), group="compact-preview", exit_on_error=False
+        )
+
+    @on(CompactUptoRequested)
+    def _compact_upto(self, request: CompactUptoRequested) -> None:
+        """Compact every whole turn up to the message's turn ("compact up to here", ``s``),
+        asking first when the compact preview warns, as ``ctrl+g`` does."""
+        self.run_worker(
+            self.summary_commands.compact(request.message_id),
+            group="compact-preview",
+            exit_on_error=False,
         )
 
     async def action_inspect_summary(self, summary: Summary | None = None) -> None:
