@@ -1,6 +1,6 @@
 """What the chat screen does with the draft and at a chosen message: attach files to the
-message being written, send it (as a fork when a prompt is edited), and the edit, fork and
-delete requests the chat pane posts (``widgets/message_actions.py``).
+message being written, send it (as a fork when a prompt is edited), and the edit, fork,
+compact-up-to and delete requests the chat pane posts (``widgets/message_actions.py``).
 
 :class:`BranchView` sits between :class:`~tui_chat.tui.screens.chat_view.ChatView` (the panels)
 and :class:`~tui_chat.tui.screens.main.MainScreen` (every other action); its ``action_*``
@@ -28,11 +28,13 @@ from tui_chat.engine.send import EmptyMessage, MessageTooLarge
 from tui_chat.tui.screens.chat_view import ChatView
 from tui_chat.tui.screens.conversation_commands import ConversationCommands
 from tui_chat.tui.screens.message_deleting import MessageDeleting
+from tui_chat.tui.screens.summary_commands import SummaryCommands
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.message_actions import (
+    CompactUptoRequested,
     DeleteRequested,
     EditRequested,
     ForkRequested,
@@ -59,6 +61,9 @@ class BranchView(ChatView):
         self.conversation_commands = ConversationCommands(self)
         """New, rename, delete, archive, export (the actions on whole conversations hand over
         to it)."""
+        self.summary_commands = SummaryCommands(self)
+        """Compact now or up to a message, inspect, activate, roll back and regenerate summary
+        versions."""
         self.deleting = MessageDeleting(self)
         """Deleting the selected message (asks first)."""
         self._unsent: tuple[str, str, list[Attachment]] | None = None
@@ -321,6 +326,16 @@ class BranchView(ChatView):
             self.notify(f"{exc}; edited without them", severity="error", markup=False)
             return
         self.tray.edit_files(message.id, files)
+
+    @on(CompactUptoRequested)
+    def _compact_upto(self, request: CompactUptoRequested) -> None:
+        """Compact every whole turn up to the message's turn ("compact up to here", ``s``),
+        asking first when the compact preview warns, as ``ctrl+g`` does."""
+        self.run_worker(
+            self.summary_commands.compact(request.message_id),
+            group="compact-preview",
+            exit_on_error=False,
+        )
 
     @on(DeleteRequested)
     async def _delete(self, request: DeleteRequested) -> None:

@@ -32,11 +32,9 @@ from tui_chat.tui.screens.branching import BranchView
 from tui_chat.tui.screens.chat_view import NO_KEY_HELP
 from tui_chat.tui.screens.outside import OutsideWatch
 from tui_chat.tui.screens.reply_flow import ReplyEnded, ReplyFlow
-from tui_chat.tui.screens.summary_commands import SummaryCommands
 from tui_chat.tui.text import tokens
 from tui_chat.tui.widgets.chat_pane import PinsChanged
 from tui_chat.tui.widgets.composer import Composer
-from tui_chat.tui.widgets.message_actions import CompactUptoRequested
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 
 if TYPE_CHECKING:
@@ -76,8 +74,6 @@ class MainScreen(BranchView):
         self._bindings_due = False  # the footer is told after the next refresh
         self.replies = ReplyFlow(self)
         """Prompts queued while a reply runs, and what the reply's end does."""
-        self.summary_commands = SummaryCommands(self)
-        """Compact now, inspect, activate, roll back and regenerate summary versions."""
 
     def on_mount(self) -> None:
         """Watch for what other processes write (Textual runs the bases' ``on_mount`` too)."""
@@ -314,16 +310,6 @@ class MainScreen(BranchView):
         preview warns."""
         self.run_worker(
             self.summary_commands.compact(), group="compact-preview", exit_on_error=False
-        )
-
-    @on(CompactUptoRequested)
-    def _compact_upto(self, request: CompactUptoRequested) -> None:
-        """Compact every whole turn up to the message's turn ("compact up to here", ``s``),
-        asking first when the compact preview warns, as ``ctrl+g`` does."""
-        self.run_worker(
-            self.summary_commands.compact(request.message_id),
-            group="compact-preview",
-            exit_on_error=False,
         )
 
     async def action_inspect_summary(self, summary: Summary | None = None) -> None:
