@@ -65,6 +65,8 @@ async def test_a_compact_that_drops_what_the_draft_needs_says_so_and_writes_noth
     assert f"#{fact.id}" in found.warning and "Marguerite" in found.warning
     assert "\n" not in found.warning  # one line
     assert found.after_tokens < found.before_tokens
+    assert found.carried == found.messages and 1 <= found.dropped <= found.carried
+    assert f"{found.dropped} of the {found.carried} folded messages" in found.lines()[1]
     assert found.lines()[-1] == found.warning
     assert await service.summaries.versions(cid) == []  # nothing compacted
     # A draft about nothing the chat said loses nothing.
@@ -96,7 +98,7 @@ async def test_without_a_draft_the_newest_user_message_stands_for_the_next_reque
 
 def test_the_warning_names_three_messages_and_counts_the_rest() -> None:
     lost = tuple(LostMessage(i, "user", f"message {i}") for i in range(1, 6))
-    preview = CompactPreview(10, 500, 10, "q", 400, 100, lost)
+    preview = CompactPreview(10, 500, 10, "q", 400, 100, lost=lost)
     warning = preview.warning
     assert warning is not None
     assert warning.startswith("Compacting would drop 5 messages the next request needs:")
@@ -106,6 +108,7 @@ def test_the_warning_names_three_messages_and_counts_the_rest() -> None:
     assert CompactPreview(0, 0, None, None).lines() == [
         "Nothing to compact yet: too few complete turns."
     ]
+    assert preview.to_json()["dropped"] == 0
     assert preview.to_json()["lost"] == [
         {"id": i, "role": "user", "snippet": f"message {i}"} for i in range(1, 6)
     ]

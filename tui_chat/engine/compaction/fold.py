@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from tui_chat.core.models import Message, Summary, Usage
+from tui_chat.core.models import Message, Summary, SummaryTrigger, Usage
 from tui_chat.core.policy import Policy
 from tui_chat.core.summarize import SummaryError, SummaryInput, SummaryOutput
 from tui_chat.core.turns import group_turns
 from tui_chat.engine.compaction.summarizers import Summarizer
 
-__all__ = ["SUMMARIZER_CHUNK_TOKENS", "FoldRequest", "chunk_turns", "fold"]
+__all__ = ["SUMMARIZER_CHUNK_TOKENS", "FoldRequest", "blank_summary", "chunk_turns", "fold"]
 
 SUMMARIZER_CHUNK_TOKENS = 60_000
 """Largest slice of history one summary call folds; longer spans are folded in chunks."""
@@ -92,7 +92,7 @@ async def fold(
         if not output.text.strip():
             raise SummaryError("the summarizer returned an empty summary")
         usage = _sum_usage(usage, output.usage)
-        base = previous or _blank(request.conversation_id, request.policy)
+        base = previous or blank_summary(request.conversation_id, request.policy)
         previous = replace(
             base,
             text=output.text,
@@ -121,8 +121,12 @@ def _sum_usage(total: Usage | None, more: Usage | None) -> Usage | None:
     )
 
 
-def _blank(conversation_id: str, policy: Policy) -> Summary:
-    """A placeholder parent used between the chunks of one long compaction."""
+def blank_summary(
+    conversation_id: str, policy: Policy, trigger: SummaryTrigger = "auto"
+) -> Summary:
+    """An empty version of nothing: the parent a conversation's first version is folded
+    into, between the chunks of one long compaction and in the compact preview's stand-in
+    (``trigger="manual"``)."""
     return Summary(
         id=0,
         conversation_id=conversation_id,
@@ -135,7 +139,7 @@ def _blank(conversation_id: str, policy: Policy) -> Summary:
         covered_messages=0,
         source_tokens=0,
         summary_tokens=0,
-        trigger="auto",
+        trigger=trigger,
         summarizer="",
         status="completed",
         created_at="",

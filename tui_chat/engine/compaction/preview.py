@@ -8,17 +8,18 @@ real one gets: a stand-in of the same size; its ledger is the one the version wo
 and the next request is built twice, as it is now and as it would be after the compact, for
 the draft (else the newest user message: what the chat is about now).
 
-A message is *needed* when it matches that text well (:data:`NEEDED_RELEVANCE` of the weight
-of its searched words, as recall ranks it) and the request carries it now. It is *lost* when,
-after the compact, its text is in neither the raw tail, the pins, the recalled passages nor the
-stand-in summary, and the ledger does not keep every identifier it holds. The preview names the
-lost messages in one line (:attr:`CompactPreview.warning`), so a user can pin them, compact up
-to an earlier message, or go on.
+The two requests are compared: a message of the span whose text the request carries now and
+would carry no more after the compact (in neither the raw tail, the pins, the recalled passages
+nor the stand-in summary) *drops out*; the preview counts them. One that drops out is *lost*
+when the text needs it — it holds :data:`NEEDED_RELEVANCE` of the weight of the text's searched
+words (their idf over the conversation, as recall weighs them), by itself, whether or not it is
+among recall's candidates — and the summary and ledger as sent do not keep every identifier it
+names. The preview names the lost messages in one line (:attr:`CompactPreview.warning`), so a
+user can pin them, compact up to an earlier message, or go on.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -27,7 +28,7 @@ from tui_chat.core.identifiers import retention
 from tui_chat.core.models import Conversation, Message, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import gist
-from tui_chat.core.request.recall import matches
+from tui_chat.core.request.recall import idf, relevance
 from tui_chat.core.request.render import request_text
 from tui_chat.core.summarize import SummaryInput
 from tui_chat.core.summarize.extractive import ExtractiveSummarizer
@@ -35,12 +36,11 @@ from tui_chat.core.triggers import plan_boundary
 from tui_chat.core.upto import BoundaryError, boundary_upto
 from tui_chat.engine.build.assemble import assemble, window_for
 from tui_chat.engine.build.context import EngineContext
-from tui_chat.engine.build.recall import recall
 from tui_chat.engine.compaction.errors import CompactionError
+from tui_chat.engine.compaction.fold import blank_summary
 from tui_chat.engine.compaction.gate import gate_summary
 from tui_chat.engine.compaction.version_result import version_result
 from tui_chat.store import fts
-from tui_chat.store.search_index import SearchIndexError
 
 __all__ = ["NEEDED_RELEVANCE", "CompactPreview", "LostMessage", "preview"]
 
@@ -82,6 +82,11 @@ class CompactPreview:
     """The next request's input tokens now."""
     after_tokens: int = 0
     """…and after the compact (with the stand-in summary)."""
+    carried: int = 0
+    """Messages of the span whose text the next request carries now…"""
+    dropped: int = 0
+    """…and how many of them it would carry no more (in neither the raw tail, the pins, the
+    recalled passages nor the summary), needed or not."""
     lost: tuple[LostMessage, ...] = ()
 
     @property
@@ -109,7 +114,8 @@ class CompactPreview:
         if self.query is not None:
             out.append(
                 f"Next request: {self.before_tokens:,} -> {self.after_tokens:,} tokens "
-                f"(for: {_snippet(self.query)})."
+                f"(for: {_snippet(self.query)}); {self.dropped:,} of the {self.carried:,} "
+                "folded messages it carries now drop out."
             )
         if (warning := self.warning) is not None:
             out.append(warning)
@@ -124,6 +130,8 @@ class CompactPreview:
             "query": self.query,
             "before_tokens": self.before_tokens,
             "after_tokens": self.after_tokens,
+            "carried": self.carried,
+            "dropped": self.dropped,
             "lost": [{"id": m.id, "role": m.role, "snippet": m.snippet} for m in self.lost],
             "warning": self.warning,
         }
@@ -180,12 +188,15 @@ async def preview(
     version = await _stand_in(context, conversation, policy, parent, span)
     now = await _build(context, conversation, policy, parent, query)
     then = await _build(context, conversation, policy, version, query)
-    lost = await _lost(context, conversation_id, query, span, now, then)
+    carried, dropped = _dropped(span, now[0], then[0])
+    lost = await _lost(context, conversation_id, query, span, dropped, then[0])
     return replace(
         folded,
         query=query,
         before_tokens=now[1],
         after_tokens=then[1],
+        carried=len(carried),
+        dropped=len(dropped),
         lost=tuple(lost),
     )
 
@@ -213,23 +224,7 @@ async def _stand_in(
     )
     output = gate_summary(output, made, context.counter)
     result = version_result(output, span, parent, context.counter, context.info_for)
-    base = parent or Summary(
-        id=0,
-        conversation_id=conversation.id,
-        version=0,
-        parent_id=None,
-        strategy=policy.strategy,
-        text="",
-        segments=[],
-        covers_to_message_id=0,
-        covered_messages=0,
-        source_tokens=0,
-        summary_tokens=0,
-        trigger="manual",
-        summarizer="",
-        status="completed",
-        created_at="",
-    )
+    base = parent or blank_summary(conversation.id, policy, trigger="manual")
     return replace(
         base,
         parent_id=parent.id if parent else None,
@@ -294,35 +289,50 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
+def _dropped(span: Sequence[Message], now: str, then: str) -> tuple[dict[int, str], dict[int, str]]:
+    """The messages of ``span`` the request carries ``now`` (id -> their text as sent, on one
+    line), and those of them it carries no more ``then``: the two requests compared, whether
+    recall would look at a message or not."""
+    carried: dict[int, str] = {}
+    for message in span:
+        text = _flat(request_text(message))
+        if text and text in now:
+            carried[message.id] = text
+    return carried, {i: t for i, t in carried.items() if t not in then}
+
+
 async def _lost(
     context: EngineContext,
     conversation_id: str,
     query: str,
     span: Sequence[Message],
-    now: tuple[str, int],
-    then: tuple[str, int],
+    dropped: dict[int, str],
+    then: str,
 ) -> list[LostMessage]:
-    """The messages of ``span`` the request for ``query`` needs that the compact would drop."""
-    in_span = {m.id for m in span}
-    passages = []
-    with contextlib.suppress(SearchIndexError):
-        passages = await recall(context.store, conversation_id, query, span[-1].id, context.counter)
-    pinned = await context.store.anchors.pinned_ids(conversation_id)
-    stems = [fts.stem_prefix(w) or w for w in fts.recall_terms(query)]
-    seen: set[int] = set()
+    """The messages that drop out of the request for ``query`` that it needs.
+
+    Every dropped message is weighed against ``query`` by itself (its
+    :func:`~tui_chat.core.request.recall.relevance`, the words' idf counted over the
+    conversation up to the span's end), not only those among recall's candidates: a message
+    recall's pool or its budget leaves out is lost as well.
+    """
+    words = fts.recall_terms(query)
+    if not words or not dropped:
+        return []
+    store = context.store
+    counts, total = await store.search.recall_counts(conversation_id, words, span[-1].id)
+    weights: dict[str, float] = {}
+    for word, count in zip(words, counts, strict=True):
+        stem = fts.stem_prefix(word) or word
+        weights[stem] = max(weights.get(stem, 0.0), idf(count, total))
+    pinned = await store.anchors.pinned_ids(conversation_id)
     lost: list[LostMessage] = []
-    for passage in passages:
-        message = passage.message
-        if message.id not in in_span or message.id in seen or message.id in pinned:
+    for message in span:
+        text = dropped.get(message.id)
+        if text is None or message.id in pinned or relevance(text, weights) < NEEDED_RELEVANCE:
             continue
-        if passage.relevance < NEEDED_RELEVANCE or not matches(passage.text, stems):
-            continue  # a weak match, or one that borrows its neighbour's relevance
-        seen.add(message.id)
-        text = _flat(request_text(message))
-        if not text or text not in now[0] or text in then[0]:
-            continue  # not carried now, or still carried after
-        kept, total = retention([message_body(message)], then[0])
-        if total and kept == total:
+        kept, total_ids = retention([message_body(message)], then)
+        if total_ids and kept == total_ids:
             continue  # the summary or its ledger, as sent, keeps every identifier it names
         lost.append(LostMessage(message.id, message.role, _snippet(message.text)))
-    return sorted(lost, key=lambda m: m.id)
+    return lost

@@ -1,5 +1,6 @@
-"""What the chat screen does at a chosen message: the fork, compact-up-to and delete requests
-the chat pane posts (``widgets/message_actions.py``), and sending an edited prompt as a fork.
+"""What the chat screen does at a chosen message: the fork and delete requests the chat pane
+posts (``widgets/message_actions.py``; compact up to here goes to the summary commands), and
+sending an edited prompt as a fork.
 
 :class:`Branches` is a part of the chat screen (``screen.branches``); the requests reach it
 through :meth:`Branches.routes`. An edit's text and files are put in the composer by the draft
@@ -15,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from tui_chat.tui.screens.message_deleting import MessageDeleting
 from tui_chat.tui.text import one_line
 from tui_chat.tui.widgets.message_actions import (
-    CompactUptoRequested,
     DeleteRequested,
     ForkRequested,
 )
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 class Branches:
-    """Forks, edited prompts sent as forks, compact up to here, and deleting a message.
+    """Forks, edited prompts sent as forks, and deleting a message.
 
     Args:
         screen: The chat screen: it opens the fork and shows what is left.
@@ -43,7 +43,6 @@ class Branches:
         """The chat pane's requests at the selected message."""
         return {
             ForkRequested: self._fork,
-            CompactUptoRequested: self._compact_upto,
             DeleteRequested: self._delete,
         }
 
@@ -66,13 +65,6 @@ class Branches:
             screen.composer.move_cursor(screen.composer.document.end)
         screen.notify("Edited as a new branch (‹ › on the prompt; f5 then [ / ] switch back).")
         screen.app.send_reply(fork.id, text, files)
-
-    def _compact_upto(self, request: CompactUptoRequested) -> None:
-        """Compact every whole turn up to the message's turn (in the background)."""
-        screen = self._screen
-        if screen.conversation is not None:
-            screen.notify(f"Compacting up to message #{request.message_id}…", timeout=2)
-            screen.app.compact_upto(screen.conversation.id, request.message_id)
 
     async def _delete(self, request: DeleteRequested) -> None:
         """Ask before deleting the message (the dialog is open once this returns)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from tui_chat.tui.widgets.message_actions import CompactUptoRequested
 from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 
 if TYPE_CHECKING:
@@ -32,8 +33,14 @@ class SummaryCommands:
         self._screen = screen
 
     def routes(self) -> Mapping[type[Any], Callable[[Any], object]]:
-        """The timeline's request to inspect a version."""
-        return {SummaryTimeline.Inspect: lambda event: self.action_inspect(event.summary)}
+        """The timeline's request to inspect a version, and the chat pane's "compact up to
+        here" (``s``: asks first when the compact preview warns, as ``ctrl+g`` does)."""
+        return {
+            SummaryTimeline.Inspect: lambda event: self.action_inspect(event.summary),
+            CompactUptoRequested: lambda event: self._screen.run_worker(
+                self.compact(event.message_id), group="compact-preview", exit_on_error=False
+            ),
+        }
 
     def action_compact(self) -> None:
         """Compact the conversation now (in the background), asking first when the compact
@@ -44,10 +51,12 @@ class SummaryCommands:
         """Regenerate the highlighted (or active) version, asking for instructions."""
         self._screen.run_worker(self.ask_regenerate(), exit_on_error=False)
 
-    async def compact(self) -> None:
-        """Compact the conversation now (in the background); first, when the compact preview
-        says the next request (the draft, else the newest user message) would lose messages
-        it needs, ask with the preview's lines (run in a worker: it waits for the answer)."""
+    async def compact(self, upto: int | None = None) -> None:
+        """Compact the conversation now (``upto``: every whole turn up to that message's turn,
+        "compact up to here"), in the background; first, when the compact preview says the
+        next request (the draft, else the newest user message) would lose messages it needs,
+        ask with the preview's lines (run in a worker: it waits for the answer)."""
+        from tui_chat.engine.compaction import CompactionError
         from tui_chat.tui.screens.prompt import Confirm
 
         screen = self._screen
@@ -55,14 +64,22 @@ class SummaryCommands:
             return
         conversation_id = screen.conversation.id
         draft = screen.composer.text
-        found = await screen.app.service.summaries.preview(conversation_id, draft or None)
+        try:
+            found = await screen.app.service.summaries.preview(conversation_id, draft or None, upto)
+        except CompactionError as exc:
+            screen.notify(f"Cannot compact up to #{upto}: {exc}", severity="error", markup=False)
+            return
         if found.warning is not None:
             question = "\n".join([*found.lines(), "", "Compact anyway?"])
             if not await screen.app.push_screen_wait(Confirm(question, "Compact")):
                 screen.notify("Not compacted.", timeout=2)
                 return
-        screen.notify("Compacting now…", timeout=2)
-        screen.app.compact(conversation_id)
+        if upto is None:
+            screen.notify("Compacting now…", timeout=2)
+            screen.app.compact(conversation_id)
+        else:
+            screen.notify(f"Compacting up to message #{upto}…", timeout=2)
+            screen.app.compact_upto(conversation_id, upto)
 
     def highlighted_or_active(self) -> Summary | None:
         """The version highlighted in the timeline when it has the focus, else the active."""

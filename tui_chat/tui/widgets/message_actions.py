@@ -59,7 +59,8 @@ class ForkRequested(Request, bubble=False):
 
 @dataclass
 class CompactUptoRequested(Request, bubble=False):
-    """Compact every whole turn up to this message's turn (in the background)."""
+    """Compact every whole turn up to this message's turn (in the background, after the
+    compact preview's question when it warns)."""
 
     message_id: int
 
