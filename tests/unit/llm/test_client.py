@@ -10,6 +10,7 @@ import pickle
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import AsyncIterator
@@ -781,19 +782,23 @@ async def test_fake_rejects_missing_or_wrong_key(fake_anthropic: FakeAnthropic) 
 async def test_fake_concurrent_streams_and_pacing(
     client: ClaudeClient, fake_anthropic: FakeAnthropic
 ) -> None:
+    """Eight paced streams are served at once: every one is open, held mid-stream by a gate,
+    before any ends (a state, not a stopwatch), and each then finishes with its own text."""
     fake_anthropic.chunk_delay = 0.01
     fake_anthropic.words_per_chunk = 1
-    started = time.monotonic()
+    gate = threading.Event()
+    fake_anthropic.push(kind="hang", gate=gate, hang_seconds=600, times=8)
 
-    results = await asyncio.gather(
-        *(client.stream(make_request(f"question number {i} " * 3)) for i in range(8))
-    )
+    streams = [
+        asyncio.create_task(client.stream(make_request(f"question number {i} " * 3)))
+        for i in range(8)
+    ]
+    assert len(await fake_anthropic.wait_for(8, timeout=120)) == 8
+    assert not any(task.done() for task in streams)
+    gate.set()
+    results = await asyncio.gather(*streams)
 
-    elapsed = time.monotonic() - started
     assert all(r.ok for r in results)
     assert sorted(r.text for r in results) == sorted(
         f"Reply to: {(f'question number {i} ' * 3).strip()}" for i in range(8)
     )
-    assert elapsed >= 0.1  # ≥ 11 deltas x 10 ms each, served in parallel
-    assert elapsed < 2.0
-    assert len(await fake_anthropic.wait_for(8)) == 8
