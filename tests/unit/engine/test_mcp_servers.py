@@ -92,18 +92,22 @@ async def test_a_missing_command_fails_with_a_reason() -> None:
 
 
 async def test_garbage_crash_timeout_big_and_escapes_each_get_a_clear_answer() -> None:
-    servers = await _started(stdio("g", "garbage"), stdio("t", call_timeout=1.0), stdio("c"))
+    # Only the slow call meets the 1 s call timeout: the big answer goes to a server with the
+    # default one (on a loaded machine a megabyte's round trip can take over a second).
+    servers = await _started(
+        stdio("g", "garbage"), stdio("t", call_timeout=1.0), stdio("b"), stdio("c")
+    )
     try:
         assert _text(await _call(servers, "g__echo", text="still fine")) == "still fine"
         slow = await _call(servers, "t__slow", seconds=30)
         assert slow["is_error"] and "no answer within 1 s" in _text(slow)
-        big = await _call(servers, "t__big", size=1_000_000)
+        big = await _call(servers, "b__big", size=1_000_000)
         assert len(_text(big)) == 1_000_000 and not big.get("is_error")
-        escapes = await _call(servers, "t__escapes")
+        escapes = await _call(servers, "b__escapes")
         assert "\x1b[31m" in _text(escapes)  # stored as received; shown inert
         crash = await _call(servers, "c__crash")
         assert crash["is_error"] and "crashing now" in _text(crash)
-        failed = await _call(servers, "t__fails")
+        failed = await _call(servers, "b__fails")
         assert failed["is_error"]
         unknown = await _call(servers, "nobody__echo")
         assert unknown["is_error"] and "no running server" in _text(unknown)
