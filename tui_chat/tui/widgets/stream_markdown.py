@@ -29,7 +29,12 @@ from textual.widgets._markdown import MarkdownBlock, MarkdownFence
 
 from tui_chat.tui.widgets import flat_blocks
 
-__all__ = ["StreamMarkdown"]
+__all__ = ["StreamMarkdown", "rehearse"]
+
+REHEARSED_LANGUAGES = ("python", "bash", "json", "javascript")
+"""The code fences' languages whose highlighter is built in the warm-up (:func:`rehearse`)."""
+
+_REHEARSAL = "# A\n\nSome *text*, `code` and www.example.com.\n\n- one\n- two\n\n> quoted\n"
 
 
 class StreamFence(MarkdownFence):
@@ -64,6 +69,21 @@ class StreamFence(MarkdownFence):
 def _theme(block: MarkdownBlock) -> tuple[bool, bool]:
     app = block.app
     return app.native_ansi_color, app.current_theme.dark
+
+
+def rehearse() -> None:
+    """Parse a small reply and highlight a line of code in each of
+    :data:`REHEARSED_LANGUAGES`, off the event loop (the app's warm-up thread, once drawn).
+
+    The first parse of a process compiles the link finder's regular expressions and the first
+    fence of a language compiles its lexer's: 40-50 ms of CPU each, which the first reply
+    otherwise spent on the event loop while it streamed (the keys typed meanwhile waited)."""
+    from markdown_it import MarkdownIt
+    from textual.highlight import highlight
+
+    MarkdownIt("gfm-like").parse(_REHEARSAL)
+    for language in REHEARSED_LANGUAGES:
+        highlight("value = [1, 'a']  # note\n", language=language)
 
 
 class StreamMarkdown(Markdown):
