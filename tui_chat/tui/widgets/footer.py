@@ -59,19 +59,16 @@ class ChatFooter(Footer):
     async def _update_keys(self) -> None:
         """Mount the keys that came and remove those that went, in place; anything else (a
         key changed, a group of keys) composes the footer again."""
-        old = list(self.children)
-        if not all(type(w) is FooterKey for w in old):
-            await self.recompose()
-            return
+        old = [w for w in self.children if type(w) is FooterKey]
         token = active_message_pump.set(self)  # the new keys bind to this footer's `compact`
         try:
-            new = list(self.compose())
+            composed = list(self.compose())
         finally:
             active_message_pump.reset(token)
-        if not all(type(w) is FooterKey for w in new):
+        new = [w for w in composed if type(w) is FooterKey]
+        if len(old) < len(self.children) or len(new) < len(composed):  # a group of keys
             await self.recompose()
             return
-        assert all(isinstance(w, FooterKey) for w in old + new)
         matcher = SequenceMatcher(a=[_look(w) for w in old], b=[_look(w) for w in new])
         gone: list[Widget] = []
         for op, i1, i2, j1, j2 in matcher.get_opcodes():
