@@ -37,26 +37,35 @@ CSS = """
 #chat Markdown { margin: 0 1; }
 #composer { height: 5; border: round $primary; }
 #gauge { height: 1; padding: 0 1; }
+#chat Markdown.-selected { background: $warning 10%; }
 """
 
 
-def last_messages(db: Path, count: int = SHOWN) -> list[tuple[str, str]]:
-    """``(role, text)`` of the last ``count`` messages of the most recently updated
-    conversation, oldest first (none if the file is missing or empty)."""
+def last_messages(db: Path, count: int = SHOWN) -> list[tuple[str, str, int, str]]:
+    """``(role, text, id, created_at)`` of the last ``count`` messages of the most recently
+    updated conversation, oldest first (none if the file is missing or empty)."""
     if not db.exists():
         return []
     connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         rows = connection.execute(
-            "SELECT role, text FROM messages WHERE conversation_id = (SELECT id FROM "
-            "conversations ORDER BY updated_at DESC LIMIT 1) ORDER BY id DESC LIMIT ?",
+            "SELECT role, text, id, created_at FROM messages WHERE conversation_id = "
+            "(SELECT id FROM conversations ORDER BY updated_at DESC LIMIT 1) "
+            "ORDER BY id DESC LIMIT ?",
             (count,),
         ).fetchall()
     except sqlite3.Error:
         return []
     finally:
         connection.close()
-    return [(str(role), str(text)) for role, text in reversed(rows)]
+    return [(str(r), str(t), int(i), str(c)) for r, t, i, c in reversed(rows)]
+
+
+def header(role: str, message_id: int, created_at: str) -> str:
+    """The line above a message, in the app's form (``Claude  2025-01-01 12:00  #42``): the
+    held-keys benchmark (:mod:`benchmarks.held_keys`) reads which messages are on screen."""
+    who = "You" if role == "user" else "Claude"
+    return f"{who}  {created_at[:10]} {created_at[11:16]}  #{message_id}"
 
 
 class FloorApp(App[None]):
@@ -67,19 +76,28 @@ class FloorApp(App[None]):
         Binding("enter", "send", "Send", priority=True),
         Binding("ctrl+l", "clear", "Clear", priority=True),
         Binding("f1", "help", "Help"),
+        # Held keys (benchmarks.held_keys): the chat scrolls a page, or the highlight moves.
+        Binding("pageup", "page(-1)", "Page up", priority=True, show=False),
+        Binding("pagedown", "page(1)", "Page down", priority=True, show=False),
+        Binding("up", "select(-1)", "Previous", priority=True, show=False),
+        Binding("down", "select(1)", "Next", priority=True, show=False),
+        Binding("f5", "select(0)", "Messages", priority=True, show=False),
+        Binding("end", "select(1_000_000)", "Last", priority=True, show=False),
     ]
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, shown: int = SHOWN) -> None:
         super().__init__()
         self.db = db
+        self.shown = shown
         self.history: list[dict[str, str]] = []
+        self.selected: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="chat"):
-            for role, text in last_messages(self.db):
+            for role, text, message_id, created_at in last_messages(self.db, self.shown):
                 self.history.append({"role": role, "content": text})
-                yield Markdown(text)
+                yield Markdown(f"{header(role, message_id, created_at)}\n\n{text}")
         composer = TextArea(id="composer", placeholder="Message Claude…", soft_wrap=True)
         composer.border_title = "Message"
         yield composer
@@ -97,6 +115,28 @@ class FloorApp(App[None]):
 
     def action_help(self) -> None:
         """Nothing: the footer shows the key."""
+
+    def action_page(self, pages: int) -> None:
+        """Scroll the chat ``pages`` pages (at once, as the app does)."""
+        chat = self.query_one("#chat", VerticalScroll)
+        lines = pages * chat.scrollable_content_region.height
+        chat.scroll_to(y=chat.scroll_y + lines, animate=False, immediate=True)
+
+    def action_select(self, step: int) -> None:
+        """Highlight the message ``step`` from the highlighted one (first: the newest) and
+        scroll it into view."""
+        messages = list(self.query_one("#chat", VerticalScroll).query_children(Markdown))
+        if not messages:
+            return
+        old = self.selected
+        new = len(messages) - 1 if old is None else min(max(old + step, 0), len(messages) - 1)
+        if old is not None:
+            messages[old].remove_class("-selected")
+        self.selected = new
+        messages[new].add_class("-selected")
+        self.query_one("#chat", VerticalScroll).scroll_to_widget(
+            messages[new], animate=False, immediate=True
+        )
 
     async def action_send(self) -> None:
         """Send the composer's text and stream the reply below it."""
@@ -163,7 +203,9 @@ def main() -> None:
     """``python -m benchmarks.floor_app --db DB``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, required=True)
-    FloorApp(parser.parse_args().db).run()
+    parser.add_argument("--shown", type=int, default=SHOWN, help="messages mounted at start")
+    args = parser.parse_args()
+    FloorApp(args.db, args.shown).run()
 
 
 if __name__ == "__main__":

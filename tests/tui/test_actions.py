@@ -15,19 +15,27 @@ from textual.actions import parse
 from tui_chat.tui.actions import ACTIONS, KEYMAP, Key, palette
 from tui_chat.tui.app import ChatApp
 from tui_chat.tui.help_table import help_sections
+from tui_chat.tui.screens.branching import Branches
+from tui_chat.tui.screens.chat_view import ChatView
 from tui_chat.tui.screens.context_preview import ContextPreviewScreen
+from tui_chat.tui.screens.conversation_commands import ConversationCommands
+from tui_chat.tui.screens.drafting import Drafting
+from tui_chat.tui.screens.exchange import Exchange
 from tui_chat.tui.screens.file_picker import FilePicker
 from tui_chat.tui.screens.help import HelpScreen
 from tui_chat.tui.screens.inspector import InspectorScreen
 from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.screens.prompt import Confirm, TextPrompt
+from tui_chat.tui.screens.reply_flow import ReplyFlow
 from tui_chat.tui.screens.search import SearchScreen
 from tui_chat.tui.screens.settings import SettingsScreen
+from tui_chat.tui.screens.summary_commands import SummaryCommands
 from tui_chat.tui.screens.usage import UsageScreen
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
 from tui_chat.tui.widgets.conversation_list import ConversationList
 from tui_chat.tui.widgets.message_actions import MessageActions
+from tui_chat.tui.widgets.message_pins import MessagePins
 from tui_chat.tui.widgets.message_range import MessageRange
 from tui_chat.tui.widgets.pages import MessageSource
 from tui_chat.tui.widgets.reply_keys import ReplyKeys
@@ -58,18 +66,40 @@ PARTS: dict[str, type[Any]] = {
     "message": MessageActions,
     "range": MessageRange,
     "reply": ReplyKeys,
+    "pins": MessagePins,
 }
 """The chat pane's parts by action namespace: its letters (``command('message.edit')``) and
 the palette (``message.fork``) run their actions."""
 
 
+SCREEN_PARTS: dict[str, type[Any]] = {
+    "replies": ReplyFlow,
+    "drafting": Drafting,
+    "branches": Branches,
+    "messages": Exchange,
+    "view": ChatView,
+    "conversation": ConversationCommands,
+    "summary": SummaryCommands,
+}
+"""The chat screen's parts by action namespace: its keys and the palette
+(``part('drafting.attach_file')``) run their actions."""
+
+
 def resolve(action: str, owner: type[Any], screen: type[Any]) -> Any:
-    """The method a Textual action string runs on ``owner`` (``command(…)`` unwrapped)."""
+    """The method a Textual action string runs on ``owner`` (``command(…)`` and ``part(…)``
+    unwrapped: a part's action is looked up on the class of the part of that name)."""
     namespace, name, params = parse(action)
     if name == "command" and not namespace:
         assert callable(getattr(owner, "action_command", None)), owner
         assert len(params) == 1 and isinstance(params[0], str)
         return resolve(params[0], owner, screen)
+    if name == "part" and namespace in ("", "screen"):
+        target = screen if namespace else owner
+        assert callable(getattr(target, "action_part", None)), target
+        assert len(params) == 1 and isinstance(params[0], str)
+        part_namespace, part_name, _ = parse(params[0])
+        parts = SCREEN_PARTS if issubclass(target, MainScreen) else PARTS
+        return getattr(parts.get(part_namespace), f"action_{part_name}", None)
     target = {"": owner, "screen": screen, "app": ChatApp, **PARTS}[namespace]
     return getattr(target, f"action_{name}", None)
 
@@ -107,7 +137,14 @@ def test_the_chat_pane_holds_the_parts_named_here() -> None:
     assert {name: type(part) for name, part in pane.parts.items()} == PARTS
 
 
+def test_the_chat_screen_holds_the_parts_named_here() -> None:
+    assert {name: type(part) for name, part in MainScreen().parts.items()} == SCREEN_PARTS
+
+
 def test_a_misspelt_action_is_caught() -> None:
+    assert resolve("part('drafting.no_such')", MainScreen, MainScreen) is None
+    assert resolve("part('nowhere.attach_file')", MainScreen, MainScreen) is None
+    assert resolve("screen.part('view.no_such')", Composer, MainScreen) is None
     assert resolve("screen.no_such_action", ChatPane, MainScreen) is None
     assert resolve("command('no_such')", ChatPane, MainScreen) is None
     assert resolve("command('message.no_such')", ChatPane, MainScreen) is None

@@ -175,7 +175,7 @@ async def test_deleting_the_branch_on_screen_opens_another_branch(service: ChatS
     app = make_app(service, edit.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        screen.action_delete_conversation()
+        screen.conversation_commands.action_delete()
         await until(pilot, lambda: type(app.screen).__name__ == "Confirm")
         await pilot.press("y")
         await until(pilot, lambda: screen.conversation_id == parent.id)

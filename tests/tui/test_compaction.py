@@ -231,7 +231,7 @@ async def test_roll_back_goes_to_the_previous_version(service: ChatService, tmp_
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await screen.run_action("roll_back_summary")
+        await screen.run_action("part('summary.roll_back')")
         await settle(pilot)
         assert (
             await service.conversations.resolve(conversation.id)

@@ -267,13 +267,13 @@ async def test_e_brings_back_the_files_of_a_prompt_and_escape_drops_the_edit(
         assert [a.sha256 for a in screen.tray.pending] == [attachment.sha256]
         assert "scan.png" in str(app.query_one("#pending-files", Static).visual)
         await pilot.press("escape")
-        assert screen.editing is None and screen.tray.pending == []
+        assert screen.drafting.editing is None and screen.tray.pending == []
         assert screen.composer.text == ""
         assert app.focused is screen.composer
 
 
 def test_a_dropped_or_quoted_path_is_understood() -> None:
-    from tui_chat.tui.screens.branching import pasted_path
+    from tui_chat.tui.screens.drafting import pasted_path
 
     assert pasted_path("  '/tmp/my shot.png' ") == "/tmp/my shot.png"
     assert pasted_path("file:///tmp/my%20shot.png") == "/tmp/my shot.png"

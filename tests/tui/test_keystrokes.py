@@ -125,7 +125,7 @@ async def test_e_then_typing_at_once_adds_to_the_edited_prompt(
         await _drained(pilot)
         assert isinstance(app.screen, MainScreen)
         assert screen.composer.text == "and when? in spring, please"
-        assert screen.editing is not None and not screen.chat.navigating
+        assert screen.drafting.editing is not None and not screen.chat.navigating
         assert await service.messages.pinned_ids(conversation.id) == set()
 
 

@@ -53,16 +53,16 @@ async def test_the_chat_pane_pins_its_selected_message(
         monkeypatch.setattr(screen, "refresh_gauge", counted)
         pane.focus()
         pane.selected = stored[1].id
-        await pane.action_toggle_pin()  # the pane's own action, no screen in between
+        await pane.pins.action_toggle()  # the pane's own action, no screen in between
         assert await service.messages.pinned_ids(conversation.id) == {stored[1].id}
         view = pane.view_for(stored[1].id)
         assert view is not None and view.pinned
         await until(pilot, lambda: bool(heard) and bool(recounts))  # the screen recounted
-        await pane.action_toggle_pin()
+        await pane.pins.action_toggle()
         assert await service.messages.pinned_ids(conversation.id) == set()
         assert not view.pinned
         pane.selected = None
-        await pane.action_toggle_pin()  # nothing selected: said, nothing pinned
+        await pane.pins.action_toggle()  # nothing selected: said, nothing pinned
         await until(pilot, lambda: any("Select a message first" in n for n in notifications(app)))
         assert await service.messages.pinned_ids(conversation.id) == set()
 
@@ -93,7 +93,7 @@ class TestRequestsToTheScreen:
             await pilot.press("f5", "up", "up", "up")  # the first prompt
             assert screen.chat.selected == stored[0].id
             await pilot.press("down", "down", "e")
-            await until(pilot, lambda: screen.editing == stored[2].id)
+            await until(pilot, lambda: screen.drafting.editing == stored[2].id)
             assert [type(m) for m in heard] == [EditRequested]
             assert isinstance(heard[0], EditRequested) and heard[0].message.id == stored[2].id
             assert screen.composer.text.startswith("message number 2")
@@ -117,7 +117,7 @@ class TestRequestsToTheScreen:
             screen = await ready(pilot)
             await pilot.press("f5", "e")  # the newest message is a reply
             await until(pilot, lambda: any("Only your own" in n for n in notifications(app)))
-            assert heard == [] and screen.editing is None and screen.chat.navigating
+            assert heard == [] and screen.drafting.editing is None and screen.chat.navigating
 
 
 def _keep_all(heard: list[Message], kinds: tuple[type[Message], ...]) -> Callable[[Message], None]:

@@ -55,7 +55,7 @@ async def test_f4_opens_the_active_version_unless_the_timeline_has_the_focus(
         await until(pilot, lambda: screen.timeline.highlighted is not None)
         highlighted = screen.timeline.highlighted
         assert highlighted is not None and highlighted.version != 1
-        screen.action_focus_composer()  # the timeline stays open, the composer has the focus
+        screen.view.action_focus_composer()  # the timeline stays open, the composer has the focus
         await pilot.pause()
         await pilot.press("f4")
         await on_screen(pilot, InspectorScreen)

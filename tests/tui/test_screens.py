@@ -292,7 +292,7 @@ async def test_a_failing_screen_task_is_reported(service: ChatService) -> None:
     app = make_app(service)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await ready(pilot)
-        screen.action_rename_conversation("no-such-conversation")
+        screen.conversation_commands.action_rename("no-such-conversation")
         from tests.tui.helpers import notifications
 
         await until(pilot, lambda: any("no-such-conversation" in n for n in notifications(app)))

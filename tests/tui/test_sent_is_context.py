@@ -117,7 +117,7 @@ async def test_the_request_sent_equals_context_after_a_jump_an_edit_a_fork_and_a
         await until(pilot, lambda: screen.conversation_id not in (fork_id, None))
         await settle(pilot)
         await _send(pilot, fake_anthropic, "in the fork now", key_config)
-        await screen.action_roll_back_summary()
+        await screen.summary_commands.action_roll_back()
         await settle(pilot)
         body = await _send(pilot, fake_anthropic, "after the roll back", key_config)
         assert _roles(body).count("user") == _roles(body).count("assistant") + 1

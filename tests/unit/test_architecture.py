@@ -148,7 +148,8 @@ def test_cli_is_typed_without_any() -> None:
 
 
 MAX_CLASS_MEMBERS = 40
-"""No class of the package defines more members than this: cohesion, not inheritance chains."""
+"""No class of the package has more members than this, counting what its bases defined in the
+package add: cohesion, not inheritance chains."""
 
 
 def class_members(node: ast.ClassDef) -> set[str]:
@@ -171,13 +172,46 @@ def class_members(node: ast.ClassDef) -> set[str]:
     return {name for name in names if not (name.startswith("__") and name.endswith("__"))}
 
 
+def _base_names(node: ast.ClassDef) -> list[str]:
+    """The simple names of a class's bases (``Screen``, ``widgets.Static`` -> ``Static``)."""
+    names = []
+    for base in node.bases:
+        if isinstance(base, ast.Subscript):  # Screen[None]
+            base = base.value
+        if isinstance(base, ast.Name):
+            names.append(base.id)
+        elif isinstance(base, ast.Attribute):
+            names.append(base.attr)
+    return names
+
+
 def big_classes(paths: list[Path], limit: int, root: Path = ROOT) -> dict[str, int]:
-    """Classes of ``paths`` that define more than ``limit`` members, with their count."""
+    """Classes of ``paths`` with more than ``limit`` members, counting what every base class
+    defined in ``paths`` adds (a chain of package classes is one class to its reader), with
+    their count. A base is found by its name; one named like a class of ``paths`` counts."""
+    classes: list[tuple[Path, ast.ClassDef]] = [
+        (path, node)
+        for path in paths
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef)
+    ]
+    by_name: dict[str, list[ast.ClassDef]] = {}
+    for _path, node in classes:
+        by_name.setdefault(node.name, []).append(node)
+
+    def members(node: ast.ClassDef, seen: set[int]) -> set[str]:
+        seen.add(id(node))
+        found = class_members(node)
+        for name in _base_names(node):
+            for base in by_name.get(name, []):
+                if id(base) not in seen:
+                    found |= members(base, seen)
+        return found
+
     found: dict[str, int] = {}
-    for path in paths:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and len(members := class_members(node)) > limit:
-                found[f"{path.relative_to(root)}:{node.name}"] = len(members)
+    for path, node in classes:
+        if len(counted := members(node, set())) > limit:
+            found[f"{path.relative_to(root)}:{node.name}"] = len(counted)
     return found
 
 
@@ -191,6 +225,22 @@ def test_member_check_can_fail(tmp_path: Path) -> None:
     assert big_classes([big, data], MAX_CLASS_MEMBERS, tmp_path) == {
         "big.py:Big": MAX_CLASS_MEMBERS + 2
     }
+
+
+def test_member_check_counts_the_package_bases(tmp_path: Path) -> None:
+    half = MAX_CLASS_MEMBERS // 2 + 1
+    lower = "".join(f"    def low{i}(self) -> None: ...\n" for i in range(half))
+    upper = "".join(f"    def up{i}(self) -> None: ...\n" for i in range(half))
+    base = tmp_path / "base.py"
+    base.write_text(f"from textual.screen import Screen\n\nclass View(Screen[None]):\n{lower}")
+    top = tmp_path / "top.py"
+    top.write_text(
+        "from base import View\n\n"
+        f"class Main(View):\n    def low0(self) -> None: ...\n{upper}"  # an override is one
+    )
+    assert big_classes([base, top], MAX_CLASS_MEMBERS, tmp_path) == {"top.py:Main": 2 * half}
+    # Each alone is under the limit: only the chain is over it.
+    assert big_classes([top], MAX_CLASS_MEMBERS, tmp_path) == {}
 
 
 def test_no_class_over_the_member_limit() -> None:

@@ -67,3 +67,48 @@ def test_the_reply_turn_takes_the_screen_by_a_protocol() -> None:
     screen = next(a for a in init.args.args if a.arg == "screen")
     assert screen.annotation is not None and ast.unparse(screen.annotation) == "ReplyScreen"
     assert "class ReplyScreen(Protocol)" in source
+
+
+PARTS = {
+    "drafting.py": "Drafting",
+    "branching.py": "Branches",
+    "exchange.py": "Exchange",
+    "chat_view.py": "ChatView",
+    "conversation_commands.py": "ConversationCommands",
+    "summary_commands.py": "SummaryCommands",
+    "message_deleting.py": "MessageDeleting",
+    "outside.py": "OutsideWatch",
+}
+"""The chat screen's parts (``ReplyFlow`` takes its own ``ReplyScreen``, tested above)."""
+
+
+def _class(path: Path, name: str) -> ast.ClassDef:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name)
+
+
+def test_the_chat_screen_is_one_class_with_one_action_for_its_parts() -> None:
+    screen = _class(TUI / "screens" / "main.py", "MainScreen")
+    assert [ast.unparse(b) for b in screen.bases] == ["Screen[None]"]  # no base of ours
+    actions = [
+        item.name
+        for item in screen.body
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and item.name.startswith("action_")
+    ]
+    assert actions == ["action_part"], "a screen action forwards to a part: name the part's"
+
+
+def test_every_part_takes_the_screen_by_its_protocol_and_imports_no_screen() -> None:
+    for module, name in PARTS.items():
+        path = TUI / "screens" / module
+        init = next(
+            item
+            for item in _class(path, name).body
+            if isinstance(item, ast.FunctionDef) and item.name == "__init__"
+        )
+        screen = next(a for a in init.args.args if a.arg == "screen")
+        assert screen.annotation is not None, module
+        assert ast.unparse(screen.annotation) == "ChatScreen", module
+        source = path.read_text(encoding="utf-8")
+        assert "screens.main import" not in source, module

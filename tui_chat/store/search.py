@@ -137,6 +137,7 @@ class Search:
         words: Sequence[str],
         coverage: int,
         counts: Sequence[int] | None = None,
+        limit: int = RECALL_HITS,
     ) -> list[Hit]:
         """BM25 hits for ``words`` in the compacted prefix (ids up to ``coverage``), best first.
 
@@ -147,14 +148,15 @@ class Search:
         that common only the rarest of them, in the newest :data:`RECENT_SPAN` ids. The
         matches are ranked by a BM25 of the conversation alone
         (:func:`~tui_chat.core.request.recall.bm25`), so no other conversation in the database
-        changes the order; at most :data:`RECALL_HITS` hits: one hop of passage recall
-        (:mod:`tui_chat.core.request.recall`).
+        changes the order; at most ``limit`` hits (:data:`RECALL_HITS`): one hop of passage
+        recall (:mod:`tui_chat.core.request.recall`).
 
         Args:
             conversation_id: The conversation.
             words: Lower-cased words (see :func:`fts.recall_terms`).
             coverage: The active summary's ``covers_to_message_id``.
             counts: The words' counts from :meth:`recall_counts`, when already read.
+            limit: Most hits returned.
 
         Returns:
             Hits with their relevance (higher is better).
@@ -180,12 +182,17 @@ class Search:
             # Every word is common: the rarest few, in the newest ids only.
             chosen = [phrases[i] for _, i in ranked[: max(1, RANKED_DOCS // COMMON_DOCS)]]
             lowest = max(0, coverage - RECENT_SPAN)
-        return await self._ranked(conversation_id, chosen, coverage, lowest)
+        return await self._ranked(conversation_id, chosen, coverage, lowest, limit)
 
     async def _ranked(
-        self, conversation_id: str, phrases: Sequence[str], coverage: int, lowest: int
+        self,
+        conversation_id: str,
+        phrases: Sequence[str],
+        coverage: int,
+        lowest: int,
+        limit: int = RECALL_HITS,
     ) -> list[Hit]:
-        """The best :data:`RECALL_HITS` of the conversation's messages with ids in
+        """The best ``limit`` of the conversation's messages with ids in
         ``(lowest, coverage]`` matching any of ``phrases``, by a BM25 of that span alone
         (:func:`~tui_chat.core.request.recall.bm25`)."""
         first, docs = await self._span(conversation_id, coverage, lowest)
@@ -200,7 +207,7 @@ class Search:
         for index, message_id, length, marks in await self._index_rows(sql, params):
             term_hits[int(index)][int(message_id)] = max(1, int(marks))
             lengths[int(message_id)] = int(length)
-        return bm25(term_hits, lengths, docs)[:RECALL_HITS]
+        return bm25(term_hits, lengths, docs)[:limit]
 
     async def word_counts(
         self, conversation_id: str, words: Sequence[str], coverage: int

@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Action", "Note", "Section", "version_action"]
+__all__ = ["Action", "Note", "Section", "on_screen", "part", "scroll_action", "version_action"]
+
+
+def part(action: str) -> str:
+    """The Textual action that runs an action of one of the chat screen's parts, by namespace:
+    ``part("drafting.attach_file")`` runs ``screen.drafting.action_attach_file()``."""
+    return f"part({action!r})"
+
+
+def on_screen(action: str) -> str:
+    """A part's action run from a widget's keys (the composer's, the chat pane's): on the
+    screen, ``screen.part("view.focus_composer")``."""
+    return "screen." + part(action)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,3 +77,8 @@ def version_action(step: int) -> Action:
     name = "Previous version" if step < 0 else "Next version"
     text = f"{name} where the branches part (‹ n/m ›)"
     return Action(f"app.switch_version({step})", name, text, False, False, name, text)
+
+
+def scroll_action(where: str, description: str, tooltip: str) -> Action:
+    """The composer's keys that scroll the chat (``up``, ``down``, ``top``, ``end``)."""
+    return Action(on_screen(f"view.scroll_chat({where!r})"), description, tooltip, False)

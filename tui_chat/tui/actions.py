@@ -12,8 +12,8 @@ from typing import Final
 
 from textual.binding import Binding, BindingType
 
-from tui_chat.tui.action_types import Action, Note, version_action
-from tui_chat.tui.tool_actions import DELETE_KEY, DELETE_MESSAGE, DELETE_SELECTED, TOOLS
+from tui_chat.tui.action_types import Action, Note, on_screen, part, scroll_action, version_action
+from tui_chat.tui.tool_actions import DELETE_KEY, DELETE_MESSAGE, DELETE_SELECTED, PASTE, TOOLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,14 +56,14 @@ class Key:
 ACTIONS: Final[dict[str, Action]] = {
     # -- the main screen, in the order of the command palette -------------------------------
     "new_conversation": Action(
-        "new_conversation",
+        part("conversation.new"),
         "New",
         "New conversation",
         palette="New conversation",
         palette_help="Start a new conversation",
     ),
     "rename_conversation": Action(
-        "rename_conversation",
+        part("conversation.rename"),
         "Rename",
         "Rename conversation",
         show=False,
@@ -72,13 +72,13 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="Give this conversation a title",
     ),
     "delete_conversation": Action(
-        "delete_conversation",
+        part("conversation.delete"),
         "Delete",
         palette="Delete conversation",
         palette_help="Delete this conversation (asks first)",
     ),
     "search": Action(
-        "search",
+        part("view.search"),
         "Search",
         "Search all conversations",
         priority=True,  # opens at once, so the words typed right after ctrl+f reach it
@@ -86,33 +86,33 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="Full-text search across every conversation",
     ),
     "compact": Action(
-        "compact",
+        part("summary.compact"),
         "Compact",
         "Compact now",
         palette="Compact now",
         palette_help="Summarise the older turns now",
     ),
     "pin_message": Action(
-        "pin_message",
+        part("messages.pin"),
         "Pin",
         palette="Pin message",
         palette_help="Always send the selected message verbatim",
     ),
     "unpin_message": Action(
-        "unpin_message",
+        part("messages.unpin"),
         "Unpin",
         palette="Unpin message",
         palette_help="Stop pinning the selected message",
     ),
     "toggle_timeline": Action(
-        "toggle_timeline",
+        part("view.toggle_timeline"),
         "Timeline",
         "Show/hide summary timeline",
         palette="Summary timeline",
         palette_help="Show or hide the summary versions",
     ),
     "inspect_summary": Action(
-        "inspect_summary",
+        part("summary.inspect"),
         "Inspect",
         "Inspect summary",
         show=False,
@@ -120,26 +120,26 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="Full text, segments and diff of a version",
     ),
     "roll_back_summary": Action(
-        "roll_back_summary",
+        part("summary.roll_back"),
         "Roll back",
         palette="Roll back summary",
         palette_help="Put the previous summary version in force",
     ),
     "regenerate_summary": Action(
-        "regenerate_summary",
+        part("summary.regenerate"),
         "Regenerate",
         palette="Regenerate summary",
         palette_help="Summarise the same turns again",
     ),
     "context_preview": Action(
-        "context_preview",
+        part("view.context_preview"),
         "Context",
         "Context preview (next request)",
         palette="Context preview",
         palette_help="The exact request the next send makes",
     ),
     "export": Action(
-        "export",
+        part("conversation.export"),
         "Export",
         "Export conversation",
         show=False,
@@ -147,7 +147,7 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="Write the conversation to Markdown, JSON or HTML",
     ),
     "settings": Action(
-        "settings",
+        part("view.settings"),
         "Settings",
         "Conversation settings",
         show=False,
@@ -155,7 +155,7 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="Model, preset, thresholds, compression rate",
     ),
     "retry": Action(
-        "retry",
+        part("messages.retry"),
         "Retry",
         "Retry the last reply",
         show=False,
@@ -163,7 +163,7 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="Ask again for the last reply",
     ),
     "cancel_reply": Action(
-        "cancel_reply",
+        part("messages.cancel_reply"),
         "Cancel reply",
         "Cancel the streaming reply",
         palette="Cancel reply",
@@ -194,7 +194,7 @@ ACTIONS: Final[dict[str, Action]] = {
         palette_help="A new version covering the turns up to the selected message",
     ),
     "attach_file": Action(
-        "attach_file",
+        part("drafting.attach_file"),
         "Attach",
         "Attach a file (image, PDF or text) to the next message",
         show=False,
@@ -202,11 +202,9 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Attach file",
         palette_help="Attach an image, a PDF or a text file to the message being written",
     ),
-    "paste_clipboard": Action(
-        "paste_clipboard", "Paste image", "", False, True, "Paste image", "Attach a copied image"
-    ),
+    "paste_clipboard": PASTE,
     "detach_file": Action(
-        "detach_file",
+        part("drafting.detach_file"),
         "Remove file",
         "Remove the last file attached to the message being written",
         show=False,
@@ -227,7 +225,7 @@ ACTIONS: Final[dict[str, Action]] = {
     "tools": TOOLS,
     "delete_message": DELETE_MESSAGE,
     "dismiss_warnings": Action(
-        "dismiss_warnings",
+        part("view.dismiss_warnings"),
         "Hide warnings",
         show=False,
         palette="Hide warnings",
@@ -248,9 +246,13 @@ ACTIONS: Final[dict[str, Action]] = {
         palette="Go to cited message",
         palette_help="Select the next message the selected reply cites from recall (r)",
     ),
-    "toggle_conversations": Action("toggle_conversations", "Chats", "Show/hide conversations"),
+    "toggle_conversations": Action(
+        part("view.toggle_conversations"), "Chats", "Show/hide conversations"
+    ),
     # Priority: the keys typed right after it are commands, not text.
-    "focus_messages": Action("focus_messages", "Navigate", "Navigation mode", False, True),
+    "focus_messages": Action(
+        part("view.focus_messages"), "Navigate", "Navigation mode", False, True
+    ),
     # -- everywhere --------------------------------------------------------------------------
     "app.help": Action("help", "Help"),
     "app.quit": Action("quit", "Quit", priority=True),
@@ -258,14 +260,10 @@ ACTIONS: Final[dict[str, Action]] = {
     "composer.submit": Action("submit", "Send"),  # run by the composer, in key order
     "composer.clear": Action("clear_text", "Clear", "Clear (up brings it back)", show=False),
     "composer.newline": Action("newline", "Newline"),
-    "composer.page_up": Action(
-        "screen.scroll_chat('up')", "Page up", "Scroll the chat a page up", False
-    ),
-    "composer.page_down": Action(
-        "screen.scroll_chat('down')", "Page down", "Scroll the chat a page down", False
-    ),
-    "composer.top": Action("screen.scroll_chat('top')", "Top", "Jump to the chat's start", False),
-    "composer.bottom": Action("screen.scroll_chat('end')", "End", "Jump to the chat's end", False),
+    "composer.page_up": scroll_action("up", "Page up", "Scroll the chat a page up"),
+    "composer.page_down": scroll_action("down", "Page down", "Scroll the chat a page down"),
+    "composer.top": scroll_action("top", "Top", "Jump to the chat's start"),
+    "composer.bottom": scroll_action("end", "End", "Jump to the chat's end"),
     # -- the chat pane (messages) ------------------------------------------------------------
     "chat.previous": Action("select_previous", "Previous message", show=False),
     "chat.next": Action("select_next", "Next message", show=False),
@@ -279,16 +277,18 @@ ACTIONS: Final[dict[str, Action]] = {
         "range.mark", "Range", "Start a range here (moves extend it); again: drop it"
     ),
     "chat.extend_previous": Action(
-        "extend_previous", "Extend up", "Extend the range upwards", False
+        part("range.extend_previous"), "Extend up", "Extend the range upwards", False
     ),
-    "chat.extend_next": Action("extend_next", "Extend down", "Extend the range downwards", False),
-    "chat.toggle_pin": Action("toggle_pin", "Pin/unpin"),
-    "chat.compose": Action("screen.focus_composer", "Type", "Back to the composer"),
+    "chat.extend_next": Action(
+        part("range.extend_next"), "Extend down", "Extend the range downwards", False
+    ),
+    "chat.toggle_pin": Action("pins.toggle", "Pin/unpin"),
+    "chat.compose": Action(on_screen("view.focus_composer"), "Type", "Back to the composer"),
     "chat.commands": Action(
-        "screen.focus_messages", "Commands", "Navigation mode: letters are commands"
+        on_screen("view.focus_messages"), "Commands", "Navigation mode: letters are commands"
     ),
     "chat.previous_panel": Action(
-        "screen.previous_panel", "Chats", "The conversation list (opened if hidden)"
+        on_screen("view.previous_panel"), "Chats", "The conversation list (opened if hidden)"
     ),
     "chat.edit": Action("message.edit", "Edit", "Edit this prompt (sending it branches)"),
     "chat.compact_upto": Action(

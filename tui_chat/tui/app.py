@@ -195,7 +195,7 @@ class ChatApp(ChatHost):
         if isinstance(event, events.Key) and not event.is_forwarded:
             reply_stream.note_key()  # a streaming reply appends in the pauses of typing
             if isinstance(screen := self.screen, MainScreen):
-                screen.route_key(event)
+                screen.view.route_key(event)
             elif self._held or (screen.focused is None and _text_field(screen) is not False):
                 # A prompt still opening: its keys wait, in order, for its field.
                 self._held.append(event)

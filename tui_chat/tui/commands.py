@@ -9,7 +9,7 @@ from textual.actions import parse
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from tui_chat.tui.actions import palette
-from tui_chat.tui.widgets.navigation import NavigationMode
+from tui_chat.tui.widgets.navigation import NavigationMode, run_part
 
 PALETTE: Final[tuple[tuple[str, str, str], ...]] = palette()
 """(palette name, action, help) of every palette command: an action of the main screen,
@@ -23,7 +23,7 @@ class ChatCommands(Provider):
         """Run a screen action, or one of a chat pane's part (``message.fork``) on the pane."""
         chat = self.screen.query_one("#chat", NavigationMode)
         if parse(action)[0] in chat.parts:
-            await chat.run_part(action)
+            await run_part(chat, action)
         else:
             await self.screen.run_action(action)
 

@@ -1,9 +1,9 @@
-"""The actions of MCP tools and of deleting a message in the table of actions
-(:mod:`tui_chat.tui.actions`)."""
+"""The actions of MCP tools, of deleting a message and of pasting the clipboard in the table
+of actions (:mod:`tui_chat.tui.actions`)."""
 
 from __future__ import annotations
 
-from tui_chat.tui.action_types import Action
+from tui_chat.tui.action_types import Action, part
 
 TOOLS = Action(
     "app.tools",
@@ -36,3 +36,13 @@ DELETE_KEY = Action(
     "Delete the selected message (asks first)",
 )
 """``delete`` at the selected message, in either mode."""
+
+PASTE = Action(
+    part("drafting.paste_clipboard"),
+    "Paste image",
+    show=False,
+    priority=True,
+    palette="Paste image",
+    palette_help="Attach a copied image",
+)
+"""``ctrl+v``: the clipboard's image attached to the draft, else its text pasted."""

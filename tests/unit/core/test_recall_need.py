@@ -177,3 +177,22 @@ def test_a_question_about_the_folded_past_may_fill_the_recall_share_of_the_budge
     assert 6_000 < question.breakdown.sections["recall"] <= 16_500
     # More excerpts than the ordinary count: the count grows with the limit.
     assert len(question.recalled_ids) > 300
+
+
+def test_names_are_the_words_capitalised_inside_a_sentence() -> None:
+    from tui_chat.core.request.recall_need import names
+
+    assert names("What do Melanie's kids like?") == {"melanie"}
+    assert names("Where did I go? To Paris, said Jon.\nWhy") == {"paris", "jon"}
+    assert names("Jon: What gave you the idea?") == set()
+
+
+def test_a_one_sentence_question_about_a_name_is_a_lookup() -> None:
+    from tui_chat.core.request.recall_need import lookup
+
+    assert lookup("What do Melanie's kids like?")
+    assert lookup("  When did Maria meet Jean?\n")
+    assert not lookup("Tell me what Melanie's kids like.")  # asks nothing
+    assert not lookup("Hey Jon. What do Melanie's kids like?")  # two sentences
+    assert not lookup("Melanie:\nWhat do her kids like?")  # two lines
+    assert not lookup("What do the kids like?")  # names nothing

@@ -91,3 +91,52 @@ async def test_the_answer_two_messages_after_the_matching_one_is_recalled(tmp_pa
         assert chat[3] not in texts or texts.index(chat[2]) < texts.index(chat[3])
     finally:
         await store.close()
+
+
+async def test_a_one_line_question_about_a_name_needs_the_whole_past(
+    tmp_path: Path,
+) -> None:
+    from tui_chat.engine.build.recall import need
+
+    store, cid, last = await _store(tmp_path)
+    try:
+        recent = ["We went camping at the lake.", "Camping again? The lake is lovely."]
+        # Its words are in the recent turns, so by them alone the question needs nothing.
+        assert await need(store, cid, "Was the lake lovely?", recent, last) == 0.0
+        assert await need(store, cid, "Was the lake lovely for Max?", recent, last) == 1.0
+    finally:
+        await store.close()
+
+
+async def test_a_question_s_larger_pool_takes_every_message_of_a_common_name(
+    tmp_path: Path,
+) -> None:
+    from tui_chat.engine.build.recall import RECALL_MESSAGES, first_hits
+    from tui_chat.store.search import RECALL_HITS
+
+    store = await Store.open(tmp_path / "n.db")
+    try:
+        conv = await store.conversations.create(title="t", model="m")
+        for index in range(200):
+            text = f"John: note {index} about the garden."
+            if index == 150:  # longer than the others: it ranks last for "John"
+                text = "John: I'm off to do some taekwondo after a long day at the office!"
+            message = await store.messages.add(
+                conv.id,
+                role="user" if index % 2 == 0 else "assistant",
+                content=[{"type": "text", "text": text}],
+                text=text,
+                token_count=COUNTER.count(text) + 4,
+                created_at="2023-05-08T10:00:00+00:00",
+            )
+        last = message.id
+        assert first_hits(RECALL_MESSAGES) == RECALL_HITS
+        wide = 4 * RECALL_MESSAGES
+        assert first_hits(wide) == wide
+        question = "What martial arts has John done?"
+        found = await recall(store, conv.id, question, last, COUNTER, pool=wide)
+        assert any("taekwondo" in p.text for p in found)
+        ordinary = await recall(store, conv.id, question, last, COUNTER)
+        assert not any("taekwondo" in p.text for p in ordinary)
+    finally:
+        await store.close()

@@ -1,23 +1,25 @@
 """What the chat screen does to whole conversations: start, rename, delete, archive, export.
 
 :class:`ConversationCommands` is held by the chat screen (composition, not a base class): the
-screen's ``action_*`` methods named in the table of actions (``tui/actions.py``) and the
-conversation list's messages hand over to it. The prompts it asks with are imported when
-first used (the first frame needs none).
+``action_*`` methods are named in the table of actions as ``conversation.<name>``
+(``tui/actions.py``), and the conversation list's messages reach it through its ``routes()``.
+The prompts it asks with are imported when first used (the first frame needs none).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui_chat.files import TargetExistsError
 from tui_chat.tui.text import one_line
+from tui_chat.tui.widgets.conversation_list import ConversationList
 
 if TYPE_CHECKING:
     from tui_chat.core.family import Family
-    from tui_chat.tui.screens.chat_view import ChatView
+    from tui_chat.tui.screens.chat_screen import ChatScreen
 
 
 class ConversationCommands:
@@ -28,10 +30,19 @@ class ConversationCommands:
             workers (their failures are reported there).
     """
 
-    def __init__(self, screen: ChatView) -> None:
+    def __init__(self, screen: ChatScreen) -> None:
         self._screen = screen
 
-    async def new(self) -> None:
+    def routes(self) -> Mapping[type[Any], Callable[[Any], object]]:
+        """The conversation list's requests (its letters in navigation mode)."""
+        return {
+            ConversationList.New: lambda _: self.action_new(),
+            ConversationList.Rename: lambda event: self.action_rename(event.conversation_id),
+            ConversationList.Delete: lambda event: self.action_delete(event.conversation_id),
+            ConversationList.Archive: lambda event: self.action_archive(event.conversation_id),
+        }
+
+    async def action_new(self) -> None:
         """Start a new conversation and open it."""
         screen = self._screen
         conversation = await screen.app.service.conversations.new()
@@ -41,7 +52,7 @@ class ConversationCommands:
     def _target(self, conversation_id: str | None) -> str | None:
         return conversation_id or self._screen.conversation_id
 
-    def rename(self, conversation_id: str | None = None) -> None:
+    def action_rename(self, conversation_id: str | None = None) -> None:
         """Rename a conversation (the current one by default).
 
         The prompt for the one on screen opens at once, so the keys typed right after ``f2``
@@ -76,7 +87,7 @@ class ConversationCommands:
         else:
             await screen.refresh_conversations()
 
-    def delete(self, conversation_id: str | None = None) -> None:
+    def action_delete(self, conversation_id: str | None = None) -> None:
         """Delete a conversation after confirmation; opens another one afterwards."""
         if (conv_id := self._target(conversation_id)) is not None:
             self._screen.run_worker(self._delete(conv_id), exit_on_error=False)
@@ -97,7 +108,7 @@ class ConversationCommands:
         screen.notify(f"Deleted “{one_line(conversation.title, 50)}”.", markup=False)
         await self._after_removal(conv_id, family)
 
-    async def archive(self, conversation_id: str | None = None) -> None:
+    async def action_archive(self, conversation_id: str | None = None) -> None:
         """Archive a conversation (hidden from the list, kept), or unarchive an archived one."""
         if (conv_id := self._target(conversation_id)) is None:
             return
@@ -132,7 +143,7 @@ class ConversationCommands:
             conversation = await screen.app.service.conversations.new()
             await screen.open_conversation(conversation.id)
 
-    def export(self) -> None:
+    def action_export(self) -> None:
         """Export the conversation to a Markdown (``.md``), JSON (``.json``) or HTML (``.html``)
         file."""
         if (shown := self._screen.conversation) is not None:

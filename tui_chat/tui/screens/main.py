@@ -1,54 +1,88 @@
-"""The main screen: what the user and the engine do to the chat.
+"""The chat screen: one class composed of parts.
 
-Every user action is an ``action_*`` method named in the table of actions (``tui/actions.py``),
-which the key bindings, the command palette and the help screen read: here, or in the class
-this one builds on (:class:`~tui_chat.tui.screens.branching.BranchView`: one message, and whole
-conversations through :class:`~tui_chat.tui.screens.conversation_commands.ConversationCommands`).
-Each engine event arrives as its own message with its own handler; a reply ends by one route,
-the reply worker's end (:class:`~tui_chat.tui.screens.reply_flow.ReplyFlow`, which also holds the
-prompts queued meanwhile). Summary versions are handed to
-:class:`~tui_chat.tui.screens.summary_commands.SummaryCommands`. The panels themselves and their
-reloading are :class:`~tui_chat.tui.screens.chat_view.ChatView`'s.
+:class:`MainScreen` lays out the panels, holds what the engine reports as reactives (the
+widgets are bound to them) and (re)loads them; everything the user and the engine do to the
+chat is in a part it holds, each built with the screen as a small protocol
+(:class:`~tui_chat.tui.screens.chat_screen.ChatScreen`, or ``ReplyScreen`` for the reply's turn):
+
+- ``drafting`` (:class:`~tui_chat.tui.screens.drafting.Drafting`): the draft, its files, the
+  gauge's recount while typing, sending;
+- ``branches`` (:class:`~tui_chat.tui.screens.branching.Branches`): edit, fork, compact up to
+  and delete at a message;
+- ``messages`` (:class:`~tui_chat.tui.screens.exchange.Exchange`): the messages and replies
+  the engine reports, pins, retry, cancel; ``replies``
+  (:class:`~tui_chat.tui.screens.reply_flow.ReplyFlow`): a reply's end and the prompts queued;
+- ``view`` (:class:`~tui_chat.tui.screens.chat_view.ChatView`): the panels' keys, focus,
+  scrolling and the dialogs over the chat;
+- ``conversation`` and ``summary``
+  (:class:`~tui_chat.tui.screens.conversation_commands.ConversationCommands`,
+  :class:`~tui_chat.tui.screens.summary_commands.SummaryCommands`).
+
+A key or the palette names a part's action by namespace (``part('drafting.attach_file')``,
+from the table of actions in ``tui/actions.py``): :meth:`MainScreen.action_part` runs it and
+:meth:`MainScreen.check_action` asks the part whether it can run. Each message the screen
+receives (an engine event, a widget's request) goes to the parts that declared it in their
+``routes()``, in the order the parts are listed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
-from typing import TYPE_CHECKING, ClassVar
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from inspect import isawaitable
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import getters, on
+from textual.actions import parse
+from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.command import Provider
-from textual.timer import Timer
-from textual.widgets import TextArea
+from textual.containers import Vertical
+from textual.message import Message as TextualMessage
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Header, Static
+from textual.worker import Worker
 
-from tui_chat.core.models import SearchHit, Summary
-from tui_chat.engine import events
-from tui_chat.tui import messages
+from tui_chat.core.attachments import typed_text
+from tui_chat.core.models import Conversation, Summary
+from tui_chat.core.tokens import UNCOUNTED
 from tui_chat.tui.actions import bindings
-from tui_chat.tui.after_frame import after_frame
-from tui_chat.tui.screens.branching import BranchView
-from tui_chat.tui.screens.chat_view import NO_KEY_HELP
+from tui_chat.tui.after_frame import after_frame, next_frame
+from tui_chat.tui.failures import report_failure
+from tui_chat.tui.host import ChatHost
+from tui_chat.tui.layout import PanelRow
+from tui_chat.tui.screens.branching import Branches
+from tui_chat.tui.screens.chat_view import NO_KEY_HELP, PANEL_WIDTHS, PANELS_DELAY, ChatView
+from tui_chat.tui.screens.conversation_commands import ConversationCommands
+from tui_chat.tui.screens.drafting import Drafting
+from tui_chat.tui.screens.exchange import Exchange
 from tui_chat.tui.screens.outside import OutsideWatch
-from tui_chat.tui.screens.reply_flow import ReplyEnded, ReplyFlow
+from tui_chat.tui.screens.reply_flow import ReplyFlow
 from tui_chat.tui.screens.summary_commands import SummaryCommands
-from tui_chat.tui.text import tokens
-from tui_chat.tui.widgets.chat_pane import PinsChanged
+from tui_chat.tui.text import inert, one_line
+from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
-from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
+from tui_chat.tui.widgets.conversation_list import ConversationList
+from tui_chat.tui.widgets.draft_tray import DraftTray
+from tui_chat.tui.widgets.follow_marker import FollowMarker
+from tui_chat.tui.widgets.footer import ChatFooter
+from tui_chat.tui.widgets.path_completions import PathCompletions
+from tui_chat.tui.widgets.sibling_switch import SiblingSwitch
+from tui_chat.tui.widgets.summary_timeline import SummaryTimeline, Versions
+from tui_chat.tui.widgets.token_gauge import TokenGauge
+from tui_chat.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
-    pass
+    from tui_chat.core.request import Breakdown
 
 # The other screens (inspector, settings, search, prompts, context preview, help) and the
 # palette's commands are imported by the actions that open them: the first frame needs none.
 
-GAUGE_DEBOUNCE = 0.15
-"""Seconds of typing pause before the gauge recounts the draft."""
-
-RECALL_DEBOUNCE = 0.6
-"""Seconds of typing pause before the full request (with recall for the draft) is built."""
+Route = Callable[[Any], object]
+"""A part's handler of one message type (a coroutine's result is awaited; ``True``: taken,
+the parts after it do not see the message)."""
 
 
 def _chat_commands() -> type[Provider]:
@@ -58,7 +92,7 @@ def _chat_commands() -> type[Provider]:
     return ChatCommands
 
 
-class MainScreen(BranchView):
+class MainScreen(Screen[None]):
     """The chat: everything the user works with, keyboard first."""
 
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {_chat_commands}
@@ -69,62 +103,133 @@ class MainScreen(BranchView):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings("main")
 
+    app = getters.app(ChatHost)
+    chat = getters.query_one("#chat", ChatPane)
+    composer = getters.query_one("#composer", Composer)
+    gauge = getters.query_one("#gauge", TokenGauge)
+    timeline = getters.query_one("#timeline", SummaryTimeline)
+    conversations = getters.query_one("#conversations", ConversationList)
+    tray = getters.query_one("#pending-files", DraftTray)
+    """The files attached to the draft, and the prompt being edited."""
+    panels = getters.query_one(PanelRow)
+    """The row of side panels and the chat column."""
+
+    conversation: reactive[Conversation | None] = reactive(None, init=False)
+    """The conversation on screen."""
+    breakdown: reactive[Breakdown | None] = reactive(None, init=False)
+    """What the next request carries, counted (the gauge is bound to it)."""
+    cost: reactive[float] = reactive(0.0, init=False)
+    """Dollars spent on the conversation so far (shown by the gauge)."""
+    paused: reactive[bool] = reactive(False, init=False)
+    """Whether automatic compaction is paused after failures (shown by the gauge)."""
+    versions: reactive[Versions] = reactive(Versions, init=False)
+    """The conversation's summary versions (the timeline is bound to them)."""
+    streaming_id: reactive[int | None] = reactive(None, init=False)
+    """Id of the reply being streamed, if any."""
+
     def __init__(self) -> None:
         super().__init__()
-        self._gauge_timers: list[Timer] = []
+        self.counted: set[str] = set()
+        """Conversations whose request was sent to ``count_tokens`` (once each)."""
+        self._timeline_reads = 0  # refresh_timeline calls begun: only the latest one shows
+        self._list_reads = 0  # refresh_conversations calls begun: only the latest one shows
         self._bindings_due = False  # the footer is told after the next refresh
         self.replies = ReplyFlow(self)
         """Prompts queued while a reply runs, and what the reply's end does."""
+        self.drafting = Drafting(self)
+        """The draft, its files, the gauge while typing, and sending."""
+        self.branches = Branches(self)
+        """Edit, fork, compact up to and delete at the selected message."""
+        self.messages = Exchange(self)
+        """What the engine reports (messages, replies, compaction), pins, retry, cancel."""
+        self.view = ChatView(self)
+        """The panels' keys, focus, scrolling, and the dialogs over the chat."""
+        self.conversation_commands = ConversationCommands(self)
+        """New, rename, delete, archive, export."""
         self.summary_commands = SummaryCommands(self)
         """Compact now, inspect, activate, roll back and regenerate summary versions."""
+        self.parts: Mapping[str, Any] = {
+            "replies": self.replies,
+            "drafting": self.drafting,
+            "branches": self.branches,
+            "messages": self.messages,
+            "view": self.view,
+            "conversation": self.conversation_commands,
+            "summary": self.summary_commands,
+        }
+        """The parts by action namespace, in the order messages are handed to them."""
+        self.routes: dict[type[TextualMessage], list[Route]] = {}
+        """The parts' handlers by message type, in the parts' order."""
+        for part in self.parts.values():
+            for kind, route in part.routes().items():
+                self.routes.setdefault(kind, []).append(route)
+
+    def compose(self) -> ComposeResult:
+        """Header, list | chat + composer + gauge | timeline, footer."""
+        yield Header(icon="◆")
+        with PanelRow(PANEL_WIDTHS, fallback="composer", id="body"):
+            yield ConversationList(id="conversations")
+            with Vertical(id="center"):
+                chat = ChatPane(self.app.service.messages, id="chat")
+                yield SiblingSwitch(chat, id="branches")
+                yield Welcome(chat, id="welcome")
+                yield chat
+                yield FollowMarker(chat, id="new-below")
+                yield Static(NO_KEY_HELP, id="no-key", markup=False)
+                yield DraftTray(self.app.service.drafts, id="pending-files")
+                yield PathCompletions(id="path-completions")
+                yield Composer(id="composer", cursor_blink=self.app.cursor_blink)
+                yield TokenGauge(id="gauge").data_bind(
+                    MainScreen.breakdown, MainScreen.cost, MainScreen.paused
+                )
+            yield SummaryTimeline(id="timeline", clock=self.app.clock).data_bind(
+                MainScreen.versions
+            )
+        yield ChatFooter()
 
     def on_mount(self) -> None:
-        """Watch for what other processes write (Textual runs the bases' ``on_mount`` too)."""
+        """Start with the composer focused and panels closed; watch for what other processes
+        write."""
+        self.query_one("#no-key").display = not self.app.config.has_key
+        self.panels.fit()
+        self.composer.focus()
         OutsideWatch(self).start()
 
-    # -- the draft and the gauge -------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Worker messages do not bubble: report this screen's failures here."""
+        report_failure(self, event.worker)
 
-    @on(TextArea.Changed, "#composer")
-    def _draft_changed(self) -> None:
-        if (conv_id := self.conversation_id) is not None:
-            self.app.drafts.note(conv_id, self.composer.text)  # written after a pause
-        # Counting is cheap, but not per keystroke: wait for a pause in typing.
-        for timer in self._gauge_timers:
-            timer.stop()
-        self._gauge_timers = [
-            self.set_timer(GAUGE_DEBOUNCE, partial(self._update_gauge, False)),
-            self.set_timer(RECALL_DEBOUNCE, partial(self._update_gauge, True)),
-        ]
+    @property
+    def conversation_id(self) -> str | None:
+        """Id of the conversation on screen."""
+        return self.conversation.id if self.conversation else None
 
-    @work(group="gauge", exclusive=True, exit_on_error=False)
-    async def _update_gauge(self, full: bool) -> None:
-        if self.app.replying and not self.composer.text.strip():
-            return  # the prompt went out: the reply's end brings the figures (no build here)
-        if not full:
-            await self.app.drafts.flush()
-        await self.refresh_gauge(full=full, figures=False)  # typing changes the draft alone
+    # -- the parts' actions and messages ------------------------------------------------------
 
-    # -- sending -----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A part's action runs when the part says it can (``check_action`` of its own)."""
+        if action == "part" and parameters and isinstance(parameters[0], str):
+            namespace, name, params = parse(parameters[0])
+            check = getattr(self.parts.get(namespace), "check_action", None)
+            if check is not None:
+                return bool(check(name, params))
+        return True
 
-    @on(Composer.Submitted)
-    def _submit(self, event: Composer.Submitted) -> None:
-        if self.conversation is None:
-            event.composer.restore(event.text)
-            return
-        if not self.app.service.has_key:
-            event.composer.restore(event.text)
-            self.notify(NO_KEY_HELP, title="Cannot send", severity="error", markup=False)
-            return
-        # The new message and its reply are shown, wherever the view was.
-        self.chat.follow(unselect=True)
-        if self.replies.busy:  # still streaming, or the reply's worker is finishing
-            self.replies.queue(event.composer, event.text)
-            return
-        self.send_draft(event.composer, event.text)
+    async def action_part(self, action: str) -> None:
+        """Run a part's action: ``drafting.attach_file`` runs ``drafting.action_attach_file()``."""
+        namespace, name, params = parse(action)
+        if isawaitable(done := getattr(self.parts[namespace], f"action_{name}")(*params)):
+            await done
 
-    @on(ReplyEnded)
-    async def _reply_ended(self, message: ReplyEnded) -> None:
-        await self.replies.ended(message.worker)
+    @on(TextualMessage)
+    async def _routed(self, message: TextualMessage) -> None:
+        """Hand a message to the parts that handle its type, in order, until one takes it."""
+        for route in self.routes.get(type(message), ()):
+            taken = route(message)
+            if isawaitable(taken):
+                taken = await taken
+            if taken is True:
+                return
 
     def refresh_bindings(self) -> None:
         """Tell the footer the keys changed: once after the next refresh, however many changes.
@@ -140,236 +245,199 @@ class MainScreen(BranchView):
         self._bindings_due = False
         super().refresh_bindings()
 
+    def watch_conversation(self, conversation: Conversation | None) -> None:
+        """The header shows the conversation's title, model and preset (Textual's ``Header``
+        is bound to the screen's ``title`` and ``sub_title``)."""
+        if conversation is not None:
+            policy = self.app.service.conversations.policy_for(conversation)
+            self.title = one_line(conversation.title, 60)
+            self.sub_title = inert(f"{conversation.model} · preset {policy.preset}")
+
     def watch_streaming_id(self) -> None:
         """Show "Cancel reply" in the footer only while streaming."""
         self.refresh_bindings()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide actions that cannot run now."""
-        if action == "cancel_reply":
-            return self.app.replying
-        return True
+    # -- what the screen shows, (re)loaded ----------------------------------------------------
 
-    # -- engine events -----------------------------------------------------------------------
-
-    @on(messages.SendWaiting)
-    @on(messages.FileUploading)
-    def _send_note(self, message: messages.SendWaiting | messages.FileUploading) -> None:
-        """Say why the reply has not begun: another sender first, or a file uploading."""
-        event = message.event
-        if isinstance(event, events.SendWaiting):
-            self.notify(
-                "Another tui-chat is sending to this conversation; yours goes out when it is done.",
-                title="Waiting",
-            )
-        elif isinstance(event, events.FileUploading) and event.problem is None:
-            self.notify(
-                f"Uploading {event.name}… (escape cancels)", title="Files API", markup=False
-            )
-        elif isinstance(event, events.FileUploading):
-            text = f"{event.name}: {event.problem}"
-            self.notify(text, title="Files API", severity="warning", markup=False)
-
-    @on(messages.UserMessageSaved)
-    @on(messages.ToolResultsSaved)  # the user turn of tool results is shown as a prompt is
-    async def _user_message_saved(
-        self, message: messages.UserMessageSaved | messages.ToolResultsSaved
+    async def open_conversation(
+        self,
+        conversation_id: str,
+        around: int | None = None,
+        *,
+        panels_after_paint: bool = False,
+        draft_stays: bool = False,
     ) -> None:
-        saved = message.event.message
-        if saved.conversation_id == self.conversation_id:
-            await self.chat.add_message(saved)
+        """Show a conversation (optionally scrolled to one message) with the files attached to
+        its draft, and refresh every panel; an edit of another one is dropped (the other's
+        attached files stay in its draft).
 
-    @on(messages.ToolCallStarted)
-    def _tool_call_started(self, message: messages.ToolCallStarted) -> None:
-        self.notify(f"Running {message.event.name}…", timeout=2, markup=False)
-
-    @on(messages.ReplyStarted)
-    async def _reply_started(self, message: messages.ReplyStarted) -> None:
-        reply = message.event.message
-        if reply.conversation_id == self.conversation_id:
-            await (await self.chat.add_message(reply)).start_stream()
-            self.streaming_id = reply.id
-
-    @on(messages.ReplyDelta)
-    async def _reply_delta(self, message: messages.ReplyDelta) -> None:
-        if (streaming := self.chat.view_for(message.event.message_id)) is not None:
-            await streaming.take(message.event)  # text, thinking or a web search's block
-            self.chat.text_arrived()
-
-    @on(messages.ReplyFinished)
-    async def _reply_finished(self, message: messages.ReplyFinished) -> None:
-        await self.replies.finished(message.event)
-
-    @on(messages.CompactionStarted)
-    async def _compaction_started(self, message: messages.CompactionStarted) -> None:
-        event = message.event
-        if event.conversation_id == self.conversation_id:
-            self.notify(f"Compacting: summary v{event.summary.version} started…", timeout=3)
-            shown = self.versions  # the version in progress joins them, as the event says
-            self.show_versions((event.summary, *shown.summaries), shown.active_id)
-
-    @on(messages.CompactionFinished)
-    async def _compaction_finished(self, message: messages.CompactionFinished) -> None:
-        event = message.event
-        if event.conversation_id != self.conversation_id:
-            return
-        summary = event.summary
-        text = (
-            f"Summary v{summary.version}: {tokens(summary.source_tokens)} → "
-            f"{tokens(summary.summary_tokens)} tokens ({summary.change})"
-        )
-        # A regenerated version is put in force after this event: regenerated() says so.
-        if not event.activated and summary.trigger != "regenerate":
-            text += "; kept aside (another version is active)"
-        if event.notice:
-            text += f"\n{event.notice}"
-        self.notify(text, title="Compaction done", markup=False)
-        if event.versions is None:  # the engine could not read them: read them here
-            await self.refresh_summaries()
-            return
-        self.show_versions(event.versions, event.active_summary_id)  # pushed, not read back
-        await self.refresh_gauge()  # the next request now carries the new summary
-
-    @on(messages.CompactionFailed)
-    async def _compaction_failed(self, message: messages.CompactionFailed) -> None:
-        event = message.event
-        if event.conversation_id != self.conversation_id:
-            return
-        version = f" v{event.summary.version}" if event.summary else ""
-        text = f"Summary{version} failed: {event.error}"
-        if event.paused:
-            text += " — auto-compaction is paused; ctrl+g still compacts."
-        self.notify(text, title="Compaction failed", severity="error", markup=False)
-        await self.refresh_summaries()
-
-    # -- actions -----------------------------------------------------------------------------
-
-    def action_focus_composer(self) -> None:
-        """Back to typing: leave navigation mode and focus the composer at once (the keys
-        typed next are routed to it, not to the messages)."""
-        self.chat.navigating = self.conversations.navigating = False
-        self.set_focus(self.composer)
-
-    def action_focus_messages(self) -> None:
-        """Navigation mode: letters are commands. In the conversation list when it has the
-        focus; else the messages get the focus at once."""
-        if self.conversations.has_focus_within:
-            self.conversations.navigating = True
-            return
-        self.set_focus(self.chat)
-        self.chat.select_default()
-        self.chat.navigating = True
-
-    def action_previous_panel(self) -> None:
-        """``shift+tab`` from the messages: the conversation list, opened when hidden (else
-        the list was out of reach from the keys, its f5 commands easy to miss)."""
-        if self.panels.is_shown("conversations"):
-            self.focus_previous()
+        Args:
+            conversation_id: The conversation.
+            around: A message to scroll to.
+            panels_after_paint: Refresh the gauge, timeline and list after the next frame is
+                drawn instead of before returning (start-up: the chat comes first).
+            draft_stays: Keep the composer's text (another branch of the same conversation).
+        """
+        if conversation_id != self.conversation_id:
+            for tray in self.query(DraftTray):  # not there yet at start-up
+                tray.forget()
+        await self.drafting.keep_draft()
+        conversation = await self.app.service.conversations.resolve(conversation_id)
+        self.conversation = conversation  # the header follows (watch_conversation)
+        if (problem := self.app.service.conversations.settings_problem(conversation)) is not None:
+            self.notify(problem, title="Invalid settings", severity="warning", markup=False)
+        await self.chat.show(conversation.id, around)
+        page = [v.message for v in self.chat.views]
+        self.composer.set_history([typed_text(m.content, m.text) for m in page if m.role == "user"])
+        if draft_stays:
+            self.app.drafts.note(conversation.id, self.composer.text)
         else:
-            self.action_toggle_conversations()
+            await self.drafting.show_draft(conversation.id)
+        if panels_after_paint:
+            # A moment after the frame is composed, so the driver's writer thread puts it on
+            # the terminal before the panels' work (the tokenizer's data loads then) holds on.
+            after_frame(self, self.set_timer, PANELS_DELAY, self.refresh_panels)
+        else:
+            await self.refresh_panels()
+        await self.tray.switch(self.conversation_id)
+        if self.conversation_id is not None:  # the branch its family opens next time
+            await self.app.service.branches.viewed(self.conversation_id)
 
-    async def action_cancel_reply(self) -> None:
-        """Stop the streaming reply; what arrived is kept, marked incomplete. Prompts queued
-        meanwhile come back to the composer, unsent: escape means "stop", not "send the next"."""
-        if not self.app.replying:
-            self.notify("No reply is streaming.", severity="warning")
-            return
-        if taken := await self.replies.take_back():
-            noun = "prompt is" if taken == 1 else f"{taken} prompts are"
-            self.notify(f"The queued {noun} back in the composer, unsent.")
-        self.app.cancel_reply()  # the worker's end says it was cancelled (screens/reply_flow.py)
+    async def reload(self) -> None:
+        """Read the conversation again (its title or settings changed) and refresh everything.
 
-    def action_dismiss_warnings(self) -> None:
-        """Hide the warnings under the gauge (until one of them changes)."""
-        if not self.gauge.dismiss():
-            self.notify("No warning to hide.")
+        The title changes at once; the panels are refreshed by :meth:`refresh_panels_later`,
+        so a caller's message loop (the app's, after a reply) is not held by their work.
+        """
+        if self.conversation is not None:
+            conversation = await self.app.service.conversations.resolve(self.conversation.id)
+            self.conversation = conversation  # a new title shows at once
+            self.refresh_panels_later()
 
-    def action_retry(self) -> None:
-        """Ask again for the last reply (after an error or a cut-off)."""
+    async def after_reply(self) -> None:
+        """What a send changed, in one call: the next request's gauge (one build, after the
+        next frame), the conversation list and, after a conversation's first send, the title
+        it was named by. The cost and the answered request's breakdown came with the reply's
+        end (``ReplyFlow.finished`` shows them); the timeline and the pause change only by
+        compaction, whose events say so."""
+        from tui_chat.engine.conversations import NEW_TITLE  # loaded with the engine by now
+
         if self.conversation is None:
             return
-        if not self.app.service.has_key:
-            self.notify(NO_KEY_HELP, title="Cannot send", severity="error", markup=False)
+        if self.conversation.title == NEW_TITLE:
+            await self.reload()  # named from its first prompt
             return
-        if self.app.replying:
-            self.notify("A reply is still streaming.", severity="warning")
-            return
-        self.app.send_reply(self.conversation.id, None)
+        from tui_chat.engine.service import NotFound
 
-    async def action_pin_message(self) -> None:
-        """Pin the selected message (the newest one when nothing is selected)."""
-        await self.chat.pin(True)
+        async def after_frame() -> None:
+            if not await next_frame(self):
+                return
+            with contextlib.suppress(NotFound):  # deleted elsewhere: OutsideWatch says so
+                await self.refresh_gauge(figures=False)
+            await self.refresh_conversations()
 
-    async def action_unpin_message(self) -> None:
-        """Unpin the selected message (the newest one when nothing is selected)."""
-        await self.chat.pin(False)
+        self.run_worker(after_frame(), group="panels", exclusive=True, exit_on_error=False)
 
-    @on(PinsChanged)
-    async def _pins_changed(self) -> None:
-        await self.refresh_gauge()
+    def refresh_panels_later(self) -> None:
+        """Refresh the panels in a worker once the next frame is drawn (a newer call wins)."""
 
-    def action_compact(self) -> None:
-        """Compact the conversation now (in the background), asking first when the compact
-        preview warns."""
-        self.run_worker(
-            self.summary_commands.compact(), group="compact-preview", exit_on_error=False
-        )
+        async def after_frame() -> None:
+            if await next_frame(self):
+                await self.refresh_panels()
 
-    async def action_inspect_summary(self, summary: Summary | None = None) -> None:
-        """Open the inspector on the highlighted (or active) summary version."""
-        await self.summary_commands.inspect(summary)
+        self.run_worker(after_frame(), group="panels", exclusive=True, exit_on_error=False)
 
-    @on(SummaryTimeline.Inspect)
-    async def _inspect(self, event: SummaryTimeline.Inspect) -> None:
-        await self.summary_commands.inspect(event.summary)
+    async def refresh_panels(self) -> None:
+        """Reload the gauge, the cost, the timeline and the conversation list."""
+        from tui_chat.engine.service import NotFound
 
-    async def action_roll_back_summary(self) -> None:
-        """Put the previous completed version in force (none before v1)."""
-        await self.summary_commands.roll_back()
+        # Deleted by another process: OutsideWatch says so and opens another conversation.
+        with contextlib.suppress(NotFound):
+            await self.refresh_gauge()
+            await self.refresh_timeline()
+        await self.refresh_conversations()
 
-    def action_regenerate_summary(self) -> None:
-        """Regenerate the highlighted (or active) version, asking for instructions."""
-        self.run_worker(self.summary_commands.ask_regenerate(), exit_on_error=False)
+    async def refresh_gauge(self, *, full: bool = False, figures: bool = True) -> None:
+        """Recount the next request with the current draft.
 
-    def action_search(self) -> None:
-        """Search every conversation and jump to the chosen message."""
-        from tui_chat.tui.screens.search import SearchScreen, archived_ids
-
-        # Pushed at once (not from a worker): keys typed right after ctrl+f reach the search.
-        screen = SearchScreen(
-            self.app.service.messages.search, partial(archived_ids, self.app.service)
-        )
-        self.app.push_screen(screen, self._search_closed)
-
-    def _search_closed(self, hit: SearchHit | None) -> None:
-        if hit is not None:
-            self.post_message(messages.OpenConversation(hit.conversation_id, hit.message_id))
-
-    async def action_context_preview(self) -> None:
-        """Show the exact request the next send would make."""
-        from tui_chat.tui.screens.context_preview import ContextPreviewScreen, sent_labels
-
+        Args:
+            full: Build the whole request, so excerpts recalled for the draft are counted
+                too (slower: only after a longer pause in typing).
+            figures: Read the cost and the pause too (after a reply the event carried them).
+        """
         if (conv_id := self.conversation_id) is None:
             return
-        service, new = self.app.service, bool(self.composer.text or self.attached_files())
-        built = await service.requests.context(
-            conv_id, self.composer.text or None, self.attached_files()
-        )
-        recent = await service.messages.page(conv_id, limit=40)
-        labels = await sent_labels(service.messages, conv_id, built, new_message=new)
-        path = (await service.branches.path(conv_id)).describe()
-        await self.app.push_screen(ContextPreviewScreen(built, recent, labels, path))
+        service = self.app.service
+        draft, files = self.composer.text, self.drafting.attached_files()
+        if full and draft.strip():
+            breakdown = (await service.requests.context(conv_id, draft, files)).breakdown
+        else:
+            breakdown = await service.requests.gauge(conv_id, draft, files)
+        if draft != self.composer.text or conv_id != self.conversation_id:
+            return  # typing went on (or the conversation changed): a newer count follows
+        self.breakdown = breakdown
+        if figures:
+            self.cost = await service.costs.of(conv_id)
+            self.paused = await service.summaries.paused(conv_id)
+        if UNCOUNTED in breakdown.counted and self.app.config.has_key:
+            count_once(self, conv_id)
 
-    async def action_settings(self) -> None:
-        """Open the conversation's settings."""
-        from tui_chat.tui.screens.settings import SettingsScreen
-
+    async def refresh_timeline(self) -> None:
+        """Reload the summary versions."""
         if self.conversation is None:
             return
-        screen = SettingsScreen(self.conversation, self.app.service)
-        await self.app.push_screen(screen, self._settings_closed)
+        self._timeline_reads += 1
+        read = self._timeline_reads
+        service = self.app.service
+        conversation = await service.conversations.resolve(self.conversation.id)
+        policy = service.conversations.policy_for(conversation)
+        rate = policy.compression_rate if policy.strategy == "segments" else None
+        summaries = await service.summaries.versions(conversation.id)
+        if read != self._timeline_reads or self.conversation_id != conversation.id:
+            return  # a refresh begun since read later (or another conversation opened)
+        self.conversation = conversation
+        self.versions = Versions(tuple(summaries), conversation.active_summary_id, rate)
 
-    async def _settings_closed(self, saved: list[str] | None) -> None:
-        if saved:
-            self.notify(f"Saved: {', '.join(saved)}.")
-            await self.reload()
+    def show_versions(self, summaries: Sequence[Summary], active_id: int | None) -> None:
+        """Show the summary versions an engine event carried (newest first)."""
+        if self.conversation is None:
+            return
+        policy = self.app.service.conversations.policy_for(self.conversation)
+        rate = policy.compression_rate if policy.strategy == "segments" else None
+        self._timeline_reads += 1  # a read begun before this would show older versions
+        self.conversation = replace(self.conversation, active_summary_id=active_id)
+        self.versions = Versions(tuple(summaries), active_id, rate)
+
+    async def refresh_summaries(self) -> None:
+        """Reload what a compaction changes: the timeline and the gauge."""
+        await self.refresh_timeline()
+        await self.refresh_gauge()
+
+    async def refresh_conversations(self) -> None:
+        """Reload the conversation list."""
+        self._list_reads += 1
+        read = self._list_reads
+        include = self.conversations.show_archived
+        service = self.app.service
+        infos = await service.conversations.list(include_archived=include, with_cost=True)
+        families = await self.app.service.branches.families()
+        if read != self._list_reads:
+            return  # a refresh begun since (archived shown or hidden meanwhile) reads later
+        self.conversations.set_conversations(
+            infos, self.conversation_id, self.app.clock(), families
+        )
+
+
+def count_once(screen: MainScreen, conversation_id: str) -> None:
+    """Have the API count a stored conversation's request once, before its model's first
+    reply (``count_tokens``): the gauge then shows a learnt calibration instead of the
+    tokenizer's prior. The draft is never sent for counting."""
+    if conversation_id in screen.counted or not screen.chat.views:
+        return
+    screen.counted.add(conversation_id)
+
+    async def count() -> None:
+        if await screen.app.service.requests.check_count(conversation_id) is not None:
+            await screen.refresh_gauge(figures=False)  # the count changes the calibration alone
+
+    screen.run_worker(count(), group="count", exit_on_error=False)

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 from tui_chat.engine.conversations import CannotDelete
 
 if TYPE_CHECKING:
-    from tui_chat.tui.screens.chat_view import ChatView
+    from tui_chat.tui.screens.chat_screen import ChatScreen
 
 
 class MessageDeleting:
     """The chat screen's deleting of a message (a part the screen holds)."""
 
-    def __init__(self, screen: ChatView) -> None:
+    def __init__(self, screen: ChatScreen) -> None:
         self._screen = screen
 
     async def ask(self, message_id: int) -> None:

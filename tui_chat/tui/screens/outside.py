@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui_chat.tui.screens.chat_view import ChatView
+    from tui_chat.tui.screens.chat_screen import ChatScreen
 
 WATCH_SECONDS = 1.0
 """How often the database is asked whether another process wrote to it."""
@@ -23,7 +23,7 @@ class OutsideWatch:
         screen: The chat screen to refresh.
     """
 
-    def __init__(self, screen: ChatView) -> None:
+    def __init__(self, screen: ChatScreen) -> None:
         self._screen = screen
         self._busy = False
 

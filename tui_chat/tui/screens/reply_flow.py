@@ -12,24 +12,26 @@ back to the composer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.message import Message as TextualMessage
 from textual.worker import Worker
 
 from tui_chat.core.attachments import AttachmentError, check_request
+from tui_chat.tui import messages
 from tui_chat.tui.queued import Queued
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.worker_manager import WorkerManager
 
-    from tui_chat.core.attachments import Attachment
     from tui_chat.core.models import Conversation
     from tui_chat.core.request import Breakdown
     from tui_chat.engine.events import ReplyFinished
     from tui_chat.engine.send import SendOutcome
     from tui_chat.tui.host import ChatHost
+    from tui_chat.tui.screens.chat_screen import EditSender
     from tui_chat.tui.widgets.chat_pane import ChatPane
     from tui_chat.tui.widgets.composer import Composer
     from tui_chat.tui.widgets.draft_tray import DraftTray
@@ -53,6 +55,8 @@ class ReplyScreen(Protocol):
     def composer(self) -> Composer: ...
     @property
     def chat(self) -> ChatPane: ...
+    @property
+    def branches(self) -> EditSender: ...
 
     streaming_id: int | None
     breakdown: Breakdown | None
@@ -69,8 +73,6 @@ class ReplyScreen(Protocol):
     ) -> None: ...
     def refresh_bindings(self) -> None: ...
     async def after_reply(self) -> None: ...
-    async def unsent_back(self, error: BaseException | None) -> None: ...
-    def send_edit(self, message_id: int, text: str, files: list[Attachment]) -> Worker[None]: ...
 
 
 class ReplyEnded(TextualMessage):
@@ -97,6 +99,13 @@ class ReplyFlow:
         self._screen = screen
         self.queued: list[Queued] = []
         """Prompts sent when the reply ends, oldest first."""
+
+    def routes(self) -> Mapping[type[Any], Callable[[Any], object]]:
+        """The reply's end (the engine's event) and the send's (the reply worker's)."""
+        return {
+            messages.ReplyFinished: lambda finished: self.finished(finished.event),
+            ReplyEnded: lambda ended: self.ended(ended.worker),
+        }
 
     @property
     def busy(self) -> bool:
@@ -155,7 +164,7 @@ class ReplyFlow:
         screen = self._screen
         queued = self.queued.pop(0)
         if queued.editing is not None:
-            screen.send_edit(queued.editing, queued.text, queued.files)
+            screen.branches.send_edit(queued.editing, queued.text, queued.files)
         elif target := queued.conversation_id or screen.conversation_id:
             screen.app.send_reply(target, queued.text, queued.files)
         self.show()
@@ -216,4 +225,4 @@ class ReplyFlow:
         await screen.after_reply()
         if self.queued and not screen.app.replying:
             self.send_next()
-        await screen.unsent_back(worker.error)  # refused: its text and files come back
+        # Then the draft's part gives back a prompt refused unsent (its route runs next).

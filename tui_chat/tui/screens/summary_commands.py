@@ -2,17 +2,21 @@
 regenerate.
 
 :class:`SummaryCommands` is held by the chat screen (composition, not a base class): the
-screen's ``action_*`` methods named in the table of actions (``tui/actions.py``) and the
-timeline's messages hand over to it. The inspector is imported when first opened.
+``action_*`` methods are named in the table of actions as ``summary.<name>``
+(``tui/actions.py``), and the timeline's messages reach it through its ``routes()``. The
+inspector is imported when first opened.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from tui_chat.tui.widgets.summary_timeline import SummaryTimeline
 
 if TYPE_CHECKING:
     from tui_chat.core.models import Summary
-    from tui_chat.tui.screens.chat_view import ChatView
+    from tui_chat.tui.screens.chat_screen import ChatScreen
     from tui_chat.tui.screens.inspector import Activate, Regenerate
 
 
@@ -24,8 +28,21 @@ class SummaryCommands:
             after a change.
     """
 
-    def __init__(self, screen: ChatView) -> None:
+    def __init__(self, screen: ChatScreen) -> None:
         self._screen = screen
+
+    def routes(self) -> Mapping[type[Any], Callable[[Any], object]]:
+        """The timeline's request to inspect a version."""
+        return {SummaryTimeline.Inspect: lambda event: self.action_inspect(event.summary)}
+
+    def action_compact(self) -> None:
+        """Compact the conversation now (in the background), asking first when the compact
+        preview warns."""
+        self._screen.run_worker(self.compact(), group="compact-preview", exit_on_error=False)
+
+    def action_regenerate(self) -> None:
+        """Regenerate the highlighted (or active) version, asking for instructions."""
+        self._screen.run_worker(self.ask_regenerate(), exit_on_error=False)
 
     async def compact(self) -> None:
         """Compact the conversation now (in the background); first, when the compact preview
@@ -58,7 +75,7 @@ class SummaryCommands:
             (s for s in timeline.summaries if s.status == "completed"), None
         )
 
-    async def inspect(self, summary: Summary | None = None) -> None:
+    async def action_inspect(self, summary: Summary | None = None) -> None:
         """Open the inspector on ``summary`` (by default the highlighted or active version)."""
         from tui_chat.tui.screens.inspector import InspectorScreen
 
@@ -95,7 +112,7 @@ class SummaryCommands:
         screen.notify(f"Summary in force: {label}.")
         await screen.refresh_summaries()
 
-    async def roll_back(self) -> None:
+    async def action_roll_back(self) -> None:
         """Put the previous completed version in force (none before v1)."""
         screen = self._screen
         if screen.conversation is None:

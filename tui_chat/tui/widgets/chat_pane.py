@@ -24,6 +24,7 @@ from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.widgets.kept_place import KeptPlace
 from tui_chat.tui.widgets.message_actions import MessageActions
+from tui_chat.tui.widgets.message_pins import MessagePins, PinsChanged
 from tui_chat.tui.widgets.message_range import MessageRange
 from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.navigation import NavigationMode
@@ -31,9 +32,20 @@ from tui_chat.tui.widgets.pages import MessageSource, Pages, mark_left_out
 from tui_chat.tui.widgets.reply_keys import ReplyKeys
 from tui_chat.tui.widgets.steady_scrollbar import SteadyScroll
 
+__all__ = ["ChatPane", "MessageSelected", "PinsChanged"]
 
-class PinsChanged(TextualMessage):
-    """A message of the chat pane was pinned or unpinned (what the next request sends changed)."""
+
+@dataclass
+class MessageSelected(TextualMessage):
+    """The chat pane's selection moved to another message."""
+
+    pane: ChatPane
+    message_id: int | None
+
+    @property
+    def control(self) -> ChatPane:
+        """The chat pane."""
+        return self.pane
 
 
 class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
@@ -42,8 +54,9 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
     What the keys do at the selection is in the pane's parts, named by the actions of its
     letters (``command('range.mark')``, see :class:`~.navigation.NavigationMode`): the
     message's actions (:class:`~.message_actions.MessageActions`), the range
-    (:class:`~.message_range.MessageRange`) and the reply's keys
-    (:class:`~.reply_keys.ReplyKeys`). Each takes the pane as its :class:`~.window.MessageWindow`.
+    (:class:`~.message_range.MessageRange`), the pins (:class:`~.message_pins.MessagePins`)
+    and the reply's keys (:class:`~.reply_keys.ReplyKeys`). Each takes the pane as its
+    :class:`~.window.MessageWindow`.
 
     Args:
         source: Where messages and pins are read.
@@ -81,18 +94,6 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
     new_below: reactive[bool] = reactive(False, init=False)
     """A streaming reply grew below a view scrolled up, away from it (the marker shows)."""
 
-    @dataclass
-    class Selected(TextualMessage):
-        """The selection moved to another message."""
-
-        pane: ChatPane
-        message_id: int | None
-
-        @property
-        def control(self) -> ChatPane:
-            """The chat pane."""
-            return self.pane
-
     def __init__(self, source: MessageSource, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._source = source
@@ -106,7 +107,6 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         """What the view shows stays there while pages are mounted and laid out."""
         # Paging from a key press waits for a page the scroll watcher is already loading.
         self._page_lock = asyncio.Lock()
-        self._pinned: set[int] = set()
         self.branch_marks: dict[int, str] = {}
         """``‹ n/m ›`` by message id: where branches part (kept by the branch bar)."""
         self.message_actions = MessageActions(self, self)
@@ -115,10 +115,13 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         """A range of messages from the selection, copied as Markdown."""
         self.reply_keys = ReplyKeys(self, self)
         """The selected reply's thinking, web pages and cited messages."""
+        self.pins = MessagePins(self, self, source)
+        """The pinned messages of the conversation shown, pinned and unpinned here."""
         self.parts = {
             "message": self.message_actions,
             "range": self.range,
             "reply": self.reply_keys,
+            "pins": self.pins,
         }
 
     def on_blur(self) -> None:
@@ -149,11 +152,6 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
                 return view
         return None
 
-    def _views(self, page: list[Message]) -> list[MessageView]:
-        """A view for each message of ``page``, pinned ones marked."""
-        marks = self.branch_marks
-        return [MessageView(m, pinned=m.id in self._pinned, mark=marks.get(m.id, "")) for m in page]
-
     async def show(
         self, conversation_id: str, around: int | None = None, *, newest: Message | None = None
     ) -> None:
@@ -177,7 +175,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
                 ):
                     return  # paged back (newer pages load when paged to), or up to date
             self.conversation_id = conversation_id
-            self._pinned = await self._source.pinned_ids(conversation_id)
+            await self.pins.read(conversation_id)
             before = None if around is None else around + 1
             page, self.has_older = await self.pages.before(
                 conversation_id, before, Pages.FIRST_PAGE
@@ -201,16 +199,8 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         self.release_anchor()
         await self.remove_children()
         self.set_reactive(ChatPane.selected, None)
-        await self.mount_all(self._views(page))
-        self._mark_last()
-
-    def _mark_last(self) -> None:
-        views = self.views
-        for view in views:
-            view.set_last(False)
-        if views and not self.has_newer:
-            views[-1].set_last(True)
-        mark_left_out(views)
+        await self.mount_all(_views(page, self.pins.ids, self.branch_marks))
+        _mark_last(self.views, self.has_newer)
 
     async def load_older(self) -> bool:
         """Mount the page before the oldest mounted message.
@@ -232,13 +222,13 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             if not page:
                 return False
             place = self._place.top()  # kept while the page is laid out, whenever that is
-            views = self._views(page)
+            views = _views(page, self.pins.ids, self.branch_marks)
             await self.mount_all(views, before=first)
             overflow = len(self.views) - self.MAX_MOUNTED
             if overflow > 0:
                 await self.remove_children(self.views[-overflow:])
                 self.has_newer = True
-                self._mark_last()
+                _mark_last(self.views, self.has_newer)
             self._place.hold(place, page=views[0])  # keys held past the top scroll into it
             return True
         finally:
@@ -304,16 +294,16 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             last = views[-1]
             page, self.has_newer = await self.pages.after(self.conversation_id, last.message_id)
             if not page:
-                self._mark_last()
+                _mark_last(self.views, self.has_newer)
                 return False
             place = self._place.top()
-            views = self._views(page)
+            views = _views(page, self.pins.ids, self.branch_marks)
             await self.mount_all(views)
             overflow = len(self.views) - self.MAX_MOUNTED
             if overflow > 0:
                 await self.remove_children(self.views[:overflow])
                 self.has_older = True
-            self._mark_last()
+            _mark_last(self.views, self.has_newer)
             self.release_anchor()  # the end of a pruned window is not the chat's end
             self._place.hold(place, page=views[0])  # nothing moves; held keys scroll into it
             return True
@@ -327,14 +317,14 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         async with self._page_lock:  # not while a page replaces or extends the window
             if (existing := self.view_for(message.id)) is not None:
                 return existing  # the page read after it was saved holds it already
-            view = MessageView(message, pinned=message.id in self._pinned)
+            view = MessageView(message, pinned=message.id in self.pins.ids)
             await self.mount(view)
             views = self.views
             overflow = len(views) - self.MAX_MOUNTED
             if overflow > 0:
                 await self.remove_children(views[:overflow])
                 self.has_older = True
-            self._mark_last()
+            _mark_last(self.views, self.has_newer)
         return view
 
     def follow(self, *, unselect: bool = False) -> None:
@@ -358,36 +348,6 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         """
         if not (self.is_anchored and not self._anchor_released):
             self.new_below = True
-
-    async def pin(self, pinned: bool | None = None) -> None:
-        """Pin the selected message (the newest when nothing is selected), or unpin it
-        (``pinned`` ``None``: the other way round from now, for a selected one only); the
-        screen hears :class:`PinsChanged` (the request changed)."""
-        view = self.selected_view
-        if view is None and pinned is None:
-            self.notify("Select a message first (f5 or tab, then ↑/↓).", severity="warning")
-            return
-        if view is None and (views := self.views):
-            view = views[-1]
-        if view is None:
-            return
-        message_id, pinned = view.message_id, not view.pinned if pinned is None else pinned
-        if pinned:
-            await self._source.pin(message_id)
-            self._pinned.add(message_id)
-            self.notify(f"Pinned message #{message_id}: it is always sent verbatim.")
-        elif await self._source.unpin(message_id):
-            self._pinned.discard(message_id)
-            self.notify(f"Unpinned message #{message_id}.")
-        else:
-            self.notify(f"Message #{message_id} is not pinned.", severity="warning")
-            return
-        view.set_pinned(pinned)
-        self.post_message(PinsChanged())
-
-    async def action_toggle_pin(self) -> None:
-        """Pin the selected message, or unpin it if it is pinned."""
-        await self.pin()
 
     # -- scrolling --------------------------------------------------------------------------
 
@@ -421,7 +381,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
                 if selected:
                     self.scroll_to_widget(view, animate=False, immediate=True)
         self.range.moved()  # at once: a range key's move is told apart from any other
-        self.post_message(self.Selected(self, new))
+        self.post_message(MessageSelected(self, new))
 
     def on_focus(self) -> None:
         """Select the newest message when the pane gets focus with nothing selected."""
@@ -488,10 +448,17 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             self.selected = views[-1].message_id
             self.follow()
 
-    async def action_extend_previous(self) -> None:
-        """Extend the range to the message above (``shift+up``)."""
-        await self.range.extend(self.action_select_previous)
 
-    async def action_extend_next(self) -> None:
-        """Extend the range to the message below (``shift+down``)."""
-        await self.range.extend(self.action_select_next)
+def _views(page: list[Message], pinned: set[int], marks: dict[int, str]) -> list[MessageView]:
+    """A view for each message of ``page``, pinned ones and where branches part marked."""
+    return [MessageView(m, pinned=m.id in pinned, mark=marks.get(m.id, "")) for m in page]
+
+
+def _mark_last(views: list[MessageView], has_newer: bool) -> None:
+    """Mark the last message of the window (when it is the conversation's last) and the ones
+    the next request leaves out."""
+    for view in views:
+        view.set_last(False)
+    if views and not has_newer:
+        views[-1].set_last(True)
+    mark_left_out(views)

@@ -88,6 +88,14 @@ class MessageRange:
         self._host.notify(f"Copied {what} as Markdown ({len(text):,} characters).")
         self.drop()
 
+    async def action_extend_previous(self) -> None:
+        """Extend the range to the message above (``shift+up``)."""
+        await self.extend(self._window.action_select_previous)
+
+    async def action_extend_next(self) -> None:
+        """Extend the range to the message below (``shift+down``)."""
+        await self.extend(self._window.action_select_next)
+
     async def extend(self, move: Callable[[], Awaitable[None]]) -> None:
         """Extend the range (started at the selected message if there is none) by a move of
         the selection (``shift+up``/``shift+down``)."""

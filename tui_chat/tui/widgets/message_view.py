@@ -16,6 +16,7 @@ from tui_chat.core.models import Message
 from tui_chat.core.unanswered import refusal_category, refused
 from tui_chat.engine.events import ReplyDelta
 from tui_chat.tui import gc_pause
+from tui_chat.tui.action_types import on_screen
 from tui_chat.tui.after_frame import after_frame
 from tui_chat.tui.text import clock_time, inert, inert_content
 from tui_chat.tui.widgets import reply_parts
@@ -124,7 +125,11 @@ class MessageView(Vertical):
         yield Static(self._status(), classes="status")
         if self.message.role == "assistant":
             yield Button(
-                "Retry", id="retry", compact=True, variant="warning", action="screen.retry"
+                "Retry",
+                id="retry",
+                compact=True,
+                variant="warning",
+                action=on_screen("messages.retry"),
             )
 
     def on_mount(self) -> None:

@@ -18,7 +18,7 @@ from textual.actions import parse
 from textual.reactive import reactive
 from textual.widget import Widget
 
-__all__ = ["NavigationMode"]
+__all__ = ["NavigationMode", "run_part"]
 
 
 class NavigationMode(Widget):
@@ -53,18 +53,19 @@ class NavigationMode(Widget):
 
     async def action_command(self, action: str) -> None:
         """Run a letter's action (only reached in navigation mode)."""
-        await self.run_part(action)
+        await run_part(self, action)
 
     async def action_part(self, action: str) -> None:
         """Run a part's action in either mode (a key that types nothing: ``delete``)."""
-        await self.run_part(action)
+        await run_part(self, action)
 
-    async def run_part(self, action: str) -> None:
-        """Run an action of one of the widget's parts (``range.mark``), or else a Textual
-        action with this widget as its default namespace (``select_next``, ``app.help``)."""
-        namespace, name, params = parse(action)
-        part = self.parts.get(namespace)
-        if part is None:
-            await self.run_action(action)
-        elif isawaitable(done := getattr(part, f"action_{name}")(*params)):
-            await done
+
+async def run_part(widget: NavigationMode, action: str) -> None:
+    """Run an action of one of the widget's parts (``range.mark``), or else a Textual
+    action with the widget as its default namespace (``select_next``, ``app.help``)."""
+    namespace, name, params = parse(action)
+    part = widget.parts.get(namespace)
+    if part is None:
+        await widget.run_action(action)
+    elif isawaitable(done := getattr(part, f"action_{name}")(*params)):
+        await done

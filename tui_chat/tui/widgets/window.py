@@ -1,6 +1,7 @@
 """What the chat pane's parts read of the pane (:class:`MessageWindow`): the conversation, the
 mounted messages and the selection. The parts (:mod:`~.message_actions`, :mod:`~.message_range`,
-:mod:`~.reply_keys`) take it as a constructor argument, so none of them imports the pane."""
+:mod:`~.message_pins`, :mod:`~.reply_keys`) take it as a constructor argument, so none of them
+imports the pane."""
 
 from __future__ import annotations
 
@@ -38,6 +39,14 @@ class MessageWindow(Protocol):
 
     def select_default(self) -> None:
         """Select the newest message if nothing is selected."""
+        ...
+
+    async def action_select_previous(self) -> None:
+        """Select the message above (an older page loaded at the top)."""
+        ...
+
+    async def action_select_next(self) -> None:
+        """Select the message below (a newer page loaded at the bottom)."""
         ...
 
     async def show(self, conversation_id: str, around: int | None = None) -> None:
