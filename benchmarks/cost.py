@@ -155,24 +155,28 @@ def _kind(request: Any) -> str:
     return "summary" if request.is_summary else "chat"
 
 
-def _price(request: Any) -> float:
+def usage_of(raw: dict[str, Any] | None) -> Any:
+    """A response's ``usage`` as the app's :class:`~tui_chat.core.models.Usage` (1-hour writes
+    and fast mode included), for :func:`tui_chat.llm.models.cost_usd`."""
     from tui_chat.core.models import Usage
+
+    usage: dict[str, Any] = raw or {}
+    return Usage(
+        input_tokens=int(usage.get("input_tokens", 0)),
+        output_tokens=int(usage.get("output_tokens", 0)),
+        cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens", 0)),
+        cache_read_input_tokens=int(usage.get("cache_read_input_tokens", 0)),
+        cache_creation_1h_input_tokens=int(
+            (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens", 0)
+        ),
+        speed="fast" if usage.get("speed") == "fast" else "",
+    )
+
+
+def _price(request: Any) -> float:
     from tui_chat.llm.models import cost_usd, model_info
 
-    usage: dict[str, Any] = request.usage or {}
-    return cost_usd(
-        model_info(str(request.body.get("model", ""))),
-        Usage(
-            input_tokens=int(usage.get("input_tokens", 0)),
-            output_tokens=int(usage.get("output_tokens", 0)),
-            cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens", 0)),
-            cache_read_input_tokens=int(usage.get("cache_read_input_tokens", 0)),
-            cache_creation_1h_input_tokens=int(
-                (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens", 0)
-            ),
-            speed="fast" if usage.get("speed") == "fast" else "",
-        ),
-    )
+    return cost_usd(model_info(str(request.body.get("model", ""))), usage_of(request.usage))
 
 
 def _check_baseline(chats: Sequence[Any], turns: Script) -> None:

@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from benchmarks.common import LOCOMO_DIR, Options, Row, missing, parallel_map, row
 from benchmarks.cost import Bill, VirtualClock, _kind, _price, pause_seconds, replay_service
@@ -186,8 +187,9 @@ class Result:
     tokens: list[int] = field(default_factory=list)
     """Each question's request size (local count), in question order."""
     chats: int = 0
-    turns: list[tuple[str, dict[str, int], float, int]] = field(default_factory=list)
-    """Every request the server saw: kind, usage, dollars, recalled tokens it carried."""
+    turns: list[tuple[str, dict[str, Any], float, int]] = field(default_factory=list)
+    """Every request the server saw: kind, usage (as the server reported it), dollars,
+    recalled tokens it carried."""
     misses: list[tuple[int, str]] = field(default_factory=list)
     """With ``explain``: each missed question's category and why (:mod:`.past_budget_misses`)."""
 
@@ -265,7 +267,7 @@ async def replay(
 
     for request in server.message_requests:
         result.bills.setdefault(_kind(request), Bill()).add(request.usage or {}, _price(request))
-        usage = {k: v for k, v in (request.usage or {}).items() if isinstance(v, int)}
+        usage = dict(request.usage or {})
         result.turns.append((_kind(request), usage, _price(request), recalled_tokens(request)))
     result.chats = result.bills.get("chat", Bill()).requests
     return result

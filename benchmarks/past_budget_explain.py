@@ -29,37 +29,49 @@ __all__ = ["recalled_tokens", "run", "why_missed"]
 
 
 def _bill_lines(result: Any, label: str) -> list[str]:
+    from benchmarks.cost import usage_of
     from tui_chat.config import DEFAULT_MODEL
-    from tui_chat.llm.models import model_info
+    from tui_chat.core.models import Usage
+    from tui_chat.llm.models import cost_usd, model_info
 
+    info = model_info(DEFAULT_MODEL)
     sums: Counter[str] = Counter()
     chats = 0
     recall_turns = 0
-    for kind, usage, dollars, recalled in result.turns:
+    for kind, raw, dollars, recalled in result.turns:
+        usage = usage_of(raw)
         if kind != "chat":
             sums[f"{kind} $"] += dollars
-            sums[f"{kind} in"] += usage.get("input_tokens", 0) + usage.get(
-                "cache_read_input_tokens", 0
-            )
-            sums[f"{kind} out"] += usage.get("output_tokens", 0)
+            sums[f"{kind} in"] += usage.input_tokens + usage.cache_read_input_tokens
+            sums[f"{kind} out"] += usage.output_tokens
             continue
-        info = model_info(DEFAULT_MODEL)
-        p = info.prices.rates(0)
         chats += 1
         recall_turns += recalled > 0
-        read = usage.get("cache_read_input_tokens", 0)
-        written = usage.get("cache_creation_input_tokens", 0)
-        uncached = usage.get("input_tokens", 0)
-        sums["read tok"] += read
-        sums["write tok"] += written
-        sums["recall tok"] += recalled
-        sums["other uncached tok"] += max(0, uncached - recalled)
-        sums["out tok"] += usage.get("output_tokens", 0)
-        sums["read $"] += read * p.read / 1e6
-        sums["write $"] += written * p.write_5m / 1e6
-        sums["recall $"] += min(recalled, uncached) * p.input / 1e6
-        sums["other uncached $"] += max(0, uncached - recalled) * p.input / 1e6
-        sums["out $"] += usage.get("output_tokens", 0) * p.output / 1e6
+        uncached = usage.input_tokens
+        hour = usage.cache_creation_1h_input_tokens
+        parts = {  # each part at the request's own tier and lifetime (llm.models.cost_usd)
+            "read": Usage(cache_read_input_tokens=usage.cache_read_input_tokens),
+            "write": Usage(
+                cache_creation_input_tokens=usage.cache_creation_input_tokens,
+                cache_creation_1h_input_tokens=hour,
+            ),
+            "recall": Usage(input_tokens=min(recalled, uncached)),
+            "other uncached": Usage(input_tokens=max(0, uncached - recalled)),
+            "out": Usage(output_tokens=usage.output_tokens),
+        }
+        for part, tokens in zip(
+            parts,
+            (
+                usage.cache_read_input_tokens,
+                usage.cache_creation_input_tokens,
+                recalled,
+                max(0, uncached - recalled),
+                usage.output_tokens,
+            ),
+            strict=True,
+        ):
+            sums[f"{part} tok"] += tokens
+            sums[f"{part} $"] += cost_usd(info, parts[part], usage.total_input)
     total = result.dollars
     lines = [f"{label}: ${total:.2f}, {chats} chat turns, {recall_turns} with recall"]
     for part in ("read", "write", "recall", "other uncached", "out"):

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.fakes.fake_anthropic import FakeAnthropic, fake_tokens
 from tests.seam import engine_of
 from tui_chat.core.cache_ttl import choose_ttl, pauses, turn_price
 from tui_chat.core.models import Usage
@@ -239,6 +239,38 @@ class TestRecallEarnsItsPlace:
         recalled = built.breakdown.sections["recall"]
         assert recalled > RECALL_COST_SHARE * read * active.source_tokens + 1
         assert recalled <= resolve_policy().recall_max_tokens
+
+    async def test_the_recalled_passages_follow_the_breakpoint_and_the_message_is_cached(
+        self, make_service: Make, fake_anthropic: FakeAnthropic
+    ) -> None:
+        """The excerpts close the new message, after its breakpoint: the request sends only
+        them uncached, and the next request (which sends the message again without them)
+        reads the message from the cache."""
+        fake_anthropic.cache_min_tokens = 0
+        service = await make_service()
+        cid = await self._folded(service, budget="20000")
+        for prompt in ("where did crate number 1003 go?", "and crate number 1011?"):
+            assert (await service.send(cid, prompt)).error is None
+        first, second = fake_anthropic.message_requests[-2:]
+        for request in (first, second):
+            last = request.body["messages"][-1]["content"]
+            (mark,) = [i for i, block in enumerate(last) if "cache_control" in block]
+            after = last[mark + 1 :]
+            assert after and after[-1]["type"] == "search_result"
+            assert last[mark]["type"] == "text" and "crate number" in last[mark]["text"]
+            # Uncached: the excerpts alone (the fake counts a text block by its text, a
+            # search_result by its JSON).
+            uncached = sum(
+                fake_tokens(block["text"])
+                if block["type"] == "text"
+                else fake_tokens(json.dumps(block, sort_keys=True))
+                for block in after
+            )
+            assert request.usage is not None and request.usage["input_tokens"] == uncached
+        # The first prompt comes back without its excerpts, inside the cached prefix.
+        resent = second.body["messages"][-3]["content"]
+        assert [b.get("text") for b in resent] == ["where did crate number 1003 go?"]
+        assert second.usage is not None and second.usage["cache_read_input_tokens"] > 0
 
     async def test_a_small_window_where_the_history_cannot_be_carried_recalls_more(
         self, make_service: Make

@@ -40,6 +40,7 @@ from tui_chat.core.prices import Prices
 
 __all__ = [
     "INSTRUCTION_TOKENS",
+    "RECALL_COST_SHARE",
     "CompactionCost",
     "SummaryCalls",
     "break_even",
@@ -49,15 +50,29 @@ __all__ = [
     "estimate",
     "one_off",
     "pays",
+    "recall_allowance",
     "savings",
 ]
 
 INSTRUCTION_TOKENS = 1_000
 """About what a continuation adds uncached: the last reply's tail and the summary instruction."""
 
-RECALL_SHARE = 0.5
-"""Recall's excerpts cost at most this share of carrying the history they stand for (the
-request builder's cap, :data:`tui_chat.core.request.recall_cost.RECALL_COST_SHARE`)."""
+RECALL_COST_SHARE = 0.2
+"""Recall may cost at most this share of what carrying the folded history would (the request
+builder's cap, :func:`tui_chat.core.request.recall_cost.recall_cap`, and the recall a first
+fold is expected to start, :func:`estimate`): a fold must still save the rest (measured: at the
+full share recall ate a coding session's savings). A message that needs the folded past more
+than its recent turns give may take more (:mod:`~tui_chat.core.request.recall_need`): with
+that, 0.2 rather than 0.5 cut the past-budget chat's warm bill from 1.19x to 0.87x sending
+everything for 1.2 points of evidence."""
+
+
+def recall_allowance(folded: int, carried: float, recalled: float = 1.0) -> int:
+    """The most recalled tokens a turn may send for ``folded`` tokens of history that would
+    cost ``carried`` each to carry (a multiple of the input price: a read, or a write after a
+    cold pause), when a recalled token costs ``recalled`` (uncached: 1x). In tokens, so the
+    cheaper a model's reads beside its input, the less recall a fold may buy."""
+    return int(RECALL_COST_SHARE * carried * max(0, folded) / max(recalled, 1e-9))
 
 
 @dataclass(frozen=True)
@@ -206,10 +221,13 @@ def estimate(policy: Policy, *, foldable: int, summary: int, projected: int) -> 
         usd = calls.standalone if standalone else min(calls.continuation, calls.standalone)
         call = usd / unit
     # The first fold starts recall: its excerpts travel uncached with every later turn, at
-    # most what carrying the folded history would cost (the request builder's cap).
+    # most the request builder's cap (its share of what carrying the folded history costs).
     recall = 0
     if policy.recall and summary == 0:
-        recall = min(policy.recall_budget_tokens, int(RECALL_SHARE * prices.read_ratio * source))
+        carried = carried_token_price(
+            policy.cache_cold_share, prices.read_ratio, prices.write_ratio
+        )
+        recall = min(policy.recall_budget_tokens, recall_allowance(source, carried))
     return CompactionCost(
         recall=recall,
         folded=folded,

@@ -52,9 +52,13 @@ def test_cheaper_reads_make_a_compaction_pay_later() -> None:
 
 
 def test_recall_is_capped_at_the_models_read_price() -> None:
-    sonnet_5 = estimate(priced("claude-sonnet-5"), foldable=20_000, summary=0, projected=30_000)
-    sonnet_55 = estimate(priced("claude-sonnet-5-5"), foldable=20_000, summary=0, projected=30_000)
-    assert sonnet_5.recall == 1_000 and sonnet_55.recall == 500  # 0.5 x read x 20,000
+    sonnet_5 = estimate(priced("claude-sonnet-5"), foldable=5_000, summary=0, projected=15_000)
+    sonnet_55 = estimate(priced("claude-sonnet-5-5"), foldable=5_000, summary=0, projected=15_000)
+    # The builder's share (0.2) of carrying 5,000 tokens, a quarter of the turns cold:
+    # 0.2 x (read + (1.25 - read) x 0.25) x 5,000, the read the model's own.
+    assert sonnet_5.recall == int(0.2 * (0.1 + 1.15 * 0.25) * 5_000)
+    assert sonnet_55.recall == int(0.2 * (0.05 + 1.2 * 0.25) * 5_000)
+    assert sonnet_55.recall < sonnet_5.recall
 
 
 def test_a_long_cached_opus_prefix_is_continued_a_short_one_goes_to_haiku() -> None:

@@ -232,9 +232,10 @@ def test_memory_block_carries_the_breakpoint_and_recall_rides_in_the_new_message
     assert memory["text"] == memory_text(
         summary(old[-1].id, version=3), [pin(old[0], "storage decision")]
     )
-    # The excerpts open the new message, after the cached history: they change per request.
+    # The excerpts close the new message, after the breakpoint: they change per request,
+    # and the next request sends the message again without them (read from the cache).
     messages = built.request["messages"]
-    legend, excerpts, own = messages[-1]["content"]
+    own, legend, excerpts = messages[-1]["content"]
     assert legend["text"].startswith("Verbatim, by date")
     # One search_result, its passages cited by their ``#id role:`` labels.
     assert excerpts["type"] == "search_result" and excerpts["citations"] == {"enabled": True}
@@ -243,8 +244,9 @@ def test_memory_block_carries_the_breakpoint_and_recall_rides_in_the_new_message
     assert "noted" in passage["text"]
     assert passage["text"].startswith(f"[{old[1].created_at[:10]}]\n#{old[1].id} ")
     assert own["text"] == "what next?"
-    assert all("cache_control" not in block for block in (legend, excerpts, own))
-    assert messages[-2]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert all("cache_control" not in block for block in (legend, excerpts))
+    assert own["cache_control"] == {"type": "ephemeral"}
+    assert all("cache_control" not in block for block in messages[-2]["content"])
     assert built.anchor_ids == (old[0].id,)
     assert built.recalled_ids == (old[1].id,)
     assert built.sent_message_ids == tuple(m.id for m in raw)
@@ -332,7 +334,7 @@ def test_huge_recalled_message_is_cut_to_the_budget() -> None:
     built = build_alone(inputs(raw, summary_=summary(huge.id), recalled=[huge]))
     assert built.recalled_ids == (huge.id,)
     assert built.breakdown.sections["recall"] <= WINDOW.recall_budget_tokens
-    result = built.request["messages"][-1]["content"][1]
+    result = built.request["messages"][-1]["content"][-1]
     assert result["type"] == "search_result" and result["content"][0]["text"].endswith("[…]")
 
 
@@ -803,7 +805,12 @@ def test_request_invariants(inp: ContextInputs) -> None:
         if inp.policy.single_user_message:
             assert last["content"][-1]["text"].endswith(new_text)
         else:
-            assert last["content"][-1]["text"] == new_text
+            # Its own content ends at the breakpoint; recalled excerpts (if any) follow it.
+            own = [b for b in last["content"] if "cache_control" in b] or last["content"][-1:]
+            assert own[-1]["text"] == new_text
+            tail = last["content"][last["content"].index(own[-1]) + 1 :]
+            assert all(b.get("type") == "search_result" or "text" in b for b in tail)
+            assert bool(tail) == bool(breakdown.sections["recall"])
 
     # Dropped messages are whole leading turns, never also sent (of the messages a build
     # considers: replies a retry replaced are left out first, core/request/superseded).

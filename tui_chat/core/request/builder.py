@@ -6,14 +6,17 @@ recalled excerpts, unsummarised messages and the new message) into the keyword a
 (docs/design.md, "What is sent"). It is pure: same inputs, same request, byte for byte.
 
 The layouts are in :mod:`~tui_chat.core.request.compose`: system prompt and memory block in
-``system``, the raw turns and the new message (recalled excerpts first) in ``messages``, with a
-cache breakpoint after the memory block and one on the last block of the repeated history.
+``system``, the raw turns and the new message (recalled excerpts last) in ``messages``, with a
+cache breakpoint after the memory block and one on the last block the next request repeats.
 
 The memory block only changes when a compaction or a pin changes it, so between compactions the
 whole prefix is read from the prompt cache. Recalled excerpts change with every message, so they
-travel inside the new message, after the cached prefix: anywhere earlier (in ``system``) they
-would invalidate the cached history on every turn. Without excerpts the breakpoint sits on the
-new message itself, which the next request sends again unchanged.
+close the new message, after everything the next request sends again: anywhere earlier (in
+``system``, or before the message's own text) they would invalidate the cached history, or
+leave the new message uncached, on every turn. The breakpoint sits on the new message's own
+last block, excerpts or not: the next request sends that message again unchanged, and reads it
+from the cache (with the excerpts before it, it was sent uncached and written again by the next
+turn: 2.25x its input price instead of 1.25x).
 
 With ``single_user_message`` (seed 000) everything goes into one user message instead.
 
@@ -392,8 +395,12 @@ def build_request(inputs: ContextInputs, timeline: Timeline) -> BuiltRequest:
     fits = builder.fits(candidate.total, builder.limit)
     messages = candidate.messages
     # The breakpoint ends the part the next request repeats: the whole request, or the
-    # history before the new message when that message carries this request's excerpts.
-    marked = len(messages) - (2 if candidate.recall_in_last else 1)
+    # new message without the excerpts that close it (the next request sends it without).
+    marked, block = len(messages) - 1, -1
+    if candidate.recall_at is not None:
+        marked, block = (
+            (marked, candidate.recall_at - 1) if candidate.recall_at else (marked - 1, -1)
+        )
     # A compaction block is sent back exactly as received: no breakpoint is put on it.
     opens_with_block = bool(messages) and messages[0]["content"][0].get("type") == "compaction"
     ttl = _ttl(builder, candidate)
@@ -401,7 +408,7 @@ def build_request(inputs: ContextInputs, timeline: Timeline) -> BuiltRequest:
     if marked >= 0 and not (marked == 0 and opens_with_block):
         last = messages[marked]
         content = list(last["content"])
-        content[-1] = {**content[-1], "cache_control": mark}
+        content[block] = {**content[block], "cache_control": mark}
         messages[marked] = {"role": last["role"], "content": content}
     request: dict[str, Any] = {"model": inputs.model}
     if inputs.tools:  # first in the API's cache prefix: tools, system, messages

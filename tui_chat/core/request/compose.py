@@ -5,8 +5,8 @@ Messages layout::
     system   = [base system prompt]
                [memory: summary + pinned messages older than the raw window]  <- cache breakpoint
     messages = raw turns after the summary's coverage
-               + the new user message: [recalled excerpts: legend, one search_result a day]
-                                       [its own content]
+               + the new user message: [its own content]  <- cache breakpoint
+                                       [recalled excerpts: legend, one search_result]
 
 Single-message layout (``single_user_message``): one user message with
 ``[CONVERSATION CONTEXT]``, ``[RECENT MESSAGES]`` and ``[CURRENT MESSAGE]`` sections.
@@ -63,8 +63,9 @@ class Candidate:
     """Stored messages sent as messages, in order."""
     recall_tokens: int = 0
     """Tokens of the recall section."""
-    recall_in_last: bool = False
-    """The recalled excerpts open the last message (the cache breakpoint goes before it)."""
+    recall_at: int | None = None
+    """Where the recalled excerpts start in the last message's content (they close it; the
+    cache breakpoint goes on the block before them), ``None`` without excerpts there."""
 
     @property
     def total(self) -> int:
@@ -183,15 +184,13 @@ class RequestLayout:
             # A preview ending on a reply: nothing is sent, the excerpts stay in the system.
             candidate.system = self._system_blocks(memory, texts.recall)
             return
+        # After the message's own content, so that the breakpoint on its last block caches
+        # the message with the history: the next request sends it again without excerpts.
         content = list(last["content"])
-        at = next(
-            (i for i, b in enumerate(content) if b.get("type") != "tool_result"), len(content)
-        )
         recalled = list(texts.recall_blocks) or [{"type": "text", "text": texts.recall}]
-        content[at:at] = recalled
         candidate.sections["recall"] = self.counter.count_content(recalled)
-        candidate.messages[-1] = {"role": "user", "content": content}
-        candidate.recall_in_last = True
+        candidate.messages[-1] = {"role": "user", "content": [*content, *recalled]}
+        candidate.recall_at = len(content)
 
     def _single(self, candidate: Candidate, pieces: list[Piece], texts: MemoryTexts) -> None:
         """Seed 000: one user message with context, recent messages and the current one."""

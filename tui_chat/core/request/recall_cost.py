@@ -16,23 +16,19 @@ from collections.abc import Sequence
 
 from tui_chat.core.cache_ttl import carried_price
 from tui_chat.core.models import Summary
+from tui_chat.core.payback import RECALL_COST_SHARE, recall_allowance
 from tui_chat.core.prices import FALLBACK_PRICES, Prices
 from tui_chat.core.request.recall import Passage
 from tui_chat.core.request.recall_need import need_weight
 from tui_chat.core.request.timeline import Timeline
+
+__all__ = ["RECALL_COST_SHARE", "RELEVANCE_FLOOR", "matching", "recall_cap"]
 
 RELEVANCE_FLOOR = 0.1
 """Recalled passages below this relevance (:attr:`~.recall.Passage.relevance`) are left out
 where the cost cap applies: on the dev LoCoMo conversations the floor keeps 95.7 % of the
 evidence passages among the candidates and cuts the median recall from 76 passages to what
 matches (``benchmarks/RESULTS.md``, session 4)."""
-
-RECALL_COST_SHARE = 0.2
-"""Recall may cost at most this share of what carrying the folded history would: a fold must
-still save the rest (measured: at the full share recall ate a coding session's savings). A
-message that needs the folded past more than its recent turns give may take more
-(:mod:`~.recall_need`): with that, 0.2 rather than 0.5 cut the past-budget chat's warm bill from
-1.19x to 0.87x sending everything for 1.2 points of evidence."""
 
 
 def recall_cap(
@@ -63,7 +59,7 @@ def recall_cap(
     folded = max(summary.source_tokens, covered_tokens or estimate)
     if folded + raw > limit:
         return None
-    return int(RECALL_COST_SHARE * carried_price(pauses, cache_ttl, prices) * folded)
+    return recall_allowance(folded, carried_price(pauses, cache_ttl, prices))
 
 
 def matching(recalled: Sequence[Passage], need: float = 0.0) -> list[Passage]:
