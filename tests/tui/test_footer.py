@@ -80,16 +80,17 @@ async def test_a_reply_adds_and_takes_away_its_cancel_key_alone(
         await pilot.press("enter")
         await until(
             pilot,
-            lambda: any(k.action.endswith("cancel_reply") for k in app.screen.query(FooterKey)),
+            lambda: any("cancel_reply" in k.action for k in app.screen.query(FooterKey)),
         )
         during = list(app.screen.query(FooterKey))
         assert [k for k in during if k in before] == before  # the same widgets, in order
-        assert [k.action.rsplit(".")[-1] for k in during if k not in before] == ["cancel_reply"]
+        came = [k.action for k in during if k not in before]
+        assert len(came) == 1 and "cancel_reply" in came[0]
         await pilot.press("escape")
         await until(pilot, lambda: screen.streaming_id is None and not app.replying)
         await until(
             pilot,
-            lambda: all(not k.action.endswith("cancel_reply") for k in app.screen.query(FooterKey)),
+            lambda: all("cancel_reply" not in k.action for k in app.screen.query(FooterKey)),
         )
         await settle(pilot)
         assert list(app.screen.query(FooterKey)) == before
