@@ -263,3 +263,37 @@ async def test_a_hidden_piece_asks_no_layout_of_what_is_shown(
         assert markdown.reveal() == 3
         await until(pilot, lambda: markdown.children[-1].region.height > 0)
         assert [block.region.y for block in markdown.children] == [0, 2, 4, 6]
+
+
+async def test_a_hidden_piece_asks_for_no_layout_until_it_is_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Blocks mounted hidden (a list, a code fence, each replaced by the next piece) never lay
+    the screen out while hidden; shown, they are laid out."""
+    laid: list[object] = []
+
+    class Counted(messages.Layout):
+        def __init__(self, widget: Widget) -> None:
+            super().__init__(widget)
+            laid.append(widget)
+
+    markdown = StreamMarkdown()
+    async with _One(markdown).run_test(size=(80, 20)) as pilot:
+        await markdown.append("Shown first.\n\n")
+        await settle(pilot)
+        monkeypatch.setattr(messages, "Layout", Counted)
+        markdown.holding = True
+        await markdown.append("- one\n")  # the shown paragraph is parsed again: laid out
+        await settle(pilot)
+        assert markdown.last_held
+        laid.clear()
+        await markdown.append("- two\n\n```python\nx = 1\n")  # the list changes, a fence
+        await markdown.append("y = 2\n```\n\n- three\n")  # the fence replaced, a list
+        markdown.holding = False
+        await settle(pilot)
+        assert markdown.last_held and laid == []
+        markdown.reveal()
+        await until(pilot, lambda: bool(laid))
+        await settle(pilot)
+        assert markdown.held == 0
+        assert all(block.region.height > 0 for block in markdown.children)

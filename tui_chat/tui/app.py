@@ -32,7 +32,7 @@ from tui_chat.tui.screens.main import MainScreen
 from tui_chat.tui.screens.reply_flow import ReplyEnded
 from tui_chat.tui.screens.tool_approval import ToolApproval
 from tui_chat.tui.screenshot import with_screenshot
-from tui_chat.tui.widgets import reply_stream
+from tui_chat.tui.widgets import reply_stream, stream_markdown
 
 HOLD_FRAMES = 20
 """Refreshes a key waits at most for an opening prompt's field."""
@@ -182,6 +182,7 @@ class ChatApp(ChatHost):
         process, move what start-up made into the collector's permanent generation, so the
         full collection after each reply (:mod:`~tui_chat.tui.gc_pause`) does not walk the
         SDK's and Textual's objects again (100 ms of CPU, a second on a loaded machine)."""
+        stream_markdown.rehearse()  # the first reply's Markdown and code, parsed here
         if self.service.has_key:
             self.service.preload()
         if self.freeze_after_start:

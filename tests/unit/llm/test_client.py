@@ -73,6 +73,23 @@ async def test_stream_reply_text_usage_and_chunks(
     assert body["stream"] is True and body["metadata"] == {"user_id": "u-1"}
 
 
+async def test_a_client_preloaded_in_another_thread_streams_on_the_loop_that_sends(
+    client: ClaudeClient, fake_anthropic: FakeAnthropic
+) -> None:
+    """The TUI's warm-up thread builds the SDK client; the first send, on the event loop,
+    takes it over and streams, and so does a later loop (a fresh client of its own)."""
+    await asyncio.to_thread(client.preload)
+    fake_anthropic.push_reply("Built in a thread, sent from the loop.")
+    result = await client.stream(make_request())
+    assert result.ok and result.text == "Built in a thread, sent from the loop."
+
+    def another_loop() -> StreamResult:
+        fake_anthropic.push_reply("And from another loop.")
+        return asyncio.run(client.stream(make_request()))
+
+    assert (await asyncio.to_thread(another_loop)).text == "And from another loop."
+
+
 async def test_default_echo_reply_and_async_on_text(
     client: ClaudeClient, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -18,6 +18,7 @@ layout while it is appended (Textual lays a mount's parent out again, a full-scr
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Self
 
 from markdown_it.token import Token
@@ -29,7 +30,12 @@ from textual.widgets._markdown import MarkdownBlock, MarkdownFence
 
 from tui_chat.tui.widgets import flat_blocks
 
-__all__ = ["StreamMarkdown"]
+__all__ = ["StreamMarkdown", "rehearse"]
+
+REHEARSED_LANGUAGES = ("python", "bash", "json", "javascript")
+"""The code fences' languages whose highlighter is built in the warm-up (:func:`rehearse`)."""
+
+_REHEARSAL = "# A\n\nSome *text*, `code` and www.example.com.\n\n- one\n- two\n\n> quoted\n"
 
 
 class StreamFence(MarkdownFence):
@@ -64,6 +70,37 @@ class StreamFence(MarkdownFence):
 def _theme(block: MarkdownBlock) -> tuple[bool, bool]:
     app = block.app
     return app.native_ansi_color, app.current_theme.dark
+
+
+def rehearse() -> None:
+    """Parse a small reply and highlight a line of code in each of
+    :data:`REHEARSED_LANGUAGES`, off the event loop (the app's warm-up thread, once drawn).
+
+    The first parse of a process compiles the link finder's regular expressions and the first
+    fence of a language compiles its lexer's: 40-50 ms of CPU each, which the first reply
+    otherwise spent on the event loop while it streamed (the keys typed meanwhile waited)."""
+    from markdown_it import MarkdownIt
+    from textual.highlight import highlight
+
+    MarkdownIt("gfm-like").parse(_REHEARSAL)
+    for language in REHEARSED_LANGUAGES:
+        highlight("value = [1, 'a']  # note\n", language=language)
+
+
+def _held_refresh(
+    block: Widget,
+    *regions: Region,
+    repaint: bool = True,
+    layout: bool = False,
+    recompose: bool = False,
+) -> Widget:
+    """A hidden block's refresh: without a layout of the screen. A block changed or composed
+    while hidden (a list's items, a fence's label mounted) asked for one itself, and Textual
+    lays out the whole screen for a hidden widget too (10-15 ms at 120x36, while keys were
+    typed); it is laid out with the others when it is shown."""
+    return type(block).refresh(
+        block, *regions, repaint=repaint, layout=layout and block.display, recompose=recompose
+    )
 
 
 class StreamMarkdown(Markdown):
@@ -109,6 +146,7 @@ class StreamMarkdown(Markdown):
         if self.holding:
             for block in widgets:
                 block.display = False
+                block.refresh = partial(_held_refresh, block)  # type: ignore[method-assign]
             self._held.extend(widgets)
         return super().mount(*widgets, before=before, after=after)
 
@@ -133,6 +171,7 @@ class StreamMarkdown(Markdown):
         held = [block for block in self._held if block.parent is self]
         shown = held[:-1] if keep_last and len(held) > 1 else held
         for block in shown:
+            block.__dict__.pop("refresh", None)  # its own again: it asks for layouts now
             block.display = True
         self._held = held[len(shown) :]
         return len(shown)
