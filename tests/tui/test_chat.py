@@ -336,6 +336,8 @@ async def test_only_a_window_of_messages_is_mounted_and_older_pages_load(
         await until(pilot, lambda: pane.selected != mounted[-1])
         following = ids[ids.index(mounted[-1]) + 1]
         assert pane.selected == following
+        # The page that came in is mounted first and the far end pruned after it.
+        await until(pilot, lambda: len(pane.views) <= ChatPane.MAX_MOUNTED)
         window = [v.message_id for v in pane.views]
         # Still the neighbourhood of the selection, not just the latest page.
         assert following in window and mounted[-1] in window
