@@ -475,6 +475,20 @@ class FakeAnthropic:
         with self._lock:
             return len(self._queue)
 
+    @property
+    def open_connections(self) -> int:
+        """How many client connections the server is still handling."""
+        assert self._server is not None, "the fake is not started"
+        with self._server.connections_lock:
+            return len(self._server.connections)
+
+    def drop_queued(self) -> int:
+        """Forget the queued behaviours (the requests stay recorded); returns how many."""
+        with self._lock:
+            dropped = len(self._queue)
+            self._queue.clear()
+        return dropped
+
     def wait_for_sync(self, count: int, timeout: float = 5.0) -> list[RecordedRequest]:
         """Block until ``count`` messages requests have arrived (not from the event loop
         that makes the requests: use :meth:`wait_for` there)."""

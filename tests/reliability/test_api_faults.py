@@ -10,6 +10,7 @@ row pause auto-compaction (manual compaction still works).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 from collections.abc import Awaitable, Callable
@@ -278,6 +279,22 @@ def _age_failures(service: ChatService) -> None:
     )
 
 
+async def _settle_timed_out_call(fake: FakeAnthropic) -> None:
+    """After a summary call timed out: wait until the server has handled (or seen the end
+    of) every connection, then take the hang off the queue if no request met it.
+
+    The timeout counts from the call's start, so on a loaded machine it can run out before
+    the request is even sent; the queued hang would then meet the next attempt instead."""
+    for _ in range(2_000):  # a ceiling on a state wait (10 s), not a timing figure
+        if fake.open_connections == 0:
+            break
+        await asyncio.sleep(0.005)
+    assert fake.open_connections == 0, "the timed-out call's connection stayed open"
+    if fake.pending:
+        assert not fake.message_requests, "a request arrived yet the hang is still queued"
+        assert fake.drop_queued() == 1
+
+
 @pytest.mark.parametrize("name", list(SUMMARY_FAULTS))
 async def test_summary_fault_is_recorded_never_active_and_backs_off(
     make_service: Make, fake_anthropic: FakeAnthropic, name: str
@@ -296,6 +313,8 @@ async def test_summary_fault_is_recorded_never_active_and_backs_off(
         await engine_of(service).worker.compact(cid, trigger="auto")
 
     assert MARKER_KEY not in str(raised.value)
+    if "timeout" in fault.options:
+        await _settle_timed_out_call(fake_anthropic)
     [failed] = await service.summaries.versions(cid)
     assert failed.status == "failed" and failed.error and failed.text == ""
     assert failed.lease_owner is None and failed.completed_at
@@ -313,8 +332,13 @@ async def test_summary_fault_is_recorded_never_active_and_backs_off(
     assert await engine_of(service).worker.maybe_compact(cid) is None
     assert len(fake_anthropic.message_requests) == requests_before
     assert len(await service.summaries.versions(cid)) == 1
-    # ... and once it has run out, the next attempt works and comes into force.
+    # ... and once it has run out, the next attempt works and comes into force. The 0.5 s
+    # were there to meet the hang; an ordinary summary call can take longer than that on a
+    # loaded machine, so the next attempt runs in an engine on the same database (where the
+    # failure and its backoff live) with the default summarizer timeout.
     _age_failures(service)
+    if "timeout" in fault.options:
+        service = await make_service(api_key=MARKER_KEY, compaction=SUMMARY_POLICY)
     done = await engine_of(service).worker.maybe_compact(cid)
     assert done is not None and done.status == "completed" and done.text
     assert failed.error not in done.text

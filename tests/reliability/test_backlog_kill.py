@@ -1,6 +1,6 @@
 """``kill -9`` of a real ``tui-chat compact`` folding a backlog, then a rerun.
 
-A conversation of a few thousand messages is made with ``tui-chat import`` (in the test's process);
+A conversation of 1,400 messages is made with ``tui-chat import`` (in the test's process);
 its backlog is folded by ``tui-chat compact`` in committed versions of :data:`STEP` messages each
 (the offline summarizer: no API key). The process is a real one, started with the command line's
 own ``main``; the only thing it does besides is set the step size (5,000 messages in the app, so
@@ -27,12 +27,13 @@ from tests.reliability.helpers import ROOT, cli_env, integrity, rows, run_here
 
 pytestmark = pytest.mark.slow  # real processes
 
-MESSAGES = 3_000
+MESSAGES = 1_400
 STEP = 200
-"""Messages one version may fold (the app's ``BACKLOG_STEP_MESSAGES``): 15 versions or so."""
+"""Messages one version may fold (the app's ``BACKLOG_STEP_MESSAGES``): 7 versions or so."""
 
-DEADLINE = 120.0
-"""Seconds the test waits for a process before it fails (a hang, never a timing figure)."""
+DEADLINE = 600.0
+"""Seconds the test waits for a process before it fails (a hang, never a timing figure: an
+uninterrupted ``compact`` took over 120 s at a load of 25-40 on two cores)."""
 
 ATTEMPTS = 3
 """Runs to kill: one that finished before the kill reached it does not count."""
