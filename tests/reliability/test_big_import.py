@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from itertools import cycle, islice
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,8 @@ def test_a_60_mb_message_is_refused_in_one_line_within_the_memory_bound(
 ) -> None:
     write_config(isolated_env)
     source = tmp_path / "one.json"
-    text = " ".join(f"word{i % 1000}" for i in range(7_500_000))  # 59 MB
+    # "word0 ... word999" over and over, 7.5 M words (59 MB): the 1,000 words formatted once.
+    text = " ".join(islice(cycle([f"word{i}" for i in range(1000)]), 7_500_000))
     source.write_text(json.dumps({"title": "big", "messages": [{"role": "user", "content": text}]}))
     del text
     code, peak, err = _peak(isolated_env, "import", str(source))
@@ -69,12 +71,16 @@ def test_a_60_mb_message_is_refused_in_one_line_within_the_memory_bound(
 
 
 def _many(tmp_path: Path, count: int = 40) -> Path:
-    """About 1 MB a message, ``count`` messages."""
+    """About 1 MB a message, ``count`` messages: message ``i`` is the words ``w0`` ... ``w4999``
+    over and over from ``w{7i mod 5000}``, 180,000 of them (the words formatted once)."""
     source = tmp_path / "many.json"
+    words = [f"w{k}" for k in range(5000)]
     messages = [
         {
             "role": "user" if i % 2 == 0 else "assistant",
-            "content": " ".join(f"w{(i * 7 + j) % 5000}" for j in range(180_000)),
+            "content": " ".join(
+                islice(cycle(words[i * 7 % 5000 :] + words[: i * 7 % 5000]), 180_000)
+            ),
         }
         for i in range(count)
     ]
