@@ -103,12 +103,12 @@ PRESETS: dict[str, Policy] = {
 the usable window (summary 10 %, identifier ledger 5 %, recall 55 % and whatever the others
 leave, up to 6,000 tokens; raw turns 25 %, compacted down to half of it; pins 10 %).
 The shares were chosen on the dev LoCoMo conversations (docs/presets.md, "Why adaptive is the
-default"). Its trigger is ``cost`` (:mod:`tui_chat.core.payback`): raw turns are folded, down
-to ``keep_recent`` messages, as soon as that pays for itself within ``payback_turns`` given
-prompt-cache prices, and at the latest at ``ratio`` of the window; measured in the cost
-benchmark against the raw-turns budget (``tokens``, still available with ``tui-chat set CONV
-trigger tokens``), it costs far less at no loss on LoCoMo (docs/presets.md, "Compact when it
-pays")."""
+default"). Its trigger is ``budget`` (:mod:`tui_chat.core.triggers`): nothing is folded until
+the next turn, as large as the last one, would take the request past the working budget
+(``budget``, 100k tokens by default); then raw turns are folded down to their share. ``tui-chat
+set CONV trigger cost`` gives the earlier cost trigger (:mod:`tui_chat.core.payback`: fold as
+soon as it pays for itself within ``payback_turns`` given prompt-cache prices) and ``trigger
+tokens`` the raw-turns budget (docs/presets.md, "Compact when it pays")."""
 
 DEFAULT_PRESET = "adaptive"
 
