@@ -50,6 +50,17 @@ class Options:
     cost replays, the quality evaluations). Timed work always runs alone."""
 
 
+def die_with_parent() -> None:
+    """``preexec_fn`` of every process a benchmark starts (the app, the floor, the fake API): the
+    kernel kills it when the benchmark dies (Linux's ``PR_SET_PDEATHSIG``), so a run that is
+    interrupted or killed leaves nothing running. Start such processes from the main thread: the
+    signal follows the thread that forked them."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+
+
 def default_jobs() -> int:
     """Worker processes for untimed work: one per CPU (at most four)."""
     return max(1, min(os.cpu_count() or 1, 4))

@@ -20,7 +20,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import ROOT, Options, Row, missing, p50, percentile, row, time_async
+from benchmarks.common import (
+    ROOT,
+    Options,
+    Row,
+    die_with_parent,
+    missing,
+    p50,
+    percentile,
+    row,
+    time_async,
+)
 from benchmarks.datagen import FULL, QUICK, ScaleDb, TextMaker, scale_db
 
 GROUP = "scale"
@@ -181,6 +191,7 @@ def _start_server() -> tuple[subprocess.Popen[str], str]:
         [sys.executable, str(ROOT / "tests" / "fakes" / "fake_anthropic.py"), "--port", "0"],
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=die_with_parent,
     )
     assert server.stdout is not None
     url = server.stdout.readline().strip()

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import pyte
 
+from benchmarks.common import die_with_parent
+
 SYNC_START = b"\x1b[?2026h"
 SYNC_END = b"\x1b[?2026l"
 _SYNC = re.compile(re.escape(SYNC_START) + b"|" + re.escape(SYNC_END))
@@ -121,6 +123,7 @@ class PtyApp:
             env=env,
             cwd=cwd,
             start_new_session=True,
+            preexec_fn=die_with_parent,
         )
         os.close(slave)
         if nice is not None:

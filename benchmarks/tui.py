@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import tui_stream
-from benchmarks.common import ROOT, Options, Row, missing, p50, row
+from benchmarks.common import ROOT, Options, Row, die_with_parent, missing, p50, row
 from benchmarks.datagen import FULL, QUICK, scale_db
 
 GROUP = "tui"
@@ -99,6 +99,7 @@ def first_frame(
         env=env,
         cwd=ROOT,
         start_new_session=True,
+        preexec_fn=die_with_parent,
     )
     os.close(slave)
     seen = b""

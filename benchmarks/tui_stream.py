@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import ROOT, p50, percentile
+from benchmarks.common import ROOT, die_with_parent, p50, percentile
 from benchmarks.datagen import TextMaker
 from benchmarks.terminal import Frame, PtyApp, TerminalModel, own_session, prioritize
 
@@ -114,6 +114,7 @@ def start_server(
         stdout=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=die_with_parent,
     )
     if nice is not None:
         prioritize(server.pid, nice)
