@@ -185,13 +185,14 @@ class ClaudeClient:
         """Upload a file to the Files API (:func:`tui_chat.llm.files.upload`); its id."""
         if self._api_key is None:
             raise no_key_error()
-        return await upload(self._sdk(), self._api_key, name, data, media_type, self.files_beta)
+        sdk = await self._sdk()
+        return await upload(sdk, self._api_key, name, data, media_type, self.files_beta)
 
     async def delete_file(self, file_id: str) -> bool:
         """Delete an uploaded file (:func:`tui_chat.llm.files.delete`); False if it was gone."""
         if self._api_key is None:
             raise no_key_error()
-        return await delete_file(self._sdk(), self._api_key, file_id, self.files_beta)
+        return await delete_file(await self._sdk(), self._api_key, file_id, self.files_beta)
 
     def preload(self) -> None:
         """From a thread: import the SDK (a second of CPU) and build a client (its TLS context:
@@ -210,7 +211,7 @@ class ClaudeClient:
             max_retries=self._max_retries,
         )
 
-    def _sdk(self) -> AsyncAnthropic:
+    async def _sdk(self) -> AsyncAnthropic:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             # Pooled connections belong to the loop that opened them (e.g. one asyncio.run
@@ -219,7 +220,9 @@ class ClaudeClient:
             self._loop = loop
         if self._client is None:
             spare, self._spare = self._spare, None  # built by preload(), never connected
-            self._client = spare or self._new_sdk()
+            # The SDK's import (seconds of CPU when loaded) in a thread: the loop runs on.
+            built = spare if spare is not None else await asyncio.to_thread(self._new_sdk)
+            self._client = self._client or built  # or one built meanwhile on this loop
         return self._client
 
     async def stream(
@@ -267,7 +270,7 @@ class ClaudeClient:
         """One attempt of :meth:`stream`."""
         headers = request_headers(request, self.files_beta)
         extra: dict[str, Any] = {"extra_headers": headers} if headers else {}
-        manager = self._sdk().messages.stream(**request, **extra)
+        manager = (await self._sdk()).messages.stream(**request, **extra)
         stream: Any = None
         started = False
         stopped = False
@@ -341,7 +344,7 @@ class ClaudeClient:
         if headers:
             params["extra_headers"] = headers
         try:
-            counted = await self._sdk().messages.count_tokens(**params)
+            counted = await (await self._sdk()).messages.count_tokens(**params)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -362,11 +365,9 @@ class ClaudeClient:
         """
         if self._api_key is None:
             raise no_key_error()
+        sdk = (await self._sdk()).with_options(max_retries=0)
         try:
-            return [
-                plain(model, exclude_none=True)
-                async for model in self._sdk().with_options(max_retries=0).models.list(limit=1000)
-            ]
+            return [plain(model, exclude_none=True) async for model in sdk.models.list(limit=1000)]
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -395,7 +396,7 @@ class ClaudeClient:
             raise no_key_error()
         params = compaction_params(request, instructions)
         try:
-            raw = await self._sdk().beta.messages.with_raw_response.create(**params)
+            raw = await (await self._sdk()).beta.messages.with_raw_response.create(**params)
             body = json.loads(await raw.read())
         except asyncio.CancelledError:
             raise

@@ -90,6 +90,26 @@ async def test_a_client_preloaded_in_another_thread_streams_on_the_loop_that_sen
     assert (await asyncio.to_thread(another_loop)).text == "And from another loop."
 
 
+async def test_the_sdk_is_built_off_the_event_loop(
+    client: ClaudeClient, fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a preloaded client the first call builds one (importing the SDK: seconds of CPU
+    on a loaded machine) in a thread, so the loop's frames and a summary call's timeout are
+    not held behind it."""
+    built_on: list[threading.Thread] = []
+    new_sdk = client._new_sdk
+
+    def recording() -> Any:
+        built_on.append(threading.current_thread())
+        return new_sdk()
+
+    monkeypatch.setattr(client, "_new_sdk", recording)
+    fake_anthropic.push_reply("Built in a thread.")
+    result = await client.stream(make_request())
+    assert result.ok and result.text == "Built in a thread."
+    assert len(built_on) == 1 and built_on[0] is not threading.main_thread()
+
+
 async def test_default_echo_reply_and_async_on_text(
     client: ClaudeClient, fake_anthropic: FakeAnthropic
 ) -> None:
