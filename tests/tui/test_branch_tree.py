@@ -74,6 +74,9 @@ async def test_an_edit_is_a_sibling_switched_in_place(
         await until(pilot, lambda: len(bar.path.points) == 1)  # type: ignore[union-attr]
         listed = app.query_one(ConversationList)
         assert [i.conversation.id for i in listed.conversations] == [fork_id]
+        assert listed.options.option_count == 0  # hidden: its rows are built as it opens
+        screen.panels.open("conversations")
+        await until(pilot, lambda: listed.options.option_count == 1)
         entry = str(listed.options.get_option_at_index(0).prompt)
         assert "Trip" in entry and "(edited)" not in entry and "⑂2" in entry
         # ‹ 2/2 › on the edited prompt, and the bar.

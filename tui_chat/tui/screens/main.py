@@ -64,7 +64,7 @@ from tui_chat.tui.screens.summary_commands import SummaryCommands
 from tui_chat.tui.text import inert, one_line
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.composer import Composer
-from tui_chat.tui.widgets.conversation_list import ConversationList
+from tui_chat.tui.widgets.conversation_list import ConversationList, Listing
 from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.follow_marker import FollowMarker
 from tui_chat.tui.widgets.footer import ChatFooter
@@ -126,6 +126,8 @@ class MainScreen(Screen[None]):
     """The conversation's summary versions (the timeline is bound to them)."""
     streaming_id: reactive[int | None] = reactive(None, init=False)
     """Id of the reply being streamed, if any."""
+    listing: reactive[Listing] = reactive(Listing, init=False)
+    """The conversations the list shows (it is bound to them)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -168,7 +170,7 @@ class MainScreen(Screen[None]):
         """Header, list | chat + composer + gauge | timeline, footer."""
         yield Header(icon="◆")
         with PanelRow(PANEL_WIDTHS, fallback="composer", id="body"):
-            yield ConversationList(id="conversations")
+            yield ConversationList(id="conversations").data_bind(MainScreen.listing)
             with Vertical(id="center"):
                 chat = ChatPane(self.app.service.messages, id="chat")
                 yield SiblingSwitch(chat, id="branches")
@@ -423,9 +425,7 @@ class MainScreen(Screen[None]):
         families = await self.app.service.branches.families()
         if read != self._list_reads:
             return  # a refresh begun since (archived shown or hidden meanwhile) reads later
-        self.conversations.set_conversations(
-            infos, self.conversation_id, self.app.clock(), families
-        )
+        self.listing = Listing(tuple(infos), families, self.conversation_id, self.app.clock())
 
 
 def count_once(screen: MainScreen, conversation_id: str) -> None:

@@ -17,6 +17,7 @@ from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -29,8 +30,27 @@ from tui_chat.tui.text import age, inert_content, one_line, tokens
 from tui_chat.tui.widgets.navigation import NavigationMode
 
 
+@dataclass(frozen=True)
+class Listing:
+    """What the list shows: the conversations, the families of branches (branch id ->
+    family id, family id -> the branch it shows), the one on screen and the time the ages
+    are told from (the chat screen's reactive, bound to the list)."""
+
+    conversations: tuple[ConversationInfo, ...] = ()
+    families: tuple[Mapping[str, str], Mapping[str, str]] = ({}, {})
+    current_id: str | None = None
+    now: datetime | None = None
+
+
 class ConversationList(Vertical, NavigationMode):
-    """Conversations newest first; ``enter`` opens the highlighted one."""
+    """Conversations newest first; ``enter`` opens the highlighted one.
+
+    Bound to the chat screen's :class:`Listing` (``data_bind``): a new listing sets what the
+    list knows at once and lays out its rows when the list is shown (a hidden list, the
+    default, builds no rows after each reply; it builds them as it opens)."""
+
+    listing: reactive[Listing] = reactive(Listing, init=False)
+    """The conversations to show (set by the screen)."""
 
     DEFAULT_CSS = """
     ConversationList {
@@ -83,6 +103,9 @@ class ConversationList(Vertical, NavigationMode):
         """Entry (the branch it opens) -> the branch whose title it shows."""
         self.show_archived = False
         """Whether archived conversations are listed (marked) too."""
+        self._rows: list[FamilyRow] | None = None
+        """Rows not laid out yet (the list was hidden when they came)."""
+        self._now: datetime | None = None
 
     def compose(self) -> ComposeResult:
         """A title and the list."""
@@ -130,6 +153,13 @@ class ConversationList(Vertical, NavigationMode):
             ]
         )
 
+    def watch_listing(self, listing: Listing) -> None:
+        """Show the listing the screen bound (see :meth:`set_conversations`)."""
+        now = listing.now if listing.now is not None else datetime.now().astimezone()
+        self.set_conversations(
+            list(listing.conversations), listing.current_id, now, listing.families
+        )
+
     def set_conversations(
         self,
         conversations: list[ConversationInfo],
@@ -138,7 +168,9 @@ class ConversationList(Vertical, NavigationMode):
         families: tuple[Mapping[str, str], Mapping[str, str]] = ({}, {}),
     ) -> None:
         """Show these conversations, one entry per family of branches (``families``: branch
-        id -> family id, family id -> the branch it shows), highlighting the current one."""
+        id -> family id, family id -> the branch it shows), highlighting the current one.
+        What the list knows changes at once; its rows are built now if it is shown, else
+        when it opens."""
         rows = family_rows(conversations, families, current_id)
         # While the user moves in the list, a refresh (another process wrote, a reply ended)
         # keeps their row: the next key acts on what they highlighted, not on the open one.
@@ -148,13 +180,26 @@ class ConversationList(Vertical, NavigationMode):
         self.conversations = [row.info for row in rows]
         self._titles = {row.info.conversation.id: row.title_id for row in rows}
         self.current_id = current_id
+        self._rows, self._now = rows, now
+        if self.display:
+            self._lay_out(chosen)
+
+    def on_show(self) -> None:
+        """Opened: build the rows that came while the list was hidden."""
+        self._lay_out(None)
+
+    def _lay_out(self, chosen: str | None) -> None:
+        rows, now = self._rows, self._now
+        if rows is None or now is None:
+            return
+        self._rows = None
         options = self.options
         options.clear_options()
         options.add_options(
             [Option(self._prompt(row, now), id=row.info.conversation.id) for row in rows]
         )
         ids = [row.info.conversation.id for row in rows]
-        for wanted in (chosen, current_id):
+        for wanted in (chosen, self.current_id):
             if wanted in ids:
                 options.highlighted = ids.index(wanted)
                 break
