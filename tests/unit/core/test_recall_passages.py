@@ -184,9 +184,9 @@ def test_recalled_passages_are_sized_exactly_and_labelled_briefly() -> None:
 
 
 def test_a_build_s_stem_patterns_stay_compiled_across_a_long_replay() -> None:
-    from tui_chat.core.request import recall as recall_module
+    from tui_chat.core.request import stems as stems_module
 
-    pattern = recall_module._stems_pattern
+    pattern = stems_module._stems_pattern
     queries = [(f"alpha{i}", f"beta{i}", "gamma") for i in range(600)]  # 300 builds' worth
     for stems in queries:
         pattern(stems)

@@ -35,9 +35,9 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from tui_chat.core.models import Message
+from tui_chat.core.request.stems import found as _found
 from tui_chat.core.tokens import TokenCounter
 
 NEIGHBOUR_WEIGHT = 0.5
@@ -155,18 +155,7 @@ def matches(text: str, stems: Sequence[str]) -> int:
     """How many of ``stems`` (lower-cased word prefixes) occur in ``text`` as a word start."""
     if not stems:
         return 0
-    pattern = _stems_pattern(tuple(stems))
-    return len({m.group(1).lower() for m in pattern.finditer(text)})
-
-
-@lru_cache(maxsize=1024)
-def _stems_pattern(stems: tuple[str, ...]) -> re.Pattern[str]:
-    """One regex finding which stem starts a word (longest stems first); the last 1,024 are
-    kept (two a build, a few KB each: a build again for a draft or the gauge compiles none)."""
-    ordered = sorted(set(stems), key=len, reverse=True)
-    return re.compile(
-        r"\b(" + "|".join(re.escape(s) for s in ordered) + r")\w*", re.IGNORECASE | re.UNICODE
-    )
+    return len(_found(text, tuple(stems)))
 
 
 def combine(
@@ -307,8 +296,7 @@ def relevance(text: str, weights: Mapping[str, float]) -> float:
     total = sum(weights.values())
     if total <= 0:
         return 0.0
-    pattern = _stems_pattern(tuple(weights))
-    found = {m.group(1).lower() for m in pattern.finditer(text)}
+    found = _found(text, tuple(weights))
     return min(1.0, sum(weights.get(stem, 0.0) for stem in found) / total)
 
 
@@ -333,11 +321,11 @@ def related_relevance(
     total = sum(weights.values())
     if not links or total <= 0:
         return list(passages)
-    pattern = _stems_pattern(tuple(links))
+    stems = tuple(links)
     out: list[Passage] = []
     for passage in passages:
         cover: dict[str, float] = {}
-        for found in {m.group(1).lower() for m in pattern.finditer(passage.text)}:
+        for found in _found(passage.text, stems):
             asked, similarity = links[found]
             cover[asked] = max(cover.get(asked, 0.0), RELATED_WEIGHT * similarity)
         borrowed = sum(weights.get(asked, 0.0) * share for asked, share in cover.items()) / total
