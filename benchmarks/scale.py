@@ -223,7 +223,7 @@ async def _send_figures(data: ScaleDb, runs: int, db: Path) -> list[Row]:
 
             await service.send(cid, "warm up the connection")
             await service.finish_background()
-            http = service._client._sdk()._client  # the SDK's httpx client
+            http = (await service._client._sdk())._client  # the SDK's httpx client
             http.event_hooks = {"request": [hook], "response": []}
             samples: list[float] = []
             for i in range(runs):
