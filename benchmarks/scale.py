@@ -17,8 +17,10 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from benchmarks.common import (
     ROOT,
@@ -34,6 +36,7 @@ from benchmarks.common import (
 from benchmarks.datagen import FULL, QUICK, ScaleDb, TextMaker, scale_db
 
 GROUP = "scale"
+_T = TypeVar("_T")
 DRAFTS = 24
 
 
@@ -68,6 +71,8 @@ async def _build_figures(data: ScaleDb, runs: int, db: Path) -> list[Row]:
                 await service.requests.context(cid, texts[index % len(texts)])
 
             results[label] = p50(await time_async(build, runs))
+            if label == "big":  # the event loop's stalls while more such builds run
+                stalls, _ = await _stalls(partial(time_async, build, runs, 0))
         big = data.spec.big
         ratio = results["big"] / results["1k"]
         rows.append(
@@ -90,6 +95,16 @@ async def _build_figures(data: ScaleDb, runs: int, db: Path) -> list[Row]:
             )
         )
         rows.append(row(GROUP, f"request build ratio {big:,} / 1,000", ratio, "x", le=1.5))
+        rows.append(
+            row(
+                GROUP,
+                f"event loop's p99 stall while building, {big:,}-message conversation",
+                percentile(stalls, 99),
+                "ms",
+                le=50,
+                note=f"longest {max(stalls):.0f} ms (keys typed meanwhile wait this long)",
+            )
+        )
         rows += await _unsummarised_figures(service, data, texts)
 
         queries = [" ".join(t.split()[:2]) for t in texts]
@@ -183,6 +198,29 @@ async def _unsummarised_figures(service: Any, data: ScaleDb, texts: list[str]) -
     await service.summaries.activate(data.medium_id, 1)
     await service.summaries.activate(data.big_id, 1)
     return rows
+
+
+async def _stalls(work: Callable[[], Awaitable[_T]]) -> tuple[list[float], _T]:
+    """The gaps (ms) between the wakes of a 2 ms ticker on the event loop while ``work`` runs
+    beside it: how long a key typed meanwhile would wait to be read."""
+    gaps: list[float] = []
+    done = asyncio.Event()
+
+    async def tick() -> None:
+        last = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(0.002)
+            now = time.perf_counter()
+            gaps.append((now - last) * 1000)
+            last = now
+
+    ticker = asyncio.create_task(tick())
+    try:
+        result = await work()
+    finally:
+        done.set()
+        await ticker
+    return gaps or [0.0], result
 
 
 def _start_server() -> tuple[subprocess.Popen[str], str]:

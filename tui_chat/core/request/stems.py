@@ -80,12 +80,17 @@ class _Matcher:
         except KeyError:  # words this stem set has not seen: match each once
             if len(memo) > _MEMO_WORDS:
                 memo.clear()
+            # Read back from this call's own list: recall scores in worker threads, and
+            # another may clear the memo between this call's writes and its reads.
             match = self.pattern.match
+            stems: list[str] = []
             for word in words:
-                if word not in memo:
+                stem = memo.get(word)
+                if stem is None:
                     hit = match(word)
-                    memo[word] = hit.group(1).lower() if hit is not None else ""
-            return set(filter(None, map(memo.__getitem__, words)))
+                    stem = memo[word] = hit.group(1).lower() if hit is not None else ""
+                stems.append(stem)
+            return set(filter(None, stems))
 
 
 @lru_cache(maxsize=32)
