@@ -88,7 +88,11 @@ def _bill_lines(result: Any, label: str) -> list[str]:
     return lines
 
 
-def run(quick: bool, patterns: Sequence[str], names: Sequence[str], jobs: int) -> list[str]:
+def run(
+    quick: bool, patterns: Sequence[str], names: Sequence[str], jobs: int, keep: str = ""
+) -> list[str]:
+    """``keep``: a path prefix; each default replay's database is copied to
+    ``{keep}-{pattern}.db`` for ``benchmarks.past_budget_offline``."""
     from benchmarks.common import parallel_map
     from benchmarks.past_budget import (
         QUICK_SESSIONS,
@@ -104,7 +108,14 @@ def run(quick: bool, patterns: Sequence[str], names: Sequence[str], jobs: int) -
     sessions = QUICK_SESSIONS if quick else None
     chat = build_chat(sessions, names)
     work = [
-        Job(config, pattern, sessions, tuple(names), explain=config == "default")
+        Job(
+            config,
+            pattern,
+            sessions,
+            tuple(names),
+            explain=config == "default",
+            keep=f"{keep}-{pattern}.db" if keep and config == "default" else "",
+        )
         for pattern in patterns
         for config in ("everything", "default")
     ]
@@ -141,10 +152,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--pattern", default="", help="warm or paused (default: both)")
     parser.add_argument("--conversations", default="")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--keep", default="", help="path prefix for the replayed databases")
     args = parser.parse_args(argv)
     patterns = [args.pattern] if args.pattern else ["warm", "paused"]
     names = [n for n in args.conversations.split(",") if n]
-    for line in run(args.quick, patterns, names, args.jobs):
+    for line in run(args.quick, patterns, names, args.jobs, args.keep):
         print(line)
 
 

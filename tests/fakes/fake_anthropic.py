@@ -1458,11 +1458,15 @@ class _Reply:
                 # The text before the call comes back as a thinking block (fake_web.py).
                 thinking, text = progress_note(body, text, fake.signature)["thinking"], ""
             found = web_blocks(body, prompt, fake._next_id, fake.signature)
-            if found is not None and behaviour.kind == "reply" and behaviour.text is None:
+            # A reply the caller scripted (``behaviour.text``, or ``reply_text``: a replay's
+            # next line) is what comes back; only a reply of the server's own making is
+            # replaced by search results or cited recall.
+            own = behaviour.kind == "reply" and behaviour.text is None and fake.reply_text is None
+            if found is not None and own:
                 web, counts = found
                 text = "".join(b["text"] for b in web if b["type"] == "text")
             cited = recall_reply(body, prompt) if found is None else None
-            if cited is not None and behaviour.kind == "reply" and behaviour.text is None:
+            if cited is not None and own:
                 web = cited  # text citing the request's search results (tests/fakes/fake_recall.py)
                 text = "".join(b["text"] for b in web)
         elif behaviour.thinking is not None:

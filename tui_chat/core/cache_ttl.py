@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
+from tui_chat.core.models import Usage
 from tui_chat.core.prices import FALLBACK_PRICES, Prices
 
 CacheTtl = Literal["5m", "1h"]
@@ -138,3 +139,46 @@ def carried_price(
     if asked == "1h":
         return price_1h
     return min(price_5m, price_1h)
+
+
+CHANGED_PREFIX = frozenset({"model_changed", "system_changed", "tools_changed", "messages_changed"})
+"""Cache diagnostics' reasons for a miss the request made itself (its prefix diverged from
+the previous request's), not a lifetime that ran out."""
+
+
+def _rewrote(usage: Usage) -> bool:
+    """Whether the reply's request changed its prefix and wrote most of it again."""
+    changed = usage.cache_miss in CHANGED_PREFIX
+    return changed and usage.cache_creation_input_tokens > usage.cache_read_input_tokens
+
+
+def observed_price(replies: Sequence[Usage], prices: Prices = FALLBACK_PRICES) -> float | None:
+    """What one carried prefix token cost this conversation's newest replies, relative to
+    uncached input, as the API reported it: each reply's prefix tokens read from the cache
+    (the read multiplier) and written to it (the write multiplier of their lifetime), summed
+    over the newest :data:`GAPS` replies that used the cache; ``None`` with fewer than
+    :data:`MIN_GAPS` of them (then :func:`carried_price` infers it from the pauses).
+
+    The pauses tell when a 5-minute cache would have gone cold; the usage tells whether it
+    did (a chat continued within the hour on a 1-hour cache, an imported history whose
+    stored times are days apart, a cache the server dropped early). A reply whose request
+    changed its own prefix (cache diagnostics: :data:`CHANGED_PREFIX`, a fold's new summary,
+    an edit, another model) and wrote more than it read is left out: that rewrite is not
+    what carrying costs. (A changed tail alone, the last message sent again without its
+    recalled excerpts, is reported as a divergence too but reads nearly all of the prefix.)"""
+    used = [
+        u
+        for u in list(replies)[-GAPS:]
+        if (u.cache_read_input_tokens or u.cache_creation_input_tokens) and not _rewrote(u)
+    ]
+    if len(used) < MIN_GAPS:
+        return None
+    tokens = 0
+    paid = 0.0
+    for usage in used:
+        hour = min(usage.cache_creation_1h_input_tokens, usage.cache_creation_input_tokens)
+        five = usage.cache_creation_input_tokens - hour
+        read = usage.cache_read_input_tokens
+        tokens += read + five + hour
+        paid += read * prices.read_ratio + five * prices.write_ratio + hour * prices.write_1h_ratio
+    return paid / tokens

@@ -57,3 +57,43 @@ def test_a_compact_the_user_asks_for_keeps_a_gist_above_a_small_window() -> None
     assert gist(replace(adaptive, recall=False), 100_000).summary_max_tokens == 10_000
     seed = PRESETS["threshold"]
     assert gist(seed, 100_000) == seed  # a seed keeps its own summary
+
+
+def test_a_carried_token_is_priced_by_what_the_cache_did_where_replies_say_so() -> None:
+    from tui_chat.core.cache_ttl import observed_price
+    from tui_chat.core.models import Usage
+    from tui_chat.core.prices import FALLBACK_PRICES as prices
+
+    warm = Usage(cache_read_input_tokens=9_900, cache_creation_input_tokens=100)
+    cold = Usage(cache_creation_input_tokens=10_000)
+    assert observed_price([warm, warm]) is None  # too few replies to go by
+    four = observed_price([warm, warm, warm, cold])
+    assert (
+        four
+        == (
+            3 * (9_900 * prices.read_ratio + 100 * prices.write_ratio) + 10_000 * prices.write_ratio
+        )
+        / 40_000
+    )
+    # Stored times a day apart price a cold pause at every turn; the cache stayed warm.
+    days = (86_400.0,) * 5
+    by_pauses = recall_cap(VERSION, Timeline(), 1_000_000, days, "5m", covered_tokens=20_000)
+    by_usage = recall_cap(
+        VERSION, Timeline(), 1_000_000, days, "5m", covered_tokens=20_000, replies=[warm] * 5
+    )
+    assert by_pauses is not None and by_usage is not None
+    assert by_usage == int(RECALL_COST_SHARE * observed_price([warm] * 5) * 20_000)  # type: ignore[operator]
+    assert by_usage * 10 < by_pauses
+    # A fold's rewrite (the prefix changed, as cache diagnostics say) is not a carrying cost.
+    folded = Usage(cache_creation_input_tokens=10_000, cache_miss="messages_changed")
+    assert observed_price([warm, warm, folded]) is None  # two replies left: too few
+    assert observed_price([warm, warm, warm, folded]) == observed_price([warm] * 3)
+    # A changed tail (the last message sent again without its excerpts) reads the prefix.
+    tail = Usage(
+        cache_read_input_tokens=9_900,
+        cache_creation_input_tokens=100,
+        cache_miss="messages_changed",
+    )
+    assert observed_price([tail] * 3) == observed_price([warm] * 3)
+    # A reply that used no cache (no key, a gateway without caching) says nothing.
+    assert observed_price([Usage(input_tokens=5_000)] * 5) is None

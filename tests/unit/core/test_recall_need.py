@@ -107,6 +107,26 @@ def test_a_message_that_needs_the_folded_past_gets_passages_below_the_floor_too(
     assert set(build_request(_folded_inputs(1.0)).recalled_ids) == {3, 4}
 
 
+def test_a_message_that_only_tells_keeps_only_the_passages_that_match_it_closely() -> None:
+    from dataclasses import replace
+
+    from tests.unit.core.test_request_builder import build_alone as build_request
+    from tui_chat.core.request.recall_cost import RELEVANCE_FLOOR, TELL_FLOOR
+
+    folded = _folded_inputs(0.0, passages=3)
+    strong, middling, weak = folded.recalled
+    mid = (RELEVANCE_FLOOR + TELL_FLOOR) / 2
+    assert RELEVANCE_FLOOR < mid < TELL_FLOOR
+    middling = replace(middling, relevance=mid)
+    asked = replace(folded, recalled=[strong, middling, weak])
+    told = replace(asked, recall_asks=False)
+    assert set(build_request(asked).recalled_ids) == {strong.message.id, middling.message.id}
+    assert build_request(told).recalled_ids == (strong.message.id,)
+    # Where recall is not capped (a small window, a compact the user asked for) it keeps all.
+    small = replace(told, context_window=20_000, max_output=8_000)
+    assert middling.message.id in build_request(small).recalled_ids
+
+
 def test_the_cost_cap_holds_without_need_and_gives_way_to_it() -> None:
     from tests.unit.core.test_request_builder import build_alone as build_request
     from tui_chat.core.request.recall_cost import RECALL_COST_SHARE
@@ -196,3 +216,28 @@ def test_a_one_sentence_question_about_a_name_is_a_lookup() -> None:
     assert not lookup("Hey Jon. What do Melanie's kids like?")  # two sentences
     assert not lookup("Melanie:\nWhat do her kids like?")  # two lines
     assert not lookup("What do the kids like?")  # names nothing
+    # An abbreviation's period ends no sentence, and the name after it is still a name.
+    assert lookup("What areas of the U.S. has John been to?")
+    assert lookup("Would Caroline like Dr. Seuss books?")
+    assert not lookup("I went to plan B. Then what did Jon do?")
+
+
+def test_a_message_asks_with_a_question_or_a_request_for_what_was_said() -> None:
+    from tui_chat.core.request.recall_need import asks
+
+    assert asks("How are you? I went camping.")
+    assert asks("what was the port we used")  # a question typed without its mark
+    assert asks("Thanks. Remind me of the plan.")
+    assert asks("다음 주에 뭐 해?")
+    assert not asks("Jon: Thanks, Gina! I'm excited.")
+    assert not asks("[Session 3]\nCaroline: Hey Mel! Long time no talk.")
+    assert not asks("I love this list of things.")  # a request word inside a sentence
+
+
+def test_what_a_message_asks_is_its_asking_sentences() -> None:
+    from tui_chat.core.request.recall_need import asked
+
+    told = "John: Definitely, it's essential. Is there anything specific she needs?"
+    assert asked(told) == "Is there anything specific she needs?"
+    assert asked("Thanks. Remind me of the plan.") == "Remind me of the plan."
+    assert asked("Jon: Thanks, Gina! I'm excited.") == ""

@@ -140,3 +140,29 @@ async def test_a_question_s_larger_pool_takes_every_message_of_a_common_name(
         assert not any("taekwondo" in p.text for p in ordinary)
     finally:
         await store.close()
+
+
+async def test_a_message_that_asks_nothing_is_never_lifted_past_the_cost_cap(
+    tmp_path: Path,
+) -> None:
+    from tui_chat.core.request.recall_need import NEED_FROM, NEED_FULL
+    from tui_chat.engine.build.recall import need
+
+    store, cid, last = await _store(tmp_path)
+    try:
+        recent = ["we talked about the weather forecast: rain"]
+        told = await need(store, cid, "The beagle puppy loved camping.", recent, last)
+        asked = await need(store, cid, "Where did the beagle puppy go camping?", recent, last)
+        # Only what it asks counts: the weather is in the recent turns, the puppy is not.
+        weather = await need(
+            store,
+            cid,
+            "The beagle puppy loved camping. What does the weather forecast say, rain?",
+            recent,
+            last,
+        )
+    finally:
+        await store.close()
+    assert told == NEED_FROM  # its words are all missing, yet it asks nothing
+    assert asked > NEED_FULL
+    assert weather < NEED_FROM

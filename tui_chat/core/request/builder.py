@@ -125,7 +125,9 @@ class _Builder:
         self.max_drop = max(0, self.turn_count - (0 if fresh is not None else 1))
         self.max_cut = max(0, self.turn_count - 1)  # the newest turn's results stay whole
         at = (inputs.pauses, self.policy.cache_ttl, inputs.covered_tokens, self.policy.prices)
-        self.recall_cap = recall_cap(inputs.summary, self.timeline, self.limit, *at)
+        self.recall_cap = recall_cap(
+            inputs.summary, self.timeline, self.limit, *at, replies=inputs.replies
+        )
         recalled = inputs.recalled
         # A message the recent turns say little about may take what the cap holds back, up
         # to the recall share of the budget.
@@ -137,7 +139,7 @@ class _Builder:
         if self.recall_cap is not None:
             self.recall_cap = needed_cap(self.recall_cap, inputs.recall_need, ceiling)
             # Where the history could be carried, recall sends only what matches the message.
-            recalled = matching(recalled, inputs.recall_need)
+            recalled = matching(recalled, inputs.recall_need, inputs.recall_asks)
         self.selector = Selector(self.policy, self.counter, inputs.anchors, recalled)
         self.layout = RequestLayout(inputs.system_prompt, fresh, self.counter)
         self.system_tokens = self.counter.count(inputs.system_prompt.strip())

@@ -12,6 +12,10 @@ the median chat line lacks 54 % of its (idf-weighted) words in the last
 :data:`RECENT_MESSAGES` messages, the median question about the chat 83 %. With the gate
 (and the cost share 0.5 -> 0.2) evidence went from 86.7 % to 89.5 % and the warm bill from
 1.06x to 0.87x sending everything (paused 0.63x -> 0.57x).
+
+Only a message that asks (:func:`asked`) is lifted, and its need is weighed over the whole
+message (what it also says of the recent talk dilutes it: weighed over the asking sentences
+alone, the past-budget chat's warm bill rose from 0.70x to 0.74x sending everything).
 """
 
 from __future__ import annotations
@@ -48,6 +52,17 @@ def novelty(stems: Sequence[str], weights: Sequence[float], recent: str) -> floa
 
 
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n")
+_ABBREVIATION = re.compile(
+    r"\b(?:(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc)\.(?=\s)|(?:[A-Za-z]|e\.g|i\.e)\.(?=\S|\s+[a-z]))"
+)
+"""A period that ends an abbreviation (``U.S.``, ``Dr. Seuss``, ``e.g.``), not a sentence."""
+
+
+def _plain(text: str) -> str:
+    """``text`` with abbreviations' periods taken out, for telling sentences apart."""
+    return _ABBREVIATION.sub(lambda m: m.group()[:-1], text)
+
+
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z]+\b")
 _OPENERS = ".!?\"'([:"
 """What a word after which starts a sentence (or a quote, or a line's ``Name:``)."""
@@ -57,6 +72,7 @@ def names(text: str) -> set[str]:
     """The words ``text`` writes capitalised inside a sentence (names: ``Melanie``, ``Paris``,
     ``LGBTQ``), lower-cased; a sentence's first word and ``I`` are not names."""
     out: set[str] = set()
+    text = _plain(text)
     for match in _CAPITALISED.finditer(text):
         before = text[: match.start()].rstrip(" \t")
         if before and before[-1] not in _OPENERS and before[-1] != "\n":
@@ -76,12 +92,42 @@ def lookup(text: str) -> bool:
     none of its 756 chat lines are lookups. Tried first: a lookup only where a name is missing
     from the recent turns (310 questions): 93.3 % of the evidence against 96.2 %, the
     questions about the two people of the last session kept to the cost cap."""
-    body = text.strip()
+    body = _plain(text.strip())
     if not body.endswith("?"):
         return False
     if len([s for s in _SENTENCE_END.split(body) if s.strip()]) != 1:
         return False
     return bool(names(body))
+
+
+_SENTENCE = re.compile(r"[^.!?\uff1f\n]*(?:[.!?\uff1f]+[\"')\]]*|\n|$)")
+_QUESTION_END = re.compile(r"[?\uff1f][\"')\]]*\s*$")
+_ASKING_START = re.compile(
+    r"\s*(?:what|which|who|whom|whose|when|where|why|how"
+    r"|remind|recall|list|summari[sz]e|tell me|show me|find)\b",
+    re.IGNORECASE,
+)
+
+
+def asked(text: str) -> str:
+    """The sentences of ``text`` that ask something, joined: a question (ending on ``?``), or
+    a sentence that opens like one or like a request for what was said ("what was the port we
+    used", "remind me of the plan", "list the files we changed"); ``""`` when none does.
+
+    Only what a message asks may take recall past its cost cap (:func:`need_weight`): what it
+    tells (news, thanks, a reply to the other side), even about something the recent turns
+    never mention, gets the passages the cap holds that match it closely
+    (:data:`~tui_chat.core.request.recall_cost.TELL_FLOOR`). On the past-budget chat
+    (``benchmarks/past_budget.py``, warm) 84 chat lines lacked 65 % or more of their words
+    and took 303k tokens of recall, 255k of them in the 71 lines that ask nothing (session
+    openers about the news, thanks); every question about the chat asks."""
+    parts = [m.group() for m in _SENTENCE.finditer(_plain(text)) if m.group().strip()]
+    return " ".join(p.strip() for p in parts if _QUESTION_END.search(p) or _ASKING_START.match(p))
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` asks something (:func:`asked`)."""
+    return bool(asked(text))
 
 
 QUESTION_FROM = 0.85

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tui_chat.core.ledger import Entry as LedgerEntry
-from tui_chat.core.models import Anchor, ContentBlock, Message, Role, Summary
+from tui_chat.core.models import Anchor, ContentBlock, Message, Role, Summary, Usage
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.recall import Passage
 from tui_chat.core.tokens import TokenCounter
@@ -64,9 +64,18 @@ class ContextInputs:
     pauses: tuple[float, ...] = ()
     """Seconds between each recent reply and the prompt after it (the cache lifetime is
     chosen from them, :mod:`~tui_chat.core.cache_ttl`)."""
+    replies: tuple[Usage, ...] = ()
+    """The usage the API reported for the newest replies of the raw tail (up to
+    :data:`~tui_chat.core.cache_ttl.GAPS`, oldest first): what the prompt cache actually did,
+    which prices a carried token for recall's cost cap where it says enough
+    (:func:`~tui_chat.core.cache_ttl.observed_price`)."""
     recall_need: float = 0.0
     """The share of the new message's word weight the recent turns lack
     (:func:`~tui_chat.core.request.recall_need.novelty`): how far recall's cost cap gives way."""
+    recall_asks: bool = True
+    """Whether the new message asks something (:func:`~.recall_need.asks`); one that only
+    tells recalls, where recall is capped, only the passages that match it closely
+    (:data:`~.recall_cost.TELL_FLOOR`)."""
     tools: tuple[dict[str, Any], ...] = ()
     """Tool definitions sent as ``tools`` (MCP servers' tools switched on); they open the
     request, so every cache breakpoint after them keeps them cached."""

@@ -21,7 +21,7 @@ from tui_chat.core.policy import Policy
 from tui_chat.core.reply_options import reply_options
 from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
 from tui_chat.core.request.recall import Passage
-from tui_chat.core.request.recall_need import RECENT_MESSAGES
+from tui_chat.core.request.recall_need import RECENT_MESSAGES, asks
 from tui_chat.core.request.superseded import without_spans, without_superseded
 from tui_chat.core.request.timeline import Timeline, prepared
 from tui_chat.core.tokens import (
@@ -198,7 +198,9 @@ async def assemble(
         if coverage
         else 0,
         pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
+        replies=tuple(m.usage for m in raw[-2 * GAPS :] if m.role == "assistant" and m.usage),
         recall_need=needed,
+        recall_asks=asks(query) if query else True,
         tools=tools,
     )
     # The pure builder gets the messages prepared: the kept timeline, aligned to this tail;
