@@ -24,6 +24,7 @@ from tui_chat.core.request.recall import (
     SECOND_HOP_SOURCES,
     Hit,
     Passage,
+    by_relevance,
     combine,
     expansion_terms,
     idf,
@@ -160,7 +161,8 @@ async def recall(
     ranked = partial(
         rank_passages, messages, scores, stems, counter, request_text, weights, neighbours
     )
-    return await asyncio.to_thread(_scored, ranked, weights, near_weights, query, now)
+    wide = pool > RECALL_MESSAGES
+    return await asyncio.to_thread(_scored, ranked, weights, near_weights, query, now, wide)
 
 
 def _scored(
@@ -169,11 +171,14 @@ def _scored(
     near_weights: dict[str, tuple[str, float]],
     query: str,
     now: datetime,
+    wide: bool = False,
 ) -> list[Passage]:
     """The ranked passages with related words' relevance, those written in a period the query
-    names first ("in June", "last week")."""
+    names first ("in June", "last week"); a ``wide`` pool (a question's) by what each holds
+    (:func:`~tui_chat.core.request.recall.by_relevance`)."""
     passages = related_relevance(ranked(), weights, near_weights)
-    return dates.boost(passages, dates.spans(query, now))
+    passages = dates.boost(passages, dates.spans(query, now))
+    return by_relevance(passages) if wide else passages
 
 
 async def need(
