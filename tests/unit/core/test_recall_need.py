@@ -234,10 +234,10 @@ def test_a_message_asks_with_a_question_or_a_request_for_what_was_said() -> None
     assert not asks("I love this list of things.")  # a request word inside a sentence
 
 
-def test_what_a_message_asks_is_its_asking_sentences() -> None:
-    from tui_chat.core.request.recall_need import asked
+def test_a_message_asks_when_any_of_its_sentences_does() -> None:
+    from tui_chat.core.request.recall_need import asks
 
-    told = "John: Definitely, it's essential. Is there anything specific she needs?"
-    assert asked(told) == "Is there anything specific she needs?"
-    assert asked("Thanks. Remind me of the plan.") == "Remind me of the plan."
-    assert asked("Jon: Thanks, Gina! I'm excited.") == ""
+    assert asks("John: Definitely, it's essential. Is there anything specific she needs?")
+    assert asks("Thanks. Remind me of the plan.")
+    assert asks("We went to the U.S. in May. What did we see there?")
+    assert not asks("We went to the U.S. in May. It was great, e.g. the parks.")

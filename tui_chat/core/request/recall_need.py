@@ -13,7 +13,7 @@ the median chat line lacks 54 % of its (idf-weighted) words in the last
 (and the cost share 0.5 -> 0.2) evidence went from 86.7 % to 89.5 % and the warm bill from
 1.06x to 0.87x sending everything (paused 0.63x -> 0.57x).
 
-Only a message that asks (:func:`asked`) is lifted, and its need is weighed over the whole
+Only a message that asks (:func:`asks`) is lifted, and its need is weighed over the whole
 message (what it also says of the recent talk dilutes it: weighed over the asking sentences
 alone, the past-budget chat's warm bill rose from 0.70x to 0.74x sending everything).
 """
@@ -92,9 +92,9 @@ def lookup(text: str) -> bool:
     none of its 756 chat lines are lookups. Tried first: a lookup only where a name is missing
     from the recent turns (310 questions): 93.3 % of the evidence against 96.2 %, the
     questions about the two people of the last session kept to the cost cap."""
+    if not text.rstrip().endswith("?"):
+        return False  # before the abbreviations are looked for in a long draft
     body = _plain(text.strip())
-    if not body.endswith("?"):
-        return False
     if len([s for s in _SENTENCE_END.split(body) if s.strip()]) != 1:
         return False
     return bool(names(body))
@@ -109,25 +109,23 @@ _ASKING_START = re.compile(
 )
 
 
-def asked(text: str) -> str:
-    """The sentences of ``text`` that ask something, joined: a question (ending on ``?``), or
-    a sentence that opens like one or like a request for what was said ("what was the port we
-    used", "remind me of the plan", "list the files we changed"); ``""`` when none does.
+def asks(text: str) -> bool:
+    """Whether ``text`` asks something: a sentence that is a question (ends on ``?``), or
+    that opens like one or like a request for what was said ("what was the port we used",
+    "remind me of the plan", "list the files we changed").
 
-    Only what a message asks may take recall past its cost cap (:func:`need_weight`): what it
+    Only a message that asks may take recall past its cost cap (:func:`need_weight`): one that
     tells (news, thanks, a reply to the other side), even about something the recent turns
     never mention, gets the passages the cap holds that match it closely
     (:data:`~tui_chat.core.request.recall_cost.TELL_FLOOR`). On the past-budget chat
     (``benchmarks/past_budget.py``, warm) 84 chat lines lacked 65 % or more of their words
     and took 303k tokens of recall, 255k of them in the 71 lines that ask nothing (session
     openers about the news, thanks); every question about the chat asks."""
-    parts = [m.group() for m in _SENTENCE.finditer(_plain(text)) if m.group().strip()]
-    return " ".join(p.strip() for p in parts if _QUESTION_END.search(p) or _ASKING_START.match(p))
-
-
-def asks(text: str) -> bool:
-    """Whether ``text`` asks something (:func:`asked`)."""
-    return bool(asked(text))
+    return any(
+        _QUESTION_END.search(part) or _ASKING_START.match(part)
+        for part in (m.group() for m in _SENTENCE.finditer(_plain(text)))
+        if part.strip()
+    )
 
 
 QUESTION_FROM = 0.85

@@ -171,11 +171,13 @@ async def assemble(
     anchors = await store.anchors.pinned(conversation.id)
     recalled: list[Passage] = []
     needed = 0.0
+    asking = True
     if policy.recall and coverage and query:
         # Recall is a bonus: a broken search index (doctor reports it) never stops a send.
         with contextlib.suppress(SearchIndexError):
             recent = [m.text for m in raw[-RECENT_MESSAGES:]]
-            needed = await need(store, conversation.id, query, recent, coverage)
+            asking = asks(query)
+            needed = await need(store, conversation.id, query, recent, coverage, asking)
             # A larger pool only where a question may fill the recall share of the budget.
             wide = summary is not None and summary.trigger != "manual" and policy.recall_share
             pool = pool_size(needed) if wide else RECALL_MESSAGES
@@ -200,7 +202,7 @@ async def assemble(
         pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
         replies=tuple(m.usage for m in raw[-2 * GAPS :] if m.role == "assistant" and m.usage),
         recall_need=needed,
-        recall_asks=asks(query) if query else True,
+        recall_asks=asking,
         tools=tools,
     )
     # The pure builder gets the messages prepared: the kept timeline, aligned to this tail;

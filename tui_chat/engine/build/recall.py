@@ -182,21 +182,25 @@ def _scored(
 
 
 async def need(
-    store: Store, conversation_id: str, query: str, recent: Sequence[str], coverage: int
+    store: Store,
+    conversation_id: str,
+    query: str,
+    recent: Sequence[str],
+    coverage: int,
+    asking: bool | None = None,
 ) -> float:
     """The share of ``query``'s word weight (idf, over the conversation's own folded prefix)
     that the ``recent`` messages' text lacks (:func:`~tui_chat.core.request.recall_need.novelty`):
     how much the new message needs the folded past; a message that asks nothing
-    (:func:`~tui_chat.core.request.recall_need.asks`) needs no more than the cost cap holds
-    (``NEED_FROM`` at most)."""
+    (``asking``, found by :func:`~tui_chat.core.request.recall_need.asks` when not given)
+    needs no more than the cost cap holds (``NEED_FROM`` at most)."""
     words = fts.recall_terms(query)
     if not words:
         return 0.0
     if recall_need.lookup(query):
         return 1.0  # a one-line question about someone or something: a fact from the past
-    # What the message asks may lift recall past the cost cap; what it tells may not
-    # (recall_need.asks).
-    lifted = recall_need.asks(query)
+    # What the message asks may lift recall past the cost cap; what it tells may not.
+    lifted = recall_need.asks(query) if asking is None else asking
     text = "\n".join(recent).lower()
     counts, total = await store.search.recall_counts(conversation_id, words, coverage)
     stems = [fts.stem_prefix(w) or w for w in words]
