@@ -5,7 +5,8 @@ its questions is taken as the draft: the exact next request is read
 (``service.requests.context``) and the preview made (``service.summaries.preview``) before the
 compact; then the conversation is compacted once (offline extractive summarizer) and each
 question's request read again. A question's evidence is *lost* when a turn of it is in the
-request before and not after. Counted: lost and warned (the preview named a message), lost and
+request before and not after. Counted: lost and warned (the preview warned: it named a message,
+or the question gathers and most of what it reads would leave), lost and
 silent, warned with nothing lost, and how many folded messages the preview says drop out.
 ``python -m benchmarks.compact_preview [conv-30,…]``.
 """
@@ -32,6 +33,8 @@ class Counts:
     warned_needlessly: int = 0
     dropped: int = 0
     """The mean number of folded messages the preview said drop out of a question's request."""
+    share: tuple[float, float] = (0.0, 0.0)
+    """The least and most share of the folded messages a question's request carries that drop."""
 
 
 async def measure(dialogue: Dialogue, work: Path) -> Counts:
@@ -47,14 +50,16 @@ async def measure(dialogue: Dialogue, work: Path) -> Counts:
         cid = (await service.transfer.import_file(source)).id
         await service.conversations.set_setting(cid, "summarizer", "extractive")
         texts = {t.dia_id: normalise(t.original) for t in dialogue.turns}
-        before, warned, dropped = [], [], 0
+        before, warned, dropped, shares = [], [], 0, []
         for question in dialogue.questions:
             built = await service.requests.context(cid, question.text)
             before.append(request_text(built.request))
             found = await service.summaries.preview(cid, question.text)
-            warned.append(bool(found.lost))
+            warned.append(found.warning is not None)
+            shares.append(found.dropped / max(1, found.carried))
             dropped += found.dropped
         counts.dropped = dropped // max(1, len(dialogue.questions))
+        counts.share = min(shares, default=0.0), max(shares, default=0.0)
         await service.summaries.compact(cid)
         for i, question in enumerate(dialogue.questions):
             after = request_text((await service.requests.context(cid, question.text)).request)
@@ -83,7 +88,8 @@ def main(argv: list[str]) -> None:
         print(
             f"{c.name}: {c.questions} questions; evidence lost and warned {c.lost_warned}, "
             f"lost and silent {c.lost_silent}; warned with nothing lost {c.warned_needlessly}; "
-            f"a mean {c.dropped} folded messages drop out of a question's request"
+            f"a mean {c.dropped} folded messages drop out of a question's request "
+            f"({c.share[0]:.0%}-{c.share[1]:.0%} of those it carries)"
         )
 
 

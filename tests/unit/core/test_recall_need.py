@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -12,6 +13,7 @@ from tui_chat.core.request.recall_need import (
     NEED_FULL,
     QUESTION_FROM,
     QUESTION_FULL,
+    gathers,
     need_weight,
     needed_cap,
     novelty,
@@ -241,3 +243,36 @@ def test_a_message_asks_when_any_of_its_sentences_does() -> None:
     assert asks("Thanks. Remind me of the plan.")
     assert asks("We went to the U.S. in May. What did we see there?")
     assert not asks("We went to the U.S. in May. It was great, e.g. the parks.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What activities has Melanie done with her family?",
+        "What LGBTQ+ events has Caroline participated in?",
+        "What types of pottery have Melanie and her kids made?",
+        "What do Jon and Gina both have in common?",
+        "How many children does Melanie have?",
+        "Would John be open to moving to another country?",
+        "What would Caroline's political leaning likely be?",
+        "Thanks. Which tests did we skip?",
+    ],
+)
+def test_a_list_a_comparison_a_count_or_a_judgement_gathers(text: str) -> None:
+    assert gathers(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "When did Maria meet Jean?",
+        "What is this?",
+        "What does this class do?",
+        "Would you rewrite this function?",
+        "What was the port we used?",
+        "We could both go to the harbour.",  # tells: asks nothing
+        "",
+    ],
+)
+def test_a_lookup_a_request_or_a_statement_does_not_gather(text: str) -> None:
+    assert not gathers(text)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 
 from tui_chat.engine.compaction import CompactPreview, LostMessage
+from tui_chat.engine.compaction.preview import GATHER_DROPPED
 from tui_chat.engine.service import ChatService
 
 FACT = "My sister Marguerite moved to Lisbon last spring to learn violin making."
@@ -112,3 +114,30 @@ def test_the_warning_names_three_messages_and_counts_the_rest() -> None:
     assert preview.to_json()["lost"] == [
         {"id": i, "role": "user", "snippet": f"message {i}"} for i in range(1, 6)
     ]
+
+
+async def test_a_draft_that_gathers_is_warned_when_most_of_what_it_reads_would_leave(
+    make_service: Callable[..., Awaitable[ChatService]], tmp_path: Path
+) -> None:
+    service = await make_service(api_key=None)
+    cid = await chat_with_fact(service, tmp_path, "off")  # what it reads leaves with the fold
+    gathering = "What things have we decided so far, and which do both of us prefer?"
+    found = await service.summaries.preview(cid, gathering)
+    assert found.lost == () and found.gathering
+    assert found.dropped >= GATHER_DROPPED * found.carried > 0
+    assert found.warning is not None and "\n" not in found.warning
+    assert f"take {found.dropped} of the {found.carried} folded messages" in found.warning
+    assert found.to_json()["gathering"] is True
+    # A lookup is warned about only by what it names (the oak table's messages); the newest
+    # message standing in for a draft is no risk either (it has had its answer).
+    lookup = await service.summaries.preview(cid, "Where is the oak table?")
+    assert not lookup.gathering and lookup.lost
+    assert not (await service.summaries.preview(cid)).gathering
+
+
+def test_a_gathering_draft_is_no_risk_while_most_of_what_it_reads_stays() -> None:
+    kept = CompactPreview(10, 500, 10, "q", 400, 300, carried=10, dropped=4, gathering=True)
+    assert not kept.at_risk and kept.warning is None
+    gone = replace(kept, dropped=5)
+    assert gone.at_risk and gone.warning is not None
+    assert not replace(gone, gathering=False).at_risk

@@ -128,6 +128,40 @@ def asks(text: str) -> bool:
     )
 
 
+_AUXILIARY = r"(?:has|have|had|does|do|did|is|are|was|were)"
+_GATHERING = (
+    re.compile(r"\b(?:both|in common)\b", re.IGNORECASE),
+    re.compile(r"^\s*how many\b", re.IGNORECASE),
+    re.compile(
+        r"^\s*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\b|(?:[\w+-]+\s+){0,2}?"
+        r"(?:(?!(?:this|is|was|does|has|his|its|us|yours|hers|ours)\b)\w+[^s\W]s|people|children)"
+        rf"\s+{_AUXILIARY}\b)",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\b(?:likely\b|(?i:would|might|could)\s+(?!I\b)[A-Z][a-z]+\b(?<!You)(?<!We))"),
+)
+"""A list ("What activities has Melanie done…", "What kinds of music does he…"), a comparison
+("…both…", "…in common?"), a count ("How many…") or a judgement about someone ("Would John be
+open to…", "…likely…")."""
+
+
+def gathers(text: str) -> bool:
+    """Whether ``text`` asks something whose answer is gathered from many turns, not looked up
+    in one (:data:`_GATHERING`: a list, a comparison, a count, a judgement about someone).
+
+    Recall finds turns by their words, and such an answer lies in turns that mostly share
+    none with the question ("What activities has Melanie done with her family?" is answered by
+    "we went camping last weekend"): after a compact the request may keep only some of them.
+    On the dev LoCoMo chats, one manual compact at the model's own window
+    (``benchmarks/compact_preview.py``) dropped the evidence of 40 of 495 questions; 24 of
+    those gather, and 41 of the 455 others."""
+    return any(
+        _QUESTION_END.search(part) and any(p.search(part) for p in _GATHERING)
+        for part in (m.group() for m in _SENTENCE.finditer(_plain(text)))
+        if part.strip()
+    )
+
+
 QUESTION_FROM = 0.85
 """From this share of missing word weight recall may grow past the ordinary maximum
 (:func:`question_ceiling`)."""

@@ -16,6 +16,13 @@ words (their idf over the conversation, as recall weighs them), by itself, wheth
 among recall's candidates — and the summary and ledger as sent do not keep every identifier it
 names. The preview names the lost messages in one line (:attr:`CompactPreview.warning`), so a
 user can pin them, compact up to an earlier message, or go on.
+
+What a draft needs is found by its words, and a draft that *gathers* its answer from many turns
+(a list, a comparison, a count, a judgement about someone:
+:func:`~tui_chat.core.request.recall_need.gathers`) needs turns that share no word with it. When
+such a draft would see at least :data:`GATHER_DROPPED` of the folded messages it reads now
+leave its request, the warning says so (a risk, not a named loss: which turns hold the answer
+is not known before the model reads them).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from tui_chat.core.models import Conversation, Message, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import gist
 from tui_chat.core.request.recall import idf, relevance
+from tui_chat.core.request.recall_need import gathers
 from tui_chat.core.request.render import request_text
 from tui_chat.core.summarize import SummaryInput
 from tui_chat.core.summarize.extractive import ExtractiveSummarizer
@@ -42,12 +50,17 @@ from tui_chat.engine.compaction.gate import gate_summary
 from tui_chat.engine.compaction.version_result import version_result
 from tui_chat.store import fts
 
-__all__ = ["NEEDED_RELEVANCE", "CompactPreview", "LostMessage", "preview"]
+__all__ = ["GATHER_DROPPED", "NEEDED_RELEVANCE", "CompactPreview", "LostMessage", "preview"]
 
 NEEDED_RELEVANCE = 0.5
 """A message the next request needs holds at least this share of the idf weight of the
 text's searched words (:attr:`~tui_chat.core.request.recall.Passage.relevance`): the names,
 places and rare words it asks about, not one common word."""
+
+GATHER_DROPPED = 0.5
+"""A draft that gathers is warned about when at least this share of the folded messages its
+request carries now would leave it (on the dev LoCoMo chats at the model's own window a
+compact takes 63-85 % of them out of a question's request)."""
 
 NAMED = 3
 """At most this many lost messages are named in the warning line (the count says the rest)."""
@@ -88,12 +101,29 @@ class CompactPreview:
     """…and how many of them it would carry no more (in neither the raw tail, the pins, the
     recalled passages nor the summary), needed or not."""
     lost: tuple[LostMessage, ...] = ()
+    gathering: bool = False
+    """The draft gathers its answer from many turns (:func:`~tui_chat.core.request.
+    recall_need.gathers`)."""
+
+    @property
+    def at_risk(self) -> bool:
+        """A draft that gathers would see :data:`GATHER_DROPPED` or more of the folded
+        messages it reads now leave its request."""
+        return self.gathering and self.dropped > 0 and self.dropped >= GATHER_DROPPED * self.carried
 
     @property
     def warning(self) -> str | None:
-        """One line naming what the next request would lose, or ``None``."""
+        """One line naming what the next request would lose (or, for a draft that gathers,
+        how much of what it reads now it would lose), or ``None``."""
         if not self.lost:
-            return None
+            if not self.at_risk:
+                return None
+            return (
+                f"Compacting would take {self.dropped:,} of the {self.carried:,} folded messages "
+                "it reads now out of the next request, and the draft gathers its answer from many "
+                "turns (a list, a comparison, a count or a judgement): what it needs from them may "
+                "be lost (send it first, or compact up to an earlier message)."
+            )
         named = ", ".join(f'#{m.id} "{m.snippet}"' for m in self.lost[:NAMED])
         more = f" and {len(self.lost) - NAMED} more" if len(self.lost) > NAMED else ""
         count = len(self.lost)
@@ -133,6 +163,7 @@ class CompactPreview:
             "carried": self.carried,
             "dropped": self.dropped,
             "lost": [{"id": m.id, "role": m.role, "snippet": m.snippet} for m in self.lost],
+            "gathering": self.gathering,
             "warning": self.warning,
         }
 
@@ -192,6 +223,7 @@ async def preview(
     lost = await _lost(context, conversation_id, query, span, dropped, then[0])
     return replace(
         folded,
+        gathering=query == draft and gathers(query),
         query=query,
         before_tokens=now[1],
         after_tokens=then[1],
