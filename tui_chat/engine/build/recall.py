@@ -33,7 +33,7 @@ from tui_chat.core.request.recall import (
 )
 from tui_chat.core.request.render import request_text
 from tui_chat.core.tokens import TokenCounter
-from tui_chat.store import fts, search
+from tui_chat.store import fts
 from tui_chat.store.repository import Store
 
 RECALL_MESSAGES = 128
@@ -43,20 +43,15 @@ QUESTION_MESSAGES = 4
 many times :data:`RECALL_MESSAGES`: its recall may fill the recall share of the budget
 (:func:`~.recall_need.question_ceiling`), more than 128 messages hold."""
 
-
-def first_hits(pool: int) -> int:
-    """First-hop hits for a pool of ``pool`` messages: the store's
-    :data:`~tui_chat.store.search.RECALL_HITS` for the ordinary pool, as many as the pool
-    holds for a question's larger one (:func:`pool_size`).
-
-    A question may fill the recall share of the budget (16.5k tokens at 30k: some 400 short
-    messages), and its evidence often shares one common word with it, a name ("What martial
-    arts has John done?" / "I'm off to do some taekwondo!"): among 64 hits the name's other
-    messages never came in, so the room filled with the neighbours of the best ones. Dev
-    LoCoMo past the budget (``benchmarks/past_budget_offline.py``): 90.3 -> 91.3 % (the
-    related-word and second hops as large: 90.7 %; one neighbour step instead of two: 89.5 %).
-    """
-    return pool if pool > RECALL_MESSAGES else search.RECALL_HITS
+# The first hop returns as many hits as the pool reads (the related-word and second hops the
+# store's RECALL_HITS): evidence often shares one common word with its question, a name ("What
+# martial arts has John done?" / "I'm off to do some taekwondo!"), and among fewer hits the
+# name's other messages never came in, so the pool filled with the neighbours of the best ones.
+# Dev LoCoMo past the budget (benchmarks/past_budget_offline.py), a question's pool of up to
+# 512: 90.3 -> 91.3 % (the other hops as large: 90.7 %; one neighbour step: 89.5 %). The
+# ordinary pool of 128 (benchmarks/quality.py, minus the strong search at the same tokens):
+# 64 -> 128 hits took 2k / 4k / 8k windows from +3.2 / +3.6 / +2.8 to +3.4 / +3.6 / +3.0 and
+# one manual compact at the real window from +2.8 to +3.0.
 
 
 def pool_size(need: float) -> int:
@@ -132,9 +127,7 @@ async def recall(
     """
     words = fts.recall_terms(query)
     counts, total = await store.search.recall_counts(conversation_id, words, coverage)
-    first = await store.search.recall_hits(
-        conversation_id, words, coverage, counts, first_hits(pool)
-    )
+    first = await store.search.recall_hits(conversation_id, words, coverage, counts, pool)
     near, near_weights = await related_hits(store, conversation_id, words, coverage)
     if not first and not near:
         return []
