@@ -28,7 +28,7 @@ receives (an engine event, a widget's request) goes to the parts that declared i
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -338,7 +338,17 @@ class MainScreen(Screen[None]):
                 await self.refresh_gauge(figures=False)
             await self.refresh_conversations()
 
-        self.run_worker(after_frame(), group="panels", exclusive=True, exit_on_error=False)
+        self._panels_worker(after_frame)
+
+    def _panels_worker(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``work`` in the panels' worker group (a newer call cancels an older one).
+
+        The coroutine *function* is given, not a coroutine: a worker cancelled before it
+        starts then leaves no coroutine never awaited behind."""
+        worker: Worker[None] = self.run_worker(
+            work, group="panels", exclusive=True, exit_on_error=False
+        )
+        del worker
 
     def refresh_panels_later(self) -> None:
         """Refresh the panels in a worker once the next frame is drawn (a newer call wins)."""
@@ -347,7 +357,7 @@ class MainScreen(Screen[None]):
             if await next_frame(self):
                 await self.refresh_panels()
 
-        self.run_worker(after_frame(), group="panels", exclusive=True, exit_on_error=False)
+        self._panels_worker(after_frame)
 
     async def refresh_panels(self) -> None:
         """Reload the gauge, the cost, the timeline and the conversation list."""
