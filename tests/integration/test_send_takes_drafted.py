@@ -5,7 +5,8 @@ built once, and it is exactly what a fresh build of the stored prompt makes.
 Each case builds the draft's request, stores the prompt as a send does, builds the send's
 request through the kept build state and again through a fresh one (nothing kept), and
 compares the two byte for byte; the builder's runs are counted, so a case says whether the
-send took the draft's request (no run) or built its own (one).
+send took the draft's request (no run) or built its own (one). A long message's send builds
+it once too: the size check's build before it is stored is the request sent.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from typing import Any
 import pytest
 
 from benchmarks.coding import generate
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.seam import Engine, TestClock, open_engine
 from tui_chat.config import Config
 from tui_chat.core.models import ContentBlock
 from tui_chat.core.request import BuiltRequest
 from tui_chat.engine.build import assemble as assembly
 from tui_chat.engine.build.requests import Requests
+from tui_chat.engine.send.session import LARGE_MESSAGE_TOKENS
 from tui_chat.engine.service import CompactionError
 
 Setup = Callable[[Engine, str], Awaitable[None]]
@@ -178,3 +181,32 @@ async def test_a_send_takes_the_request_built_for_its_draft_only_when_it_is_the_
             assert got.recalled_ids  # recall's passages are part of what is compared
     finally:
         await engine.service.close()
+
+
+async def test_a_long_message_is_built_once_by_its_send(
+    make_engine: Callable[..., Awaitable[Engine]],
+    fake_anthropic: FakeAnthropic,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A message long enough to be checked against the window before it is stored: the
+    check's build is the request sent."""
+    engine = await make_engine()
+    service = engine.service
+    conversation = await service.conversations.new("long")
+    text = " ".join(f"word{n}" for n in range(3_000))
+    assert engine.counter.count(text) > LARGE_MESSAGE_TOKENS
+    fake_anthropic.push_reply("Read it.")
+    with_text: list[BuiltRequest] = []
+    build = assembly.build_request
+
+    def counted(*args: Any) -> BuiltRequest:
+        built = build(*args)
+        last = built.request["messages"][-1] if built.request["messages"] else {}
+        if any(block.get("text") == text for block in last.get("content", [])):
+            with_text.append(built)
+        return built
+
+    monkeypatch.setattr(assembly, "build_request", counted)
+    await service.send(conversation.id, text)
+    assert len(with_text) == 1
+    assert fake_anthropic.last.body["messages"] == with_text[0].request["messages"]
