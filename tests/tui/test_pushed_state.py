@@ -1,7 +1,9 @@
 """The chat screen is told what to show; it does not read it back after each reply.
 
-A send builds the request once for itself and once for the next request the gauge shows
-(the composer clearing as the prompt goes out does not build a third); the reply's end carries
+A send builds the request it sends once and the next request once (the gauge's, shared with
+the compaction check); the composer clearing as the prompt goes out builds no third, and a
+prompt sent after the gauge counted it in full (a pause in typing) is sent as the gauge built
+it, not built again. The reply's end carries
 the conversation's cost and the breakdown of the request it answered, so the screen reads
 neither back; the after-reply refresh is one view call, with neither the timeline nor the
 pause read again (compaction changes those, with its own events).
@@ -20,7 +22,9 @@ from tests.seam import engine_of
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import ready, settle, until
 from tests.tui.seed import seed_demo
+from tui_chat.core.request import BuiltRequest
 from tui_chat.engine import events
+from tui_chat.engine.build import assemble as assembly
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.widgets.composer import Composer
 
@@ -34,6 +38,26 @@ def counting(target: Any, name: str, calls: list[str]) -> None:
         return await method(*args, **kwargs)
 
     setattr(target, name, counted)
+
+
+def counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[BuiltRequest]:
+    """Record every run of the request builder (what a request build costs: recall's
+    passages chosen, every part counted), in order."""
+    runs: list[BuiltRequest] = []
+    build = assembly.build_request
+
+    def counted(*args: Any) -> BuiltRequest:
+        runs.append(build(*args))
+        return runs[-1]
+
+    monkeypatch.setattr(assembly, "build_request", counted)
+    return runs
+
+
+def with_prompt(built: BuiltRequest, prompt: str) -> bool:
+    """Whether ``built`` ends with ``prompt`` as its new message (a send's or a draft's)."""
+    last = built.request["messages"][-1]
+    return last["role"] == "user" and any(b.get("text") == prompt for b in last["content"])
 
 
 async def outside_looked(pilot: Any) -> None:
@@ -59,6 +83,7 @@ async def test_a_send_builds_its_request_once_and_the_next_once(
         await outside_looked(pilot)
         builds: list[str] = []
         counting(requests, "build_with", builds)
+        runs = counting_builds(monkeypatch)
         service = pilot.app.service
         pulls: list[str] = []
         counting(service.costs, "of", pulls)
@@ -73,9 +98,40 @@ async def test_a_send_builds_its_request_once_and_the_next_once(
         await pilot.pause()
         await settle(pilot)
         assert builds == ["build_with", "build_with"]  # the send's, then the next request's
+        assert [with_prompt(run, "hi") for run in runs] == [True, False]
         assert pulls == []  # cost, timeline and pause: pushed, never read back
         assert screen.breakdown is not None
         assert screen.breakdown.sections.get("recent", 0) > 0  # the reply is counted in it
+        # What the gauge shows is the next request as built for the store as it is now.
+        assert screen.breakdown == await service.requests.gauge(conversation.id)
+
+
+async def test_a_prompt_the_gauge_counted_in_full_is_sent_as_built(
+    keyed_service: ChatService, fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_anthropic.push_reply("Hello there.")
+    conversation = await keyed_service.conversations.new("counted")
+    async with make_app(keyed_service, conversation.id).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await settle(pilot)
+        await outside_looked(pilot)
+        runs = counting_builds(monkeypatch)
+        screen.query_one(Composer).load_text("hi")
+        # After a pause in typing the gauge counts the whole request, recall and all.
+        await until(pilot, lambda: len(runs) == 1)
+        await settle(pilot)
+        assert with_prompt(runs[0], "hi")
+        await pilot.press("enter")
+        await until(pilot, lambda: len(screen.chat.views) == 2 and not pilot.app.replying)
+        await settle(pilot)
+        await pilot.pause()
+        await settle(pilot)
+        # The draft's request was sent as the gauge built it; then the next one was built.
+        assert [with_prompt(run, "hi") for run in runs] == [True, False]
+        sent = fake_anthropic.last.body
+        assert sent["messages"] == runs[0].request["messages"]
+        assert sent.get("system") == runs[0].request.get("system")
+        assert screen.breakdown == await keyed_service.requests.gauge(conversation.id)
 
 
 async def test_a_finished_compaction_carries_the_versions_the_timeline_shows(

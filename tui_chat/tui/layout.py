@@ -43,7 +43,16 @@ def fit_panels(body_width: int, wanted: Sequence[tuple[str, int]]) -> dict[str, 
 
 
 class PanelRow(Horizontal):
-    """The row of side panels and the chat column, applying :func:`fit_panels` on resize.
+    """The row of side panels and the chat column, applying :func:`fit_panels` whenever its
+    width changes.
+
+    A panel opened or closed is fitted at once. A width changed by a layout (the terminal
+    resized, the keys panel shown or hidden) is fitted after that layout: on the row's
+    ``Resize`` and after every layout of the screen in which the row's width is not the one
+    last fitted. Textual does not send ``Resize`` on every path: its scroll fast path arranges
+    the whole screen but resizes only the widgets the scroll exposed, and a later full layout
+    finds the width already taken and sends nothing; the panels stayed fitted to the old width
+    and the chat column squeezed.
 
     Args:
         panels: Ids of the children that are side panels, with their preferred widths.
@@ -60,6 +69,7 @@ class PanelRow(Horizontal):
         self._preferred = dict(panels)
         self._fallback = fallback
         self._open: list[str] = []  # most recently opened first
+        self._fitted_width: int | None = None  # the width of the last fit
 
     def is_shown(self, panel_id: str) -> bool:
         """True when the panel is open and has room."""
@@ -84,8 +94,10 @@ class PanelRow(Horizontal):
         self.fit()
 
     def fit(self) -> None:
-        """Show the open panels that fit, at their widths; hide the others."""
-        width = self.size.width or self.app.size.width
+        """Show the open panels that fit, at their widths; hide the others (again and again
+        the same for the same width and open panels)."""
+        width = self._width()
+        self._fitted_width = width
         shown = fit_panels(width, [(p, self._preferred[p]) for p in self._open])
         for panel_id in self._preferred:
             panel = self._panel(panel_id)
@@ -97,9 +109,22 @@ class PanelRow(Horizontal):
                     self.screen.query_one(f"#{self._fallback}").focus()
                 panel.display = False
 
+    def on_mount(self) -> None:
+        """Check the width after every layout of the screen (see the class)."""
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._refit)
+
     def on_resize(self) -> None:
         """The terminal or the keys panel changed the row's width: fit again."""
-        self.fit()
+        self._refit()
+
+    def _refit(self, _screen: object = None) -> None:
+        """Fit again if the row's width is not the one last fitted."""
+        if self._width() != self._fitted_width:
+            self.fit()
+
+    def _width(self) -> int:
+        """The row's width as laid out now (the terminal's before the first layout)."""
+        return self.size.width or self.app.size.width
 
     def _panel(self, panel_id: str) -> Widget:
         return self.query_one(f"#{panel_id}")

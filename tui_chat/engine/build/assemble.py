@@ -12,6 +12,7 @@ import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from tui_chat.core import ledger
@@ -19,8 +20,7 @@ from tui_chat.core.cache_ttl import GAPS, pauses
 from tui_chat.core.models import ContentBlock, Conversation, Message, Summary
 from tui_chat.core.policy import Policy
 from tui_chat.core.reply_options import reply_options
-from tui_chat.core.request import BuiltRequest, ContextInputs, build_request
-from tui_chat.core.request.recall import Passage
+from tui_chat.core.request import BuiltRequest, ContextInputs, build_request, dates
 from tui_chat.core.request.recall_need import RECENT_MESSAGES, asks
 from tui_chat.core.request.superseded import without_spans, without_superseded
 from tui_chat.core.request.timeline import Timeline, prepared
@@ -36,7 +36,7 @@ from tui_chat.core.unanswered import (
     not_sent_again,
     refused_prompts,
 )
-from tui_chat.engine.build.recall import RECALL_MESSAGES, need, pool_size, recall
+from tui_chat.engine.build.recall import RECALL_MESSAGES, need, pool_size, recall, sent_moment
 from tui_chat.engine.build.tail import TailCache
 from tui_chat.llm.models import ModelInfo
 from tui_chat.store.repository import Store
@@ -142,6 +142,9 @@ async def assemble(
             everything read and prepared for this build). The request is the same either way.
         tools: The MCP tools' definitions to send (the servers switched on and ready).
     """
+    # The revision before anything is read: a draft's request is kept at it, and a send of
+    # that draft finds it one write later (its own message) with the same inputs.
+    revision = None if cache is None else await store.conversations.revision(conversation.id)
     if cache is None:
         cache = TailCache()
     window = window_for(info, policy)
@@ -169,19 +172,8 @@ async def assemble(
         query, sent_at = raw[-1].text, raw[-1].created_at
         raw = raw[:-1]
     anchors = await store.anchors.pinned(conversation.id)
-    recalled: list[Passage] = []
-    needed = 0.0
-    asking = True
-    if policy.recall and coverage and query:
-        # Recall is a bonus: a broken search index (doctor reports it) never stops a send.
-        with contextlib.suppress(SearchIndexError):
-            recent = [m.text for m in raw[-RECENT_MESSAGES:]]
-            asking = asks(query)
-            needed = await need(store, conversation.id, query, recent, coverage, asking)
-            # A larger pool only where a question may fill the recall share of the budget.
-            wide = summary is not None and summary.trigger != "manual" and policy.recall_share
-            pool = pool_size(needed) if wide else RECALL_MESSAGES
-            recalled = await recall(store, conversation.id, query, coverage, counter, sent_at, pool)
+    searching = bool(policy.recall and coverage and query)
+    moment = sent_moment(sent_at)  # recall's periods count from it
     inputs = ContextInputs(
         model=conversation.model,
         context_window=window.context_window,
@@ -190,7 +182,7 @@ async def assemble(
         policy=policy,
         summary=summary,
         anchors=anchors,
-        recalled=recalled,
+        recalled=[],
         raw_messages=raw,
         new_message=new_message,
         counter=counter,
@@ -201,10 +193,33 @@ async def assemble(
         else 0,
         pauses=tuple(pauses([(m.role, m.created_at) for m in raw[-2 * GAPS - 1 :]])),
         replies=tuple(m.usage for m in raw[-2 * GAPS :] if m.role == "assistant" and m.usage),
-        recall_need=needed,
-        recall_asks=asking,
         tools=tools,
     )
+    warned = not_sent_again(left_out, tail)  # a prompt sent again is warned of no more
+    left_note = left_out_note(warned, refused_prompts(tail) if warned else None)
+    # Everything the request is made of but recall's passages, and what recall reads: the
+    # new message, the periods it names, the search's size. Equal keys, equal requests (the
+    # builder is pure; recall reads the folded prefix, which the revision guards).
+    periods = dates.spans(query, datetime.fromisoformat(moment)) if query and searching else []
+    key = (inputs, query, periods, searching, info, left_note)
+    if revision is not None and new_text is None and new_message is not None:
+        # A send of the stored prompt: the draft's request built for it is the same request.
+        reused = cache.take_drafted(conversation.id, (revision - 1, key))
+        if reused is not None:
+            return reused
+    if query and searching:
+        # Recall is a bonus: a broken search index (doctor reports it) never stops a send.
+        with contextlib.suppress(SearchIndexError):
+            recent = [m.text for m in raw[-RECENT_MESSAGES:]]
+            asking = asks(query)
+            inputs = replace(inputs, recall_asks=asking)
+            needed = await need(store, conversation.id, query, recent, coverage, asking)
+            inputs = replace(inputs, recall_need=needed)
+            # A larger pool only where a question may fill the recall share of the budget.
+            wide = summary is not None and summary.trigger != "manual" and policy.recall_share
+            pool = pool_size(needed) if wide else RECALL_MESSAGES
+            recalled = await recall(store, conversation.id, query, coverage, counter, moment, pool)
+            inputs = replace(inputs, recalled=recalled)
     # The pure builder gets the messages prepared: the kept timeline, aligned to this tail;
     # what it laid out is kept there for the next build.
     built = build_request(inputs, prepared(inputs, timeline))
@@ -222,12 +237,13 @@ async def assemble(
     built.request.update(options)
     if mcp_tools and "tools" in options:  # the web tools first, then the MCP servers'
         built.request["tools"] = [*options["tools"], *mcp_tools]
-    warned = not_sent_again(left_out, tail)  # a prompt sent again is warned of no more
-    if (note := left_out_note(warned, refused_prompts(tail) if warned else None)) is not None:
-        notes.append(note)
+    if left_note is not None:
+        notes.append(left_note)
     price_note = "" if info.priced else GUESSED_PRICE
-    if not notes and not price_note:
-        return built
-    warnings = (*built.breakdown.warnings, *notes)
-    breakdown = replace(built.breakdown, warnings=warnings, price_note=price_note)
-    return replace(built, breakdown=breakdown)
+    if notes or price_note:
+        warnings = (*built.breakdown.warnings, *notes)
+        breakdown = replace(built.breakdown, warnings=warnings, price_note=price_note)
+        built = replace(built, breakdown=breakdown)
+    if revision is not None and new_text is not None:
+        cache.keep_drafted(conversation.id, (revision, key), built)
+    return built

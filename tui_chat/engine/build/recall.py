@@ -101,6 +101,11 @@ async def near_messages(
     return found
 
 
+def sent_moment(sent_at: str | None) -> str:
+    """When a query was sent (ISO 8601): ``sent_at``, or now for a draft."""
+    return sent_at or datetime.now(UTC).isoformat()
+
+
 async def recall(
     store: Store,
     conversation_id: str,

@@ -206,6 +206,9 @@ class _Kept:
     stamp: object = None
     """What :attr:`base` was built at: the conversation's revision in the store and what
     else it was built from (see :meth:`TailCache.base`)."""
+    drafted: tuple[object, BuiltRequest] | None = None
+    """The request built last with a draft as the new message, and what it was built from
+    (see :meth:`TailCache.keep_drafted`)."""
 
 
 class TailCache:
@@ -288,6 +291,18 @@ class TailCache:
             del self._flights[conversation_id]
         if not flight[1].cancelled():
             flight[1].exception()  # retrieved here: every caller that waited got it raised
+
+    def keep_drafted(self, conversation_id: str, key: object, built: BuiltRequest) -> None:
+        """Keep the request built with a draft (the gauge's full count, a preview) and
+        everything it was built from, for the send of that draft to take."""
+        self._entry(conversation_id).drafted = (key, built)
+
+    def take_drafted(self, conversation_id: str, key: object) -> BuiltRequest | None:
+        """The request kept by :meth:`keep_drafted` when it was built from ``key`` (taken:
+        it is handed out once), else ``None``; either way it is kept no more."""
+        kept = self._entry(conversation_id)
+        drafted, kept.drafted = kept.drafted, None
+        return drafted[1] if drafted is not None and drafted[0] == key else None
 
     def unfinished(self, conversation_id: str) -> set[int]:
         """Ids of the messages of the last tail read that are not ``complete``."""
