@@ -121,11 +121,7 @@ def asks(text: str) -> bool:
     (``benchmarks/past_budget.py``, warm) 84 chat lines lacked 65 % or more of their words
     and took 303k tokens of recall, 255k of them in the 71 lines that ask nothing (session
     openers about the news, thanks); every question about the chat asks."""
-    return any(
-        _QUESTION_END.search(part) or _ASKING_START.match(part)
-        for part in (m.group() for m in _SENTENCE.finditer(_plain(text)))
-        if part.strip()
-    )
+    return any(_QUESTION_END.search(part) or _ASKING_START.match(part) for part in _sentences(text))
 
 
 _AUXILIARY = r"(?:has|have|had|does|do|did|is|are|was|were)"
@@ -138,7 +134,7 @@ _GATHERING = (
         rf"\s+{_AUXILIARY}\b)",
         re.IGNORECASE,
     ),
-    re.compile(r"\b(?:likely\b|(?i:would|might|could)\s+(?!I\b)[A-Z][a-z]+\b(?<!You)(?<!We))"),
+    re.compile(r"\b(?:likely\b|(?i:would|might|could)\s+(?!(?:I|You|We|They)\b)[A-Z][a-z]*\b)"),
 )
 """A list ("What activities has Melanie done…", "What kinds of music does he…"), a comparison
 ("…both…", "…in common?"), a count ("How many…") or a judgement about someone ("Would John be
@@ -157,9 +153,13 @@ def gathers(text: str) -> bool:
     those gather, and 64 of the 456 others."""
     return any(
         _QUESTION_END.search(part) and any(p.search(part) for p in _GATHERING)
-        for part in (m.group() for m in _SENTENCE.finditer(_plain(text)))
-        if part.strip()
+        for part in _sentences(text)
     )
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (abbreviations' periods end none), blank ones left out."""
+    return [m.group() for m in _SENTENCE.finditer(_plain(text)) if m.group().strip()]
 
 
 QUESTION_FROM = 0.85

@@ -340,15 +340,12 @@ class MainScreen(Screen[None]):
 
         self._panels_worker(after_frame)
 
-    def _panels_worker(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    def _panels_worker(self, work: Callable[[], Coroutine[Any, Any, None]]) -> Worker[None]:
         """Run ``work`` in the panels' worker group (a newer call cancels an older one).
 
         The coroutine *function* is given, not a coroutine: a worker cancelled before it
         starts then leaves no coroutine never awaited behind."""
-        worker: Worker[None] = self.run_worker(
-            work, group="panels", exclusive=True, exit_on_error=False
-        )
-        del worker
+        return self.run_worker(work, group="panels", exclusive=True, exit_on_error=False)
 
     def refresh_panels_later(self) -> None:
         """Refresh the panels in a worker once the next frame is drawn (a newer call wins)."""
