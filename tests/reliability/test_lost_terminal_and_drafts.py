@@ -120,6 +120,27 @@ def test_a_sent_prompt_never_comes_back_as_the_draft(
     assert _draft(home, cid) is None
 
 
+def test_a_prompt_typed_before_the_tui_has_its_terminal_is_sent_once(
+    home: Path, standalone_fake: StandaloneFake, tmp_path: Path
+) -> None:
+    standalone_fake.push(kind="reply", target="chat", text="the answer", times=None)
+    cid = _new_conversation(home, tmp_path)
+    terminal = _Terminal(cli_argv("open", cid), cli_env(home, standalone_fake.base_url))
+    try:
+        # Typed at once, while Python starts: the terminal is still in line mode, where the
+        # Enter key's carriage return arrives as a line feed (a new line in the composer).
+        terminal.type("typed ahead\r")
+        _wait_for(lambda: _reply_status(home, cid) == "complete")
+    finally:
+        terminal.close()
+    sent = rows(
+        _db(home),
+        "SELECT text FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY id",
+        (cid,),
+    )
+    assert [r["text"] for r in sent] == ["first question", "typed ahead"]
+
+
 class _Tty(_Terminal):
     """The TUI in a pseudo-terminal that is its controlling terminal (``ctty``), as in tmux or
     a terminal emulator, where a hang-up also sends SIGHUP; or only its standard streams."""

@@ -13,14 +13,24 @@ Once the terminal is known to be gone, :meth:`SturdyLinuxDriver.terminal_lost` a
 Textual's input thread, which otherwise reads end-of-file from the dead terminal in a tight loop
 — taking the interpreter from the app's own thread while it stores the reply and quits — and
 is then waited for when the app leaves application mode.
+
+Keys typed before the app takes the terminal (while Python starts) are typed in the terminal's
+ordinary line mode, which turns the Enter key's carriage return into a line feed (``ICRNL``):
+read as it is, "hello⏎" typed ahead became "hello" and a new line (``ctrl+j``) in the
+composer, never sent. :func:`typed_ahead` reads those whole lines before the terminal is put
+in raw mode, with their Enter given back, and they reach the app first, in order.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import select
+import termios
 import weakref
 from typing import Any
 
+from textual._xterm_parser import XTermParser
 from textual.drivers._writer_thread import WriterThread
 from textual.drivers.linux_driver import LinuxDriver
 
@@ -64,7 +74,13 @@ class SturdyLinuxDriver(LinuxDriver):
 
     def start_application_mode(self) -> Any:
         """Enter application mode, then hand the writing to a :class:`SturdyWriter` (Textual's
-        own thread writes what it was given and ends first)."""
+        own thread writes what it was given and ends first). The lines typed ahead
+        (:func:`typed_ahead`) are given to the app before the input thread reads on."""
+        ahead = typed_ahead(self.fileno)
+        if ahead:
+            parser = XTermParser()
+            for event in [*parser.feed(ahead), *parser.tick()]:
+                self.process_message(event)
         result = super().start_application_mode()  # type: ignore[no-untyped-call]
         textual_writer = self._writer_thread
         if (
@@ -85,3 +101,27 @@ class SturdyLinuxDriver(LinuxDriver):
         self.exit_event.set()
         if isinstance(self._writer_thread, SturdyWriter):
             self._writer_thread.broken = True
+
+
+def typed_ahead(fileno: int) -> str:
+    """The whole lines typed into the terminal ``fileno`` while it is still in line mode,
+    read now, with each line's end given back as the carriage return the Enter key sent
+    (the line mode's ``ICRNL`` made it a line feed); ``""`` when it is no terminal in line
+    mode or nothing was typed. What is typed after the last Enter stays in the terminal and is
+    read in raw mode as it comes."""
+    try:
+        attributes = termios.tcgetattr(fileno)
+    except (termios.error, OSError):
+        return ""
+    if not attributes[3] & termios.ICANON or not attributes[0] & termios.ICRNL:
+        return ""
+    chunks: list[bytes] = []
+    while select.select([fileno], [], [], 0)[0]:
+        try:
+            chunk = os.read(fileno, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace").replace("\n", "\r")
