@@ -16,7 +16,10 @@ import json
 import re
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, Literal, get_args
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
+
+if TYPE_CHECKING:
+    import httpx2
 
 __all__ = ["KINDS", "ChatError", "ErrorKind", "map_error", "name_refused_file", "scrub"]
 
@@ -168,6 +171,14 @@ def map_error(exc: BaseException, *, secrets: Iterable[str | None] = ()) -> Chat
     return error
 
 
+def _lost_midway(cause: httpx2.TransportError) -> bool:
+    """Whether a transport error is a dropped connection rather than one never made."""
+    import httpx2
+
+    never_made = httpx2.ConnectError | httpx2.ProxyError | httpx2.UnsupportedProtocol
+    return not isinstance(cause, never_made | httpx2.TimeoutException)
+
+
 def _classify(exc: BaseException, secrets: list[str]) -> ChatError:
     import anthropic
     import httpx2
@@ -180,6 +191,11 @@ def _classify(exc: BaseException, secrets: list[str]) -> ChatError:
             "the API did not answer in time",
             "check your connection and retry; raise `timeout` in config.toml for long replies",
         )
+    cause = exc.__cause__ if isinstance(exc, anthropic.APIConnectionError) else None
+    if isinstance(cause, httpx2.TransportError) and _lost_midway(cause):
+        # anthropic 2.17 wraps a failed read of the reply's body in APIConnectionError too: the
+        # server was reached, so say the connection dropped, not that it was never made.
+        exc = cause
     if isinstance(exc, anthropic.APIConnectionError):
         cause = exc.__cause__
         detail = f" ({_detail(str(cause), secrets)})" if cause is not None and str(cause) else ""
