@@ -14,13 +14,16 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.mcp_zygote import ensure_started
 from tui_chat.core.tools import ServerSpec
 
 SERVERS = Path(__file__).with_name("mcp_servers.py")
 
 
 def stdio(name: str, kind: str = "tools", **kw: Any) -> ServerSpec:
-    """A stdio server of ``kind`` run by this Python."""
+    """A stdio server of ``kind`` run by this Python (a fork of this process's zygote:
+    ``mcp_zygote.py``)."""
+    ensure_started()
     return ServerSpec(name, "stdio", command=sys.executable, args=(str(SERVERS), kind), **kw)
 
 

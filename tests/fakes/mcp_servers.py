@@ -19,12 +19,16 @@ import json
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
-from mcp.server.mcpserver import MCPServer
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 
 def build(name: str = "tools") -> MCPServer:
     """The test tools."""
+    from mcp.server.mcpserver import MCPServer  # after the hand-over: a fork has it already
+
     server = MCPServer(name)
 
     @server.tool()
@@ -112,4 +116,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    import mcp_zygote  # beside this file: served by a fork of the test process's zygote
+
+    mcp_zygote.hand_over(sys.argv)  # returns only when there is none
     sys.exit(main(sys.argv))
