@@ -44,21 +44,19 @@ class Debounce:
         self._poked = -float("inf")
         self.timer: Timer | None = None
         """The timer waiting for the pause (``None`` before the first poke)."""
-
-    @property
-    def waiting(self) -> bool:
+        self.waiting = False
         """Whether a call is due after the current pause."""
-        task = None if self.timer is None else self.timer._task
-        return task is not None and not task.done()
 
     def poke(self) -> None:
         """Start the pause again (the call waits ``delay`` seconds from now)."""
         self._poked = time.monotonic()
         if not self.waiting:
+            self.waiting = True
             self.timer = self._node.set_timer(self._delay, self._due)
 
     def cancel(self) -> None:
         """Drop the call due (a later poke asks again)."""
+        self.waiting = False
         if self.timer is not None:
             self.timer.stop()
 
@@ -67,4 +65,5 @@ class Debounce:
         if left > 0:  # poked meanwhile: wait out the rest of the pause
             self.timer = self._node.set_timer(left, self._due)
             return None
+        self.waiting = False
         return self._callback()

@@ -35,7 +35,6 @@ from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.message_actions import EditRequested
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
     from textual.worker import Worker
 
     from tui_chat.tui.screens.chat_screen import ChatScreen
@@ -109,9 +108,9 @@ class Drafting:
             recount.poke()
 
     @property
-    def gauge_timers(self) -> list[Timer]:
-        """The timers of the recounts of the draft (each waits for a pause in typing)."""
-        return [r.timer for r in self._recounts if r.timer is not None]
+    def recount_due(self) -> bool:
+        """Whether a recount of the draft waits for a pause in typing."""
+        return any(r.waiting for r in self._recounts)
 
     def _update_gauge(self, full: bool) -> None:
         counting: Worker[None] = self._screen.run_worker(

@@ -67,6 +67,7 @@ class TokenGauge(Widget):
         """Warnings the user hid (for this session)."""
         self._drawn: tuple[Breakdown | None, tuple[object, ...], Content, dict[int, int]] | None
         self._drawn = None
+        self._height_due = False
         """The last render: what it was made of, the content, its height at each width."""
 
     def _watch_breakdown(self) -> None:
@@ -83,7 +84,16 @@ class TokenGauge(Widget):
     def _check_height(self) -> None:
         """Lay the screen out again only when the gauge's height changes (a changed figure
         is repainted in place: the draft's count changes as the user types, and a layout of
-        the whole screen costs 15-40 ms of the event loop's time while a reply streams)."""
+        the whole screen costs 15-40 ms of the event loop's time while a reply streams).
+
+        Checked once the figures set together are all set (a reply's end sets the breakdown
+        and the cost: one render for both, which the frame reuses)."""
+        if not self._height_due:
+            self._height_due = True
+            self.call_next(self._check_height_now)
+
+    def _check_height_now(self) -> None:
+        self._height_due = False
         width = self.content_size.width
         if not width or self._height(width) != self.content_size.height:
             self.refresh(layout=True)
