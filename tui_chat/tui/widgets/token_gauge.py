@@ -67,8 +67,9 @@ class TokenGauge(Widget):
         """Warnings the user hid (for this session)."""
         self._drawn: tuple[Breakdown | None, tuple[object, ...], Content, dict[int, int]] | None
         self._drawn = None
-        self._height_due = False
         """The last render: what it was made of, the content, its height at each width."""
+        self._height_due = False
+        """A check of the height is queued (it reads the figures set meanwhile too)."""
 
     def _watch_breakdown(self) -> None:
         shown = self.warnings
