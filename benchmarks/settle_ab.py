@@ -29,7 +29,11 @@ f = tui_stream.measure(work, (120, 36), int(sys.argv[1]), work / "pyc", module=s
 print("RESULT " + json.dumps({
     "short": [f.short.settled_ms, f.short.quiet_ms],
     "long": [f.finish.settled_ms, f.finish.quiet_ms],
-    "load": f.load, "keys_p95": f.streaming.p95, "lost": f.streaming.lost}))
+    "load": f.load, "keys_p95": f.streaming.p95, "lost": f.streaming.lost,
+    "idle_p95": f.idle.p95, "idle_lost": f.idle.lost,
+    "idle_loop": [tui_stream.p50(f.idle.quiet), tui_stream.percentile(f.idle.quiet, 95)],
+    "keys_loop": [tui_stream.p50(f.streaming.quiet),
+                  tui_stream.percentile(f.streaming.quiet, 95)]}))
 """
 
 
@@ -61,16 +65,20 @@ def main() -> None:
     apps.append(("after", ROOT, "tui_chat"))
     for round_ in range(args.rounds):
         shorts: dict[str, float] = {}
+        results: dict[str, dict[str, Any]] = {}
         for name, root, module in apps if round_ % 2 == 0 else apps[::-1]:
             f = one(root, module, args.tokens)
             if f is None:
                 print(f"round {round_} {name}: failed", flush=True)
                 continue
             shorts[name] = f["short"][0]
+            results[name] = f
             print(
                 f"round {round_} {name:6} short {f['short'][0]:6.0f} ms (loop {f['short'][1]:4.0f})"
                 f"  {args.tokens:,} tokens {f['long'][0]:6.0f} ms (loop {f['long'][1]:4.0f})"
-                f"  keys p95 {f['keys_p95']:6.0f} ms"
+                f"  keys p95 {f['keys_p95']:5.1f} ms (loop p50/p95 {f['keys_loop'][0]:.1f}/"
+                f"{f['keys_loop'][1]:.1f}, {f['lost']} lost)  idle p95 {f['idle_p95']:5.1f} ms"
+                f" (loop {f['idle_loop'][0]:.1f}/{f['idle_loop'][1]:.1f}, {f['idle_lost']} lost)"
                 f"  load {f['load'][0]:.1f}-{f['load'][1]:.1f}",
                 flush=True,
             )
@@ -81,6 +89,17 @@ def main() -> None:
                 if n in shorts
             )
             print(f"round {round_} short settle / floor's (<= 1.5): {ratios}", flush=True)
+        if "floor" in results:
+            idle = results["floor"]["idle_p95"]
+            for n in ("before", "after"):
+                if n in results:
+                    print(
+                        f"round {round_} {n}: keys streaming / floor idle "
+                        f"{results[n]['keys_p95'] / idle:.2f} (<= 1.5), idle / floor idle "
+                        f"{results[n]['idle_p95'] / idle:.2f} (<= 1.2), long settle / floor's "
+                        f"{results[n]['long'][0] / results['floor']['long'][0]:.2f} (<= 1.5)",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

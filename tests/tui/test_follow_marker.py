@@ -60,7 +60,7 @@ def _held(screen: MainScreen) -> bool:
 def _gauge_settled(screen: MainScreen) -> bool:
     """Whether the gauge's counts of the draft are made (their timers fired, no count runs)
     and it has the height of what it shows."""
-    if any(timer._task is None or not timer._task.done() for timer in screen.drafting.gauge_timers):
+    if screen.drafting.recount_due:
         return False
     counting = (WorkerState.PENDING, WorkerState.RUNNING)
     if any(w.group == "gauge" and w.state in counting for w in screen.app.workers):

@@ -224,6 +224,17 @@ class Messages:
             values["stop_reason"] = stop_reason
         if error is not None:
             values["error"] = clean_text(error)
+        await self._set(message_id, values)
+        return await self.get(message_id)
+
+    async def keep_partial(self, message_id: int, content: list[ContentBlock], text: str) -> None:
+        """Write what a streaming reply holds so far (twice a second while it streams): the
+        reply is not read back, as :meth:`update` does, since nobody shows this copy."""
+        await self._set(
+            message_id, {"content": to_json(clean_value(content)), "text": clean_text(text)}
+        )
+
+    async def _set(self, message_id: int, values: dict[str, Any]) -> None:
         if values:
             assignments = ", ".join(f"{k} = ?" for k in values)
             async with self._sql.transaction() as db:
@@ -231,7 +242,6 @@ class Messages:
                     f"UPDATE messages SET {assignments} WHERE id = ?",
                     (*values.values(), message_id),
                 )
-        return await self.get(message_id)
 
     async def api_id(self, message_ids: Sequence[int]) -> str | None:
         """The API id of the newest of these messages that has one (the reply the next

@@ -275,9 +275,7 @@ class ChatSession:
                 on_event(ReplyDelta(reply.id, delta, kind))
             if time.monotonic() - last_flush >= FLUSH_SECONDS:
                 last_flush = time.monotonic()
-                await self.store.messages.update(
-                    reply.id, content=partial.content(), text="".join(chunks)
-                )
+                await self.store.messages.keep_partial(reply.id, partial.content(), "".join(chunks))
 
         async def on_text(delta: str) -> None:
             await flush(delta, "text")

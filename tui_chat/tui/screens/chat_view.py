@@ -104,6 +104,7 @@ class ChatView:
         panels = (screen.timeline, screen.conversations)
         if (
             focused is not None
+            and focused is not screen.composer  # typing: the key is the composer's already
             and (focused is screen.chat or any(p in focused.ancestors for p in panels))
             and is_stray(screen.chat.screen, event)
         ):

@@ -27,6 +27,7 @@ from tui_chat.core.attachments import (
 from tui_chat.core.filetypes import image_type
 from tui_chat.core.models import Message
 from tui_chat.engine.send import EmptyMessage, MessageTooLarge
+from tui_chat.tui.debounce import Debounce
 from tui_chat.tui.screens.chat_view import NO_KEY_HELP
 from tui_chat.tui.screens.reply_flow import ReplyEnded
 from tui_chat.tui.widgets.composer import Composer
@@ -34,7 +35,6 @@ from tui_chat.tui.widgets.draft_tray import DraftTray
 from tui_chat.tui.widgets.message_actions import EditRequested
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
     from textual.worker import Worker
 
     from tui_chat.tui.screens.chat_screen import ChatScreen
@@ -66,8 +66,11 @@ class Drafting:
 
     def __init__(self, screen: ChatScreen) -> None:
         self._screen = screen
-        self.gauge_timers: list[Timer] = []
-        """The pending recounts of the draft (after a pause in typing; the newest typing wins)."""
+        self._recounts = (
+            Debounce(screen, GAUGE_DEBOUNCE, partial(self._update_gauge, False)),
+            Debounce(screen, RECALL_DEBOUNCE, partial(self._update_gauge, True)),
+        )
+        """The recounts of the draft after a pause in typing (the newest typing wins)."""
         self._unsent: tuple[str, str, list[Attachment]] | None = None
         """The last send (conversation, text, files) until its worker ends."""
 
@@ -101,12 +104,13 @@ class Drafting:
         if (conv_id := screen.conversation_id) is not None:
             screen.app.drafts.note(conv_id, screen.composer.text)  # written after a pause
         # Counting is cheap, but not per keystroke: wait for a pause in typing.
-        for timer in self.gauge_timers:
-            timer.stop()
-        self.gauge_timers = [
-            screen.set_timer(GAUGE_DEBOUNCE, partial(self._update_gauge, False)),
-            screen.set_timer(RECALL_DEBOUNCE, partial(self._update_gauge, True)),
-        ]
+        for recount in self._recounts:
+            recount.poke()
+
+    @property
+    def recount_due(self) -> bool:
+        """Whether a recount of the draft waits for a pause in typing."""
+        return any(r.waiting for r in self._recounts)
 
     def _update_gauge(self, full: bool) -> None:
         counting: Worker[None] = self._screen.run_worker(

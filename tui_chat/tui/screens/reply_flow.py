@@ -196,16 +196,20 @@ class ReplyFlow:
         say how it ended."""
         screen = self._screen
         reply, error = event.message, event.error
-        view = screen.chat.view_for(reply.id)
-        if view is not None:
-            await view.finish(reply, error.display if error else None)
-        if screen.streaming_id == reply.id:
-            screen.streaming_id = None  # "Cancel reply" leaves the footer
-        if reply.conversation_id == screen.conversation_id:
-            if event.breakdown is not None:  # pushed by the engine, never read back
-                screen.breakdown = event.breakdown
-            if event.cost is not None:
-                screen.cost = event.cost
+        # One frame for the reply's end: its last words, its header, the gauge and the cost
+        # (each drawn in a frame of its own, a layout and a repaint each, when the append's
+        # mount let a frame in before the rest).
+        with screen.app.batch_update():
+            view = screen.chat.view_for(reply.id)
+            if view is not None:
+                await view.finish(reply, error.display if error else None)
+            if screen.streaming_id == reply.id:
+                screen.streaming_id = None  # "Cancel reply" leaves the footer
+            if reply.conversation_id == screen.conversation_id:
+                if event.breakdown is not None:  # pushed by the engine, never read back
+                    screen.breakdown = event.breakdown
+                if event.cost is not None:
+                    screen.cost = event.cost
         if event.cancelled:
             screen.notify("Reply cancelled: what arrived is kept; ctrl+r asks again.")
         elif error is not None and reply.conversation_id == screen.conversation_id:

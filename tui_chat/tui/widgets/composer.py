@@ -161,7 +161,16 @@ class Composer(InOrder, InertTextArea):
         return at_token(self.document.get_line(row)[:column])
 
     @on(TextArea.Changed)
+    def _text_changed(self) -> None:
+        self._complete()
+
     @on(TextArea.SelectionChanged)
+    def _selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        self._complete()
+        # Nothing above the composer reads it: each key's cursor move stops here instead of
+        # being dispatched through every container, the screen and the app.
+        event.stop()
+
     def _complete(self) -> None:
         partial = self._typed_path() if not self.selected_text else None
         if partial is None:

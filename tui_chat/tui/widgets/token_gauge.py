@@ -65,6 +65,11 @@ class TokenGauge(Widget):
         super().__init__(id=id)
         self.dismissed: set[str] = set()
         """Warnings the user hid (for this session)."""
+        self._drawn: tuple[Breakdown | None, tuple[object, ...], Content, dict[int, int]] | None
+        self._drawn = None
+        """The last render: what it was made of, the content, its height at each width."""
+        self._height_due = False
+        """A check of the height is queued (it reads the figures set meanwhile too)."""
 
     def _watch_breakdown(self) -> None:
         shown = self.warnings
@@ -80,10 +85,39 @@ class TokenGauge(Widget):
     def _check_height(self) -> None:
         """Lay the screen out again only when the gauge's height changes (a changed figure
         is repainted in place: the draft's count changes as the user types, and a layout of
-        the whole screen costs 15-40 ms of the event loop's time while a reply streams)."""
+        the whole screen costs 15-40 ms of the event loop's time while a reply streams).
+
+        Checked once the figures set together are all set (a reply's end sets the breakdown
+        and the cost: one render for both, which the frame reuses)."""
+        if not self._height_due:
+            self._height_due = True
+            self.call_next(self._check_height_now)
+
+    def _check_height_now(self) -> None:
+        self._height_due = False
         width = self.content_size.width
-        if not width or len(self.render().wrap(width)) != self.content_size.height:
+        if not width or self._height(width) != self.content_size.height:
             self.refresh(layout=True)
+
+    def _inputs(self) -> tuple[object, ...]:
+        """Everything :meth:`render` reads but the breakdown (compared by identity: a new
+        count is a new object)."""
+        return (
+            self.cost,
+            self.paused,
+            self.size.width,
+            self.content_size.width,
+            frozenset(self.dismissed),
+        )
+
+    def _height(self, width: int) -> int:
+        """The lines the content takes at ``width`` (wrapped once per content and width)."""
+        content = self.render()
+        assert self._drawn is not None
+        heights = self._drawn[3]
+        if width not in heights:
+            heights[width] = len(content.wrap(width))
+        return heights[width]
 
     def _used(self, breakdown: Breakdown) -> int:
         """The one figure the trigger, the marker and the fit check use as well."""
@@ -119,7 +153,19 @@ class TokenGauge(Widget):
         return Content.assemble(*cells)
 
     def render(self) -> Content:
-        """Two lines: the bar with its total, then the legend; warnings on a third line."""
+        """Two lines: the bar with its total, then the legend; warnings on a third line.
+
+        Made once per change of what it shows: a reply's end sets the breakdown and the cost
+        (each checks the height) and the frame draws it, three renders for one look."""
+        inputs = self._inputs()
+        drawn = self._drawn
+        if drawn is not None and drawn[0] is self.breakdown and drawn[1] == inputs:
+            return drawn[2]
+        content = self._render()
+        self._drawn = (self.breakdown, inputs, content, {})
+        return content
+
+    def _render(self) -> Content:
         breakdown = self.breakdown
         if breakdown is None:
             return Content.styled("tokens: counting…", "$text-muted")
