@@ -22,7 +22,8 @@ from textual.worker import Worker
 from tui_chat.core.models import Message
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
-from tui_chat.tui.widgets.kept_place import KeptPlace
+from tui_chat.tui.widgets.kept_place import KeptPlace, arrangement
+from tui_chat.tui.widgets.key_hold import KeyHold
 from tui_chat.tui.widgets.message_actions import MessageActions
 from tui_chat.tui.widgets.message_pins import MessagePins, PinsChanged
 from tui_chat.tui.widgets.message_range import MessageRange
@@ -117,6 +118,8 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         """The selected reply's thinking, web pages and cited messages."""
         self.pins = MessagePins(self, self, source)
         """The pinned messages of the conversation shown, pinned and unpinned here."""
+        self._key_hold = KeyHold(self)
+        """Full collections wait while keys scroll or move the selection."""
         self.parts = {
             "message": self.message_actions,
             "range": self.range,
@@ -132,6 +135,10 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             self.navigating = False
             self.range.drop()
 
+    def on_unmount(self) -> None:
+        """Give back the hold of the keys on full collections."""
+        self._key_hold.release(collect=False)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: hand failures to the app's one handler."""
         report_failure(self, event.worker)
@@ -140,8 +147,9 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
 
     @property
     def views(self) -> list[MessageView]:
-        """The mounted message widgets, oldest first."""
-        return list(self.query_children(MessageView))
+        """The mounted message widgets, oldest first (read from the children: a query matched
+        a selector against each, several times a key press)."""
+        return [view for view in self.children if isinstance(view, MessageView)]
 
     def view_for(self, message_id: int) -> MessageView | None:
         """The mounted widget of a message, if it is in the window: looked for from the end,
@@ -260,6 +268,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
     def _scroll_by(self, lines: float) -> None:
         if not self.allow_vertical_scroll:
             raise SkipAction()
+        self._key_hold.pressed()
         target = self.scroll_y + lines
         if target < 0 and self.has_older:  # past an edge: taken up once the page is in
             self._place.owe(target)
@@ -359,7 +368,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         super().watch_scroll_y(old_value, new_value)
         self._place.scrolled()
         if new_value < old_value:
-            for view in self.query_children(MessageView):
+            for view in self.views:
                 view.unfold()
         if (new_value <= 0 < old_value) or (new_value > old_value):
             self.page_at_edge()
@@ -377,11 +386,27 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         """Move the highlight and keep the selected message in view."""
         for message_id, selected in ((old, False), (new, True)):
             if message_id is not None and (view := self.view_for(message_id)) is not None:
-                view.set_class(selected, "-selected")
+                view.set_selected(selected)
                 if selected:
-                    self.scroll_to_widget(view, animate=False, immediate=True)
+                    self._scroll_into_view(view)
         self.range.moved()  # at once: a range key's move is told apart from any other
         self.post_message(MessageSelected(self, new))
+
+    def _scroll_into_view(self, view: MessageView) -> None:
+        """Scroll ``view`` into view at once, as ``scroll_to_widget`` does, with its place taken
+        from the pane's arrangement (the screen's map holds only what is on screen after a
+        scroll: the message above the view was looked for in a map rebuilt of every widget)."""
+        arranged = arrangement(self)
+        for placement in arranged.placements:
+            if placement.widget is view:
+                if placement.region.size:
+                    self.scroll_to_region(
+                        placement.region.grow(view.styles.margin),
+                        spacing=arranged.scroll_spacing,
+                        animate=False,
+                        immediate=True,
+                    )
+                return
 
     def on_focus(self) -> None:
         """Select the newest message when the pane gets focus with nothing selected."""
@@ -395,6 +420,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
 
     async def action_select_previous(self) -> None:
         """Select the message above (paging older ones in at the top)."""
+        self._key_hold.pressed()
         views = self.views
         if not views:
             return
@@ -412,6 +438,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
 
     async def action_select_next(self) -> None:
         """Select the message below (paging newer ones in past a pruned end)."""
+        self._key_hold.pressed()
         views = self.views
         if not views:
             return

@@ -11,9 +11,12 @@ the view then shows; nothing is timed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Protocol
 
 from textual.containers import VerticalScroll
+from textual.geometry import Region
+from textual.layout import DockArrangeResult
 
 from tui_chat.tui.widgets.message_view import MessageView
 
@@ -32,6 +35,24 @@ class PageEdges(Protocol):
 
 Place = tuple[MessageView, float]
 """A message and its row in the view: lines from the top of the view to its first line."""
+
+
+def arrangement(pane: VerticalScroll) -> DockArrangeResult:
+    """The pane's arrangement of its children, as the compositor laid it out (Textual caches
+    it by the pane's size and children; one pending is made as the next layout makes it)."""
+    return pane.arrange(pane.scrollable_content_region.size)
+
+
+def placed(pane: VerticalScroll) -> Iterator[tuple[MessageView, Region]]:
+    """Each message of the pane with its region in the pane's content, oldest first.
+
+    Read from the pane's arrangement, not from the screen's map of widgets: after a scroll
+    only the widgets on screen are in the map, and asking for any other (the oldest message,
+    above the view) rebuilt the map of every widget mounted (every Markdown block of up to
+    150 messages), at each press of a held key."""
+    for placement in arrangement(pane).placements:
+        if isinstance(view := placement.widget, MessageView):
+            yield view, placement.region
 
 
 class KeptPlace:
@@ -57,8 +78,7 @@ class KeptPlace:
         """The message at the top of the view and its row (negative: it starts above)."""
         pane = self._pane
         y = pane.scroll_y
-        for view in pane.query_children(MessageView):
-            region = view.virtual_region
+        for view, region in placed(pane):
             if region.height and region.bottom > y:
                 return view, region.y - y
         return None
