@@ -5,10 +5,13 @@ allocates enough to set off a full (generation 2) collection every few seconds o
 a walk over every widget mounted, 100-400 ms on a loaded 2-core machine, in which no key was
 handled and no frame drawn (the longest freezes of a held ``up``). While keys come, only the
 young generations are collected (:func:`~tui_chat.tui.gc_pause.hold`); the full collection held
-back runs :data:`QUIET` seconds after the last one, while the user reads.
+back runs :data:`QUIET` seconds after the last one (and after the page it loaded), while the
+user reads.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from textual.timer import Timer
 from textual.widget import Widget
@@ -17,8 +20,9 @@ from tui_chat.tui import gc_pause
 
 __all__ = ["QUIET", "KeyHold"]
 
-QUIET = 1.0
-"""Seconds without a key after which the full collection held back runs."""
+QUIET = 2.0
+"""Seconds without a key (and without a page loading for one) after which the full collection
+held back runs: a collection in the middle of a held key's backlog was itself the freeze."""
 
 
 class KeyHold:
@@ -26,10 +30,12 @@ class KeyHold:
 
     Args:
         widget: The widget whose keys hold it (its timer runs the release).
+        busy: Whether the keys' work goes on (a page loading): the release waits for it.
     """
 
-    def __init__(self, widget: Widget) -> None:
+    def __init__(self, widget: Widget, busy: Callable[[], bool]) -> None:
         self._widget = widget
+        self._busy = busy
         self._held = False
         self._timer: Timer | None = None
 
@@ -50,7 +56,10 @@ class KeyHold:
 
     def _quiet(self) -> None:
         self._timer = None
-        self.release()
+        if self._busy():
+            self._timer = self._widget.set_timer(QUIET, self._quiet)
+        else:
+            self.release()
 
     def release(self, *, collect: bool = True) -> None:
         """Give the hold back (the widget is unmounted: without the collection, ``collect``

@@ -244,8 +244,9 @@ class MessageView(Vertical):
         Only this box's styles are matched again: no rule of the blocks inside it depends on
         the selection, and the class set the Textual way restyled every block of the message
         (each repaint asking the screen's map for a block off screen rebuilt the map of every
-        widget mounted), at each press of a held arrow. The blocks are repainted, on the new
-        background."""
+        widget mounted), at each press of a held arrow. The blocks are drawn again on the new
+        background: each keeps the background it blends its text on until told its styles
+        changed (or the old highlight stays drawn behind the text of the message left)."""
         if self.has_class("-selected") == selected:
             return
         self.set_class(selected, "-selected", update=False)
@@ -253,6 +254,7 @@ class MessageView(Vertical):
             return  # styled as it is mounted
         self.app.stylesheet.update_nodes([self], animate=True)
         for widget in self.walk_children(Widget):
+            widget.notify_style_update()
             widget.refresh()
 
     def set_last(self, last: bool) -> None:
