@@ -12,7 +12,7 @@ from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import chat, ready, settle, until
 from tui_chat.core.models import Conversation
 from tui_chat.engine.service import ChatService
-from tui_chat.tui.widgets.chat_pane import ChatPane
+from tui_chat.tui.widgets.page_loads import PageLoads
 
 
 async def _long(service: ChatService, folder: Path, count: int) -> Conversation:
@@ -33,7 +33,7 @@ async def test_page_keys_in_the_composer_scroll_the_chat_and_ctrl_home_end_jump(
 ) -> None:
     # The page keys' own scroll, measured in the first window: no page loaded ahead of them
     # (the window of 20 short messages is within two screens of its top).
-    monkeypatch.setattr(ChatPane, "AHEAD", 0.0)
+    monkeypatch.setattr(PageLoads, "AHEAD", 0.0)
     conversation = await _long(service, tmp_path, 160)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:

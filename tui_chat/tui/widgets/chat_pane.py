@@ -9,11 +9,9 @@ window that was pruned there; when the window grows too large the other end is p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from textual.actions import SkipAction
 from textual.binding import BindingType
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
@@ -23,7 +21,6 @@ from textual.worker import Worker
 
 from tui_chat.core.models import Message
 from tui_chat.tui.actions import bindings
-from tui_chat.tui.after_frame import after_frame, next_frame
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.widgets.kept_place import KeptPlace
 from tui_chat.tui.widgets.key_hold import KeyHold
@@ -32,7 +29,8 @@ from tui_chat.tui.widgets.message_pins import MessagePins, PinsChanged
 from tui_chat.tui.widgets.message_range import MessageRange
 from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.navigation import NavigationMode
-from tui_chat.tui.widgets.pages import MessageSource, Pages, mark_left_out
+from tui_chat.tui.widgets.page_loads import PageLoads, mark_last, new_views, scroll_into_view
+from tui_chat.tui.widgets.pages import MessageSource, Pages
 from tui_chat.tui.widgets.reply_keys import ReplyKeys
 from tui_chat.tui.widgets.steady_scrollbar import SteadyScroll
 
@@ -73,13 +71,6 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
 
     MAX_MOUNTED: ClassVar[int] = 150
     """Most message widgets mounted at once."""
-    SLICE: ClassVar[int] = 10
-    """Messages of a page mounted a frame: a page of 50 Markdown documents composed and laid
-    out at once held every key and frame for 0.4-1.1 s."""
-    AHEAD: ClassVar[float] = 2.0
-    """Screens from the window's edge at which the next page starts loading (scrolling or
-    moving the selection towards it), so held keys find it mounted."""
-
     DEFAULT_CSS = """
     ChatPane {
         layout: stream;
@@ -116,13 +107,8 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         self.conversation_id: str | None = None
         self.has_older = False
         self.has_newer = False
-        self._loading = False
-        self._load_due = False
-        """A load of the next page is started and has not ended (its worker may not run
-        yet)."""
-        self._slice_in = asyncio.Event()
-        """Set (and replaced) when a slice of a page is mounted, or a load ends."""
-        self._arranged: DockArrangeResult | None = None
+        self.arranged: DockArrangeResult | None = None
+        """The arrangement of the messages in the screen's last layout or scroll."""
         self._place = KeptPlace(self, self)
         """What the view shows stays there while pages are mounted and laid out."""
         # Paging from a key press waits for a page the scroll watcher is already loading.
@@ -137,8 +123,10 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         """The selected reply's thinking, web pages and cited messages."""
         self.pins = MessagePins(self, self, source)
         """The pinned messages of the conversation shown, pinned and unpinned here."""
-        self._key_hold = KeyHold(self, lambda: self._loading or self._load_due)
+        self._key_hold = KeyHold(self, lambda: self.loads.busy)
         """Full collections wait while keys scroll or move the selection."""
+        self.loads = PageLoads(self, self, self._place, self._key_hold, lambda: self.MAX_MOUNTED)
+        """Pages loaded a slice a frame, ahead of held keys."""
         self.parts = {
             "message": self.message_actions,
             "range": self.range,
@@ -226,11 +214,11 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         self.release_anchor()
         await self.remove_children()
         self.set_reactive(ChatPane.selected, None)
-        await self.mount_all(_views(page, self.pins.ids, self.branch_marks))
-        _mark_last(self.views, self.has_newer)
+        await self.mount_all(new_views(page, self))
+        mark_last(self.views, self.has_newer)
 
     async def load_older(self) -> bool:
-        """Mount the page before the oldest mounted message.
+        """Mount the page before the oldest mounted message (:mod:`~.page_loads`).
 
         Returns:
             True when messages were added.
@@ -239,124 +227,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             return await self._load_older()
 
     async def _load_older(self) -> bool:
-        views = self.views
-        if not self.has_older or not views or self.conversation_id is None:
-            return False
-        self._loading = True
-        try:
-            first = views[0]
-            page, more = await self.pages.before(self.conversation_id, first.message_id)
-            self.has_older = more or bool(page)
-            if not page:
-                return False
-            # Nearest the view first: the newest of the page, then older slices above it.
-            for end in range(len(page), 0, -self.SLICE):
-                if end < len(page) and not await self._next_slice(first):
-                    self.has_older = True  # the window changed: what is left stays unread
-                    return True
-                part = page[max(end - self.SLICE, 0) : end]
-                if end - self.SLICE <= 0:
-                    self.has_older = more
-                first = await self._mount_older(part, first)
-            return True
-        finally:
-            self._loading = False
-            self._sliced()
-
-    async def _mount_older(self, part: list[Message], first: MessageView) -> MessageView:
-        """Mount ``part`` above ``first`` (pruning the window's newest messages past
-        :attr:`MAX_MOUNTED`), the place of the view kept; returns its first view."""
-        place = self._place.top()  # kept while the slice is laid out, whenever that is
-        views = _views(part, self.pins.ids, self.branch_marks)
-        await self.mount_all(views, before=first)
-        overflow = len(self.views) - self.MAX_MOUNTED
-        if overflow > 0:
-            await self.remove_children(self.views[-overflow:])
-            self.has_newer = True
-            _mark_last(self.views, self.has_newer)
-        self._place.hold(place, page=views[0])  # keys held past the top scroll into it
-        self._sliced()
-        return views[0]
-
-    async def _next_slice(self, edge: MessageView) -> bool:
-        """Wait for a frame between two slices of a page (keys and frames come between);
-        ``False``: the window no longer ends at ``edge`` (replaced meanwhile)."""
-        if not await next_frame(self):
-            return False
-        return edge.parent is self
-
-    def _sliced(self) -> None:
-        """A slice came in (or a load ended): whoever waits for one goes on."""
-        self._slice_in.set()
-        self._slice_in = asyncio.Event()
-
-    async def _a_slice_in(self, load: Callable[[], Coroutine[Any, Any, bool]]) -> None:
-        """Until the next slice of a page is mounted, or the load ends (started if none
-        runs): a key at the window's edge waits for it, not for the whole page."""
-        slice_in = self._slice_in
-        if self._start(load):
-            await slice_in.wait()
-
-    def _start(self, load: Callable[[], Coroutine[Any, Any, bool]]) -> bool:
-        """Start ``load`` in a worker unless a load runs or is started; ``False``: none
-        runs (nothing to wait for)."""
-        if self._loading or self._load_due:
-            return True
-        if self.conversation_id is None or not self.views:
-            return False
-        self._load_due = True
-
-        async def run() -> bool:
-            try:
-                return await load()
-            finally:
-                self._load_due = False
-                self._sliced()
-                # The next page the same way, if still near.
-                after_frame(self, self.page_at_edge, -1 if load == self.load_older else 1)
-
-        # (Typed: mypy does not infer the result through Textual's ``WorkType`` union.)
-        _worker: Worker[bool] = self.run_worker(run, group="page", exit_on_error=False)
-        return True
-
-    def page_at_edge(self, towards: int = 0) -> None:
-        """Load the next page if the view is at the top (or the bottom) with more beyond it:
-        keys held while a page loaded scrolled there without a change to see. ``towards``
-        the older messages (-1: a key up, or a page loaded up) or the newer ones (1): the
-        page that way already :attr:`AHEAD` screens from its edge, so held keys find it in."""
-        if self._loading or self._load_due or self.conversation_id is None or not self.views:
-            return
-        near = self.AHEAD * self.scrollable_content_region.height
-        top = near if towards < 0 else 0.0
-        bottom = near if towards > 0 else 0.0
-        if self.scroll_y <= top and self.has_older:
-            self._start(self.load_older)
-        elif self.has_newer and self.scroll_y >= self.max_scroll_y - bottom and self.max_scroll_y:
-            self._start(self.load_newer)
-
-    # Scrolled at once, without animation: each press of a held key moves from where the last
-    # one left the view (200 presses queued at once moved one page: each started from the
-    # same place), and the edge is seen as soon as it is reached.
-
-    def _scroll_by(self, lines: float) -> None:
-        if not self.allow_vertical_scroll:
-            raise SkipAction()
-        self._key_hold.pressed()
-        target = self.scroll_y + lines
-        if target < 0 and self.has_older:  # past an edge: taken up once the page is in
-            self._place.owe(target)
-        elif target > self.max_scroll_y and self.has_newer:
-            self._place.owe(target - self.max_scroll_y)
-        self.scroll_to(y=target, animate=False, immediate=True)
-        self.page_at_edge(-1 if lines < 0 else 1)
-
-    def action_page_up(self) -> None:
-        """Scroll a page up; at the top, load the older page."""
-        self._scroll_by(-self.scrollable_content_region.height)
-
-    def action_page_down(self) -> None:
-        """Scroll a page down; at the bottom of a pruned window, load the newer page."""
-        self._scroll_by(self.scrollable_content_region.height)
+        return await self.loads.older()
 
     async def load_newer(self) -> bool:
         """Mount the page after the newest mounted message (the bottom was pruned).
@@ -365,47 +236,20 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             True when messages were added.
         """
         async with self._page_lock:
-            return await self._load_newer()
+            return await self.loads.newer()
 
-    async def _load_newer(self) -> bool:
-        views = self.views
-        if not self.has_newer or not views or self.conversation_id is None:
-            return False
-        self._loading = True
-        try:
-            last = views[-1]
-            page, more = await self.pages.after(self.conversation_id, last.message_id)
-            self.has_newer = more or bool(page)
-            if not page:
-                _mark_last(self.views, self.has_newer)
-                return False
-            for start in range(0, len(page), self.SLICE):
-                if start and not await self._next_slice(last):
-                    self.has_newer = True
-                    return True
-                if start + self.SLICE >= len(page):
-                    self.has_newer = more
-                last = await self._mount_newer(page[start : start + self.SLICE])
-            return True
-        finally:
-            self._loading = False
-            self._sliced()
+    def page_at_edge(self, towards: int = 0) -> None:
+        """Load the next page if the view is at the top (or the bottom) with more beyond it,
+        or already near it ``towards`` the older messages (-1) or the newer ones (1)."""
+        self.loads.at_edge(towards)
 
-    async def _mount_newer(self, part: list[Message]) -> MessageView:
-        """Mount ``part`` at the bottom (pruning the oldest messages past
-        :attr:`MAX_MOUNTED`), the place of the view kept; returns its last view."""
-        place = self._place.top()
-        views = _views(part, self.pins.ids, self.branch_marks)
-        await self.mount_all(views)
-        overflow = len(self.views) - self.MAX_MOUNTED
-        if overflow > 0:
-            await self.remove_children(self.views[:overflow])
-            self.has_older = True
-        _mark_last(self.views, self.has_newer)
-        self.release_anchor()  # the end of a pruned window is not the chat's end
-        self._place.hold(place, page=views[0])  # nothing moves; held keys scroll into it
-        self._sliced()
-        return views[-1]
+    def action_page_up(self) -> None:
+        """Scroll a page up; at the top, load the older page."""
+        self.loads.scroll_by(-self.scrollable_content_region.height)
+
+    def action_page_down(self) -> None:
+        """Scroll a page down; at the bottom of a pruned window, load the newer page."""
+        self.loads.scroll_by(self.scrollable_content_region.height)
 
     async def add_message(self, message: Message) -> MessageView:
         """Append a new message at the bottom (jumping back to the latest page if needed)."""
@@ -421,7 +265,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             if overflow > 0:
                 await self.remove_children(views[:overflow])
                 self.has_older = True
-            _mark_last(self.views, self.has_newer)
+            mark_last(self.views, self.has_newer)
         return view
 
     def follow(self, *, unselect: bool = False) -> None:
@@ -476,39 +320,16 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             if message_id is not None and (view := self.view_for(message_id)) is not None:
                 view.set_selected(selected)
                 if selected:
-                    self._scroll_into_view(view)
+                    scroll_into_view(self, self.arranged, view)
         self.range.moved()  # at once: a range key's move is told apart from any other
         self.post_message(MessageSelected(self, new))
-
-    @property
-    def arranged(self) -> DockArrangeResult | None:
-        """The arrangement of the messages in the screen's last layout or scroll."""
-        return self._arranged
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """Arrange the messages (Textual caches it), the screen's arrangement remembered."""
         result = super().arrange(size, optimal)
         if not optimal:
-            self._arranged = result
+            self.arranged = result
         return result
-
-    def _scroll_into_view(self, view: MessageView) -> None:
-        """Scroll ``view`` into view at once, as ``scroll_to_widget`` does, with its place taken
-        from the pane's arrangement (the screen's map holds only what is on screen after a
-        scroll: the message above the view was looked for in a map rebuilt of every widget)."""
-        arranged = self.arranged
-        if arranged is None:
-            return
-        for placement in arranged.placements:
-            if placement.widget is view:
-                if placement.region.size:
-                    self.scroll_to_region(
-                        placement.region.grow(view.styles.margin),
-                        spacing=arranged.scroll_spacing,
-                        animate=False,
-                        immediate=True,
-                    )
-                return
 
     def on_focus(self) -> None:
         """Select the newest message when the pane gets focus with nothing selected."""
@@ -535,7 +356,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
                 break
             # The page's first slice is enough (a load running meanwhile, a scroll's, brings
             # it, or ends first: then one is started).
-            await self._a_slice_in(self.load_older)
+            await self.loads.slice_in(self.load_older)
             ids = [v.message_id for v in self.views]
             if self.selected not in ids:
                 return
@@ -556,7 +377,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         for _ in range(LOAD_TRIES):
             if ids.index(self.selected) < len(ids) - 1 or not self.has_newer:
                 break
-            await self._a_slice_in(self.load_newer)  # or a load running meanwhile
+            await self.loads.slice_in(self.load_newer)  # or a load running meanwhile
             ids = [v.message_id for v in self.views]
             if self.selected not in ids:
                 return
@@ -585,18 +406,3 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         if views := self.views:
             self.selected = views[-1].message_id
             self.follow()
-
-
-def _views(page: list[Message], pinned: set[int], marks: dict[int, str]) -> list[MessageView]:
-    """A view for each message of ``page``, pinned ones and where branches part marked."""
-    return [MessageView(m, pinned=m.id in pinned, mark=marks.get(m.id, "")) for m in page]
-
-
-def _mark_last(views: list[MessageView], has_newer: bool) -> None:
-    """Mark the last message of the window (when it is the conversation's last) and the ones
-    the next request leaves out."""
-    for view in views:
-        view.set_last(False)
-    if views and not has_newer:
-        views[-1].set_last(True)
-    mark_left_out(views)
