@@ -71,6 +71,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
 
     MAX_MOUNTED: ClassVar[int] = 150
     """Most message widgets mounted at once."""
+
     DEFAULT_CSS = """
     ChatPane {
         layout: stream;
