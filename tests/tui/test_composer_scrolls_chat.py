@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.tui.conftest import SIZE, make_app
 from tests.tui.helpers import chat, ready, settle, until
 from tui_chat.core.models import Conversation
 from tui_chat.engine.service import ChatService
+from tui_chat.tui.widgets.page_loads import PageLoads
 
 
 async def _long(service: ChatService, folder: Path, count: int) -> Conversation:
@@ -26,8 +29,11 @@ async def _long(service: ChatService, folder: Path, count: int) -> Conversation:
 
 
 async def test_page_keys_in_the_composer_scroll_the_chat_and_ctrl_home_end_jump(
-    service: ChatService, tmp_path: Path
+    service: ChatService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The page keys' own scroll, measured in the first window: no page loaded ahead of them
+    # (the window of 20 short messages is within two screens of its top).
+    monkeypatch.setattr(PageLoads, "AHEAD", 0.0)
     conversation = await _long(service, tmp_path, 160)
     app = make_app(service, conversation.id)
     async with app.run_test(size=SIZE) as pilot:

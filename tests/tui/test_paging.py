@@ -23,6 +23,7 @@ from tui_chat.core.models import Conversation
 from tui_chat.engine.service import ChatService
 from tui_chat.tui.widgets.chat_pane import ChatPane
 from tui_chat.tui.widgets.message_view import MessageView
+from tui_chat.tui.widgets.page_loads import PageLoads
 from tui_chat.tui.widgets.pages import Pages
 
 
@@ -272,3 +273,29 @@ async def test_up_at_the_top_while_a_scroll_loads_the_last_older_page_moves_on(
         await key
         assert not pane.has_older
         assert pane.selected == ids[9]
+
+
+async def test_a_scroll_towards_the_top_loads_the_older_page_ahead_of_it(
+    service: ChatService, tmp_path: Path
+) -> None:
+    """A page up that stops short of the top, within two screens of it, has the older page
+    mounted above (a slice a frame), the view where the key left it: held keys find the
+    messages in, not an edge to wait at."""
+    conversation = await _conversation(service, tmp_path, 200)
+    app = make_app(service, conversation.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        pane = chat(app)
+        await settle(pilot)
+        ahead = PageLoads.AHEAD * pane.scrollable_content_region.height
+        pane.scroll_to(y=ahead + 1, animate=False, immediate=True)
+        await settle(pilot)
+        assert len(pane.views) == Pages.FIRST_PAGE  # not yet near: nothing loaded
+        pane.action_page_up()
+        assert 0 < pane.scroll_y <= ahead
+        top = next(v for v in pane.views if v.virtual_region.bottom > pane.scroll_y)
+        row = _row(pane, top)
+        await until(pilot, lambda: len(pane.views) >= Pages.FIRST_PAGE + Pages.PAGE)
+        await settle(pilot)
+        assert _row(pane, top) == row  # the view did not move
+        assert pane.scroll_y > ahead  # the page above is in: the top is far again

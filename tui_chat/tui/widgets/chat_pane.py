@@ -9,12 +9,12 @@ window that was pruned there; when the window grows too large the other end is p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from textual.actions import SkipAction
 from textual.binding import BindingType
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.worker import Worker
@@ -23,16 +23,22 @@ from tui_chat.core.models import Message
 from tui_chat.tui.actions import bindings
 from tui_chat.tui.failures import report_failure
 from tui_chat.tui.widgets.kept_place import KeptPlace
+from tui_chat.tui.widgets.key_hold import KeyHold
 from tui_chat.tui.widgets.message_actions import MessageActions
 from tui_chat.tui.widgets.message_pins import MessagePins, PinsChanged
 from tui_chat.tui.widgets.message_range import MessageRange
 from tui_chat.tui.widgets.message_view import MessageView
 from tui_chat.tui.widgets.navigation import NavigationMode
-from tui_chat.tui.widgets.pages import MessageSource, Pages, mark_left_out
+from tui_chat.tui.widgets.page_loads import PageLoads, mark_last, new_views, scroll_into_view
+from tui_chat.tui.widgets.pages import MessageSource, Pages
 from tui_chat.tui.widgets.reply_keys import ReplyKeys
 from tui_chat.tui.widgets.steady_scrollbar import SteadyScroll
 
 __all__ = ["ChatPane", "MessageSelected", "PinsChanged"]
+
+LOAD_TRIES = 3
+"""Loads a key at the window's edge starts, at most, for the message beyond it (one ends
+without it when a load the other way was running, or fails)."""
 
 
 @dataclass
@@ -102,7 +108,8 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         self.conversation_id: str | None = None
         self.has_older = False
         self.has_newer = False
-        self._loading = False
+        self.arranged: DockArrangeResult | None = None
+        """The arrangement of the messages in the screen's last layout or scroll."""
         self._place = KeptPlace(self, self)
         """What the view shows stays there while pages are mounted and laid out."""
         # Paging from a key press waits for a page the scroll watcher is already loading.
@@ -117,6 +124,10 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         """The selected reply's thinking, web pages and cited messages."""
         self.pins = MessagePins(self, self, source)
         """The pinned messages of the conversation shown, pinned and unpinned here."""
+        self._key_hold = KeyHold(self, lambda: self.loads.busy)
+        """Full collections wait while keys scroll or move the selection."""
+        self.loads = PageLoads(self, self, self._place, self._key_hold, lambda: self.MAX_MOUNTED)
+        """Pages loaded a slice a frame, ahead of held keys."""
         self.parts = {
             "message": self.message_actions,
             "range": self.range,
@@ -132,6 +143,10 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             self.navigating = False
             self.range.drop()
 
+    def on_unmount(self) -> None:
+        """Give back the hold of the keys on full collections."""
+        self._key_hold.release(collect=False)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Worker messages do not bubble: hand failures to the app's one handler."""
         report_failure(self, event.worker)
@@ -140,8 +155,9 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
 
     @property
     def views(self) -> list[MessageView]:
-        """The mounted message widgets, oldest first."""
-        return list(self.query_children(MessageView))
+        """The mounted message widgets, oldest first (read from the children: a query matched
+        a selector against each, several times a key press)."""
+        return [view for view in self.children if isinstance(view, MessageView)]
 
     def view_for(self, message_id: int) -> MessageView | None:
         """The mounted widget of a message, if it is in the window: looked for from the end,
@@ -199,11 +215,11 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         self.release_anchor()
         await self.remove_children()
         self.set_reactive(ChatPane.selected, None)
-        await self.mount_all(_views(page, self.pins.ids, self.branch_marks))
-        _mark_last(self.views, self.has_newer)
+        await self.mount_all(new_views(page, self))
+        mark_last(self.views, self.has_newer)
 
     async def load_older(self) -> bool:
-        """Mount the page before the oldest mounted message.
+        """Mount the page before the oldest mounted message (:mod:`~.page_loads`).
 
         Returns:
             True when messages were added.
@@ -212,69 +228,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             return await self._load_older()
 
     async def _load_older(self) -> bool:
-        views = self.views
-        if not self.has_older or not views or self.conversation_id is None:
-            return False
-        self._loading = True
-        try:
-            first = views[0]
-            page, self.has_older = await self.pages.before(self.conversation_id, first.message_id)
-            if not page:
-                return False
-            place = self._place.top()  # kept while the page is laid out, whenever that is
-            views = _views(page, self.pins.ids, self.branch_marks)
-            await self.mount_all(views, before=first)
-            overflow = len(self.views) - self.MAX_MOUNTED
-            if overflow > 0:
-                await self.remove_children(self.views[-overflow:])
-                self.has_newer = True
-                _mark_last(self.views, self.has_newer)
-            self._place.hold(place, page=views[0])  # keys held past the top scroll into it
-            return True
-        finally:
-            self._loading = False
-
-    def page_at_edge(self) -> None:
-        """Load the next page if the view is at the top (or bottom) with more beyond it: keys
-        held while a page loaded scrolled there without a change to see."""
-        if self._loading or self.conversation_id is None or not self.views:
-            return
-        load: Callable[[], Coroutine[Any, Any, bool]]
-        if self.scroll_y <= 0 and self.has_older:
-            load = self.load_older
-        elif self.has_newer and self.scroll_y >= self.max_scroll_y > 0:
-            load = self.load_newer
-        else:
-            return
-        # The method, not a coroutine: a load the next key replaces before it starts is never
-        # made (a coroutine made and dropped warns "never awaited").
-        # (Typed: mypy does not infer the result through Textual's ``WorkType`` union.)
-        _worker: Worker[bool] = self.run_worker(
-            load, group="page", exclusive=True, exit_on_error=False
-        )
-
-    # Scrolled at once, without animation: each press of a held key moves from where the last
-    # one left the view (200 presses queued at once moved one page: each started from the
-    # same place), and the edge is seen as soon as it is reached.
-
-    def _scroll_by(self, lines: float) -> None:
-        if not self.allow_vertical_scroll:
-            raise SkipAction()
-        target = self.scroll_y + lines
-        if target < 0 and self.has_older:  # past an edge: taken up once the page is in
-            self._place.owe(target)
-        elif target > self.max_scroll_y and self.has_newer:
-            self._place.owe(target - self.max_scroll_y)
-        self.scroll_to(y=target, animate=False, immediate=True)
-        self.page_at_edge()
-
-    def action_page_up(self) -> None:
-        """Scroll a page up; at the top, load the older page."""
-        self._scroll_by(-self.scrollable_content_region.height)
-
-    def action_page_down(self) -> None:
-        """Scroll a page down; at the bottom of a pruned window, load the newer page."""
-        self._scroll_by(self.scrollable_content_region.height)
+        return await self.loads.older()
 
     async def load_newer(self) -> bool:
         """Mount the page after the newest mounted message (the bottom was pruned).
@@ -283,32 +237,20 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             True when messages were added.
         """
         async with self._page_lock:
-            return await self._load_newer()
+            return await self.loads.newer()
 
-    async def _load_newer(self) -> bool:
-        views = self.views
-        if not self.has_newer or not views or self.conversation_id is None:
-            return False
-        self._loading = True
-        try:
-            last = views[-1]
-            page, self.has_newer = await self.pages.after(self.conversation_id, last.message_id)
-            if not page:
-                _mark_last(self.views, self.has_newer)
-                return False
-            place = self._place.top()
-            views = _views(page, self.pins.ids, self.branch_marks)
-            await self.mount_all(views)
-            overflow = len(self.views) - self.MAX_MOUNTED
-            if overflow > 0:
-                await self.remove_children(self.views[:overflow])
-                self.has_older = True
-            _mark_last(self.views, self.has_newer)
-            self.release_anchor()  # the end of a pruned window is not the chat's end
-            self._place.hold(place, page=views[0])  # nothing moves; held keys scroll into it
-            return True
-        finally:
-            self._loading = False
+    def page_at_edge(self, towards: int = 0) -> None:
+        """Load the next page if the view is at the top (or the bottom) with more beyond it,
+        or already near it ``towards`` the older messages (-1) or the newer ones (1)."""
+        self.loads.at_edge(towards)
+
+    def action_page_up(self) -> None:
+        """Scroll a page up; at the top, load the older page."""
+        self.loads.scroll_by(-self.scrollable_content_region.height)
+
+    def action_page_down(self) -> None:
+        """Scroll a page down; at the bottom of a pruned window, load the newer page."""
+        self.loads.scroll_by(self.scrollable_content_region.height)
 
     async def add_message(self, message: Message) -> MessageView:
         """Append a new message at the bottom (jumping back to the latest page if needed)."""
@@ -324,7 +266,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
             if overflow > 0:
                 await self.remove_children(views[:overflow])
                 self.has_older = True
-            _mark_last(self.views, self.has_newer)
+            mark_last(self.views, self.has_newer)
         return view
 
     def follow(self, *, unselect: bool = False) -> None:
@@ -359,7 +301,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         super().watch_scroll_y(old_value, new_value)
         self._place.scrolled()
         if new_value < old_value:
-            for view in self.query_children(MessageView):
+            for view in self.views:
                 view.unfold()
         if (new_value <= 0 < old_value) or (new_value > old_value):
             self.page_at_edge()
@@ -377,11 +319,18 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         """Move the highlight and keep the selected message in view."""
         for message_id, selected in ((old, False), (new, True)):
             if message_id is not None and (view := self.view_for(message_id)) is not None:
-                view.set_class(selected, "-selected")
+                view.set_selected(selected)
                 if selected:
-                    self.scroll_to_widget(view, animate=False, immediate=True)
+                    scroll_into_view(self, self.arranged, view)
         self.range.moved()  # at once: a range key's move is told apart from any other
         self.post_message(MessageSelected(self, new))
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Arrange the messages (Textual caches it), the screen's arrangement remembered."""
+        result = super().arrange(size, optimal)
+        if not optimal:
+            self.arranged = result
+        return result
 
     def on_focus(self) -> None:
         """Select the newest message when the pane gets focus with nothing selected."""
@@ -395,6 +344,7 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
 
     async def action_select_previous(self) -> None:
         """Select the message above (paging older ones in at the top)."""
+        self._key_hold.pressed()
         views = self.views
         if not views:
             return
@@ -402,16 +352,22 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         if self.selected not in ids:
             self.selected = ids[-1]
             return
-        if ids.index(self.selected) == 0:
-            # A page loading meanwhile (a scroll's) may bring the older messages instead.
-            await self.load_older()
+        for _ in range(LOAD_TRIES):
+            if ids.index(self.selected) > 0 or not self.has_older:
+                break
+            # The page's first slice is enough (a load running meanwhile, a scroll's, brings
+            # it, or ends first: then one is started).
+            await self.loads.slice_in(self.load_older)
             ids = [v.message_id for v in self.views]
-            if self.selected not in ids or ids.index(self.selected) == 0:
+            if self.selected not in ids:
                 return
-        self.selected = ids[ids.index(self.selected) - 1]
+        if ids.index(self.selected) > 0:
+            self.selected = ids[ids.index(self.selected) - 1]
+            self.page_at_edge(-1)
 
     async def action_select_next(self) -> None:
         """Select the message below (paging newer ones in past a pruned end)."""
+        self._key_hold.pressed()
         views = self.views
         if not views:
             return
@@ -419,12 +375,16 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         if self.selected not in ids:
             self.selected = ids[-1]
             return
-        if ids.index(self.selected) == len(ids) - 1:
-            await self.load_newer()  # or a page loading meanwhile brings them
+        for _ in range(LOAD_TRIES):
+            if ids.index(self.selected) < len(ids) - 1 or not self.has_newer:
+                break
+            await self.loads.slice_in(self.load_newer)  # or a load running meanwhile
             ids = [v.message_id for v in self.views]
-            if self.selected not in ids or ids.index(self.selected) == len(ids) - 1:
+            if self.selected not in ids:
                 return
-        self.selected = ids[ids.index(self.selected) + 1]
+        if ids.index(self.selected) < len(ids) - 1:
+            self.selected = ids[ids.index(self.selected) + 1]
+            self.page_at_edge(1)
 
     async def action_select_first(self, select: bool = True) -> None:
         """Select the conversation's first message (its first page is loaded if needed); not
@@ -447,18 +407,3 @@ class ChatPane(SteadyScroll, NavigationMode, can_focus=True):
         if views := self.views:
             self.selected = views[-1].message_id
             self.follow()
-
-
-def _views(page: list[Message], pinned: set[int], marks: dict[int, str]) -> list[MessageView]:
-    """A view for each message of ``page``, pinned ones and where branches part marked."""
-    return [MessageView(m, pinned=m.id in pinned, mark=marks.get(m.id, "")) for m in page]
-
-
-def _mark_last(views: list[MessageView], has_newer: bool) -> None:
-    """Mark the last message of the window (when it is the conversation's last) and the ones
-    the next request leaves out."""
-    for view in views:
-        view.set_last(False)
-    if views and not has_newer:
-        views[-1].set_last(True)
-    mark_left_out(views)

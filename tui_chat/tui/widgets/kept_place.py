@@ -11,16 +11,28 @@ the view then shows; nothing is timed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Protocol
 
 from textual.containers import VerticalScroll
+from textual.geometry import Region
+from textual.layout import DockArrangeResult
 
 from tui_chat.tui.widgets.message_view import MessageView
 
 
-class PageEdges(Protocol):
+class Arranged(Protocol):
+    """A pane that remembers its arrangement as the screen last laid it out (the chat pane)."""
+
+    @property
+    def arranged(self) -> DockArrangeResult | None:
+        """The arrangement of its children in the last layout or scroll of the screen."""
+        ...
+
+
+class PageEdges(Arranged, Protocol):
     """The pages of the pane whose place is kept: whether more lie beyond the window at either
-    end, and the load of the next one (the chat pane is one)."""
+    end, the load of the next one, and its arrangement (the chat pane is one)."""
 
     has_older: bool
     has_newer: bool
@@ -32,6 +44,20 @@ class PageEdges(Protocol):
 
 Place = tuple[MessageView, float]
 """A message and its row in the view: lines from the top of the view to its first line."""
+
+
+def placed(pane: Arranged) -> Iterator[tuple[MessageView, Region]]:
+    """Each message of the pane with its region in the pane's content, oldest first, as on
+    screen (``scroll_y`` is read against that layout, not against one still to come).
+
+    Read from the pane's arrangement, not from the screen's map of widgets: after a scroll
+    only the widgets on screen are in the map, and asking for any other (the oldest message,
+    above the view) rebuilt the map of every widget mounted (every Markdown block of up to
+    150 messages), at each press of a held key."""
+    arranged = pane.arranged
+    for placement in arranged.placements if arranged is not None else ():
+        if isinstance(view := placement.widget, MessageView) and view.parent is not None:
+            yield view, placement.region
 
 
 class KeptPlace:
@@ -57,8 +83,7 @@ class KeptPlace:
         """The message at the top of the view and its row (negative: it starts above)."""
         pane = self._pane
         y = pane.scroll_y
-        for view in pane.query_children(MessageView):
-            region = view.virtual_region
+        for view, region in placed(self._edges):
             if region.height and region.bottom > y:
                 return view, region.y - y
         return None
@@ -94,12 +119,13 @@ class KeptPlace:
         if view.parent is not pane or (pane.is_anchored and not pane._anchor_released):
             self._place = None  # pruned, or the chat follows its end
             return
-        region = view.virtual_region
+        regions = dict(placed(self._edges))
+        region = regions.get(view, Region())
         if not region.height:
             return  # not laid out yet: the layout to come changes the virtual size
         y = region.y - row
         page, past = self._page, False
-        if page is not None and self._laid_out(page):
+        if page is not None and self._laid_out(page, regions):
             y += self._owed  # the page is laid out: the held keys scroll into it
             end = pane.max_scroll_y
             past = (y < 0 and self._edges.has_older) or (y > end and self._edges.has_newer)
@@ -110,12 +136,13 @@ class KeptPlace:
         if past:  # once the load that may be applying this is over
             pane.call_later(self._edges.page_at_edge)
 
-    def _laid_out(self, page: MessageView) -> bool:
-        """Whether ``page`` is in the layout (and the pane's height, for lines owed below)."""
-        if not page.virtual_region.height:
+    def _laid_out(self, page: MessageView, regions: dict[MessageView, Region]) -> bool:
+        """Whether ``page`` is in the layout (and the pane's height, for lines owed below),
+        by the ``regions`` of the messages as laid out."""
+        if not regions.get(page, Region()).height:
             return False
-        last = self._pane.query_children(MessageView).last()
-        return self._owed <= 0 or self._pane.virtual_size.height >= last.virtual_region.bottom
+        bottom = max((region.bottom for region in regions.values()), default=0)
+        return self._owed <= 0 or self._pane.virtual_size.height >= bottom
 
     def scrolled(self) -> None:
         """The pane scrolled: by the user unless :meth:`apply` did it, so keep the place the

@@ -238,6 +238,25 @@ class MessageView(Vertical):
             self.set_class(left_out, "-left-out")
             self._apply_status()
 
+    def set_selected(self, selected: bool) -> None:
+        """Show the selection's highlight (its border and background), or not.
+
+        Only this box's styles are matched again: no rule of the blocks inside it depends on
+        the selection, and the class set the Textual way restyled every block of the message
+        (each repaint asking the screen's map for a block off screen rebuilt the map of every
+        widget mounted), at each press of a held arrow. The blocks are drawn again on the new
+        background: each keeps the background it blends its text on until told its styles
+        changed (or the old highlight stays drawn behind the text of the message left)."""
+        if self.has_class("-selected") == selected:
+            return
+        self.set_class(selected, "-selected", update=False)
+        if not self.is_attached:
+            return  # styled as it is mounted
+        self.app.stylesheet.update_nodes([self], animate=True)
+        for widget in self.walk_children(Widget):
+            widget.notify_style_update()
+            widget.refresh()
+
     def set_last(self, last: bool) -> None:
         """Mark the newest message (only it offers Retry)."""
         self.set_class(last, "-last")
