@@ -41,17 +41,9 @@ def profile(work: Path, module: str, tokens: int, keys: int) -> list[Path]:
     rate = math.ceil(words / tui_stream.WORDS_PER_CHUNK) / seconds
     server, url = tui_stream.start_server(reply, rate)
     out = work / f"{module}.prof"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TEXTUAL"))}
     home = work / f"{module}-home"
     home.mkdir()
-    env.update(
-        TERM="xterm-256color",
-        COLORTERM="truecolor",
-        TUI_CHAT_HOME=str(home),
-        ANTHROPIC_BASE_URL=url,
-        ANTHROPIC_API_KEY="sk-ant-bench-0000",
-        TUI_BENCH_PROFILE=str(out),
-    )
+    env = tui_stream.app_env(home, url, TUI_BENCH_PROFILE=str(out))
     db = work / f"{module}.db"
     app = PtyApp([module, "--db", str(db)], env, (120, 36), ROOT, None, "benchmarks.profiled")
     model = TerminalModel((120, 36))

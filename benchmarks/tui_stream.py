@@ -93,6 +93,21 @@ def short_reply() -> str:
     return f"{maker.paragraph(3)} {SHORT_SENTINEL}"
 
 
+def app_env(home: Path, url: str, **more: str) -> dict[str, str]:
+    """The environment an app under test runs in: this one's without its API and Textual
+    settings, a colour terminal, its own home and the local server."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TEXTUAL"))}
+    env.update(
+        TERM="xterm-256color",
+        COLORTERM="truecolor",
+        TUI_CHAT_HOME=str(home),
+        ANTHROPIC_BASE_URL=url,
+        ANTHROPIC_API_KEY="sk-ant-bench-0000",
+        **more,
+    )
+    return env
+
+
 def start_server(
     reply: str, chunks_per_second: float, nice: int | None = None
 ) -> tuple[subprocess.Popen[str], str]:
@@ -380,16 +395,8 @@ def measure(
     db = work / f"{run}.db"  # a fresh database and home: no draft left by an earlier run
     home = work / f"{run}-home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TEXTUAL"))}
+    env = app_env(home, url, PYTHONPYCACHEPREFIX=str(pycache))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update(
-        TERM="xterm-256color",
-        COLORTERM="truecolor",
-        TUI_CHAT_HOME=str(home),
-        ANTHROPIC_BASE_URL=url,
-        ANTHROPIC_API_KEY="sk-ant-bench-0000",
-        PYTHONPYCACHEPREFIX=str(pycache),
-    )
     app = PtyApp(["--db", str(db)], env, size, ROOT, nice, module)
     model = TerminalModel(size)
     try:

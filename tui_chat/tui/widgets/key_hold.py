@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from textual.timer import Timer
 from textual.widget import Widget
 
 from tui_chat.tui import gc_pause
+from tui_chat.tui.debounce import Debounce
 
 __all__ = ["QUIET", "KeyHold"]
 
@@ -34,10 +34,9 @@ class KeyHold:
     """
 
     def __init__(self, widget: Widget, busy: Callable[[], bool]) -> None:
-        self._widget = widget
         self._busy = busy
         self._held = False
-        self._timer: Timer | None = None
+        self._quiet_after = Debounce(widget, QUIET, self._quiet)
 
     @property
     def held(self) -> bool:
@@ -49,24 +48,18 @@ class KeyHold:
         if not self._held:
             self._held = True
             gc_pause.hold()
-        if self._timer is None:
-            self._timer = self._widget.set_timer(QUIET, self._quiet)
-        else:
-            self._timer.reset()
+        self._quiet_after.poke()
 
     def _quiet(self) -> None:
-        self._timer = None
         if self._busy():
-            self._timer = self._widget.set_timer(QUIET, self._quiet)
+            self._quiet_after.poke()
         else:
             self.release()
 
     def release(self, *, collect: bool = True) -> None:
         """Give the hold back (the widget is unmounted: without the collection, ``collect``
         false; otherwise the one held back runs now)."""
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        self._quiet_after.cancel()
         if self._held:
             self._held = False
             gc_pause.release(collect=collect)
