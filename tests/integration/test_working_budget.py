@@ -359,3 +359,73 @@ class TestWhatAFoldKeeps:
         kept = sum(m.token_count for m in messages[cut:])
         assert cut % 2 == 0  # whole turns
         assert 13_000 <= kept <= 15_000
+
+
+class TestRoomForRecallAfterAFold:
+    """After the first fold the ``budget`` trigger keeps the recall share free, so a question
+    about the folded past finds the same room wherever in the fold cycle it comes."""
+
+    @staticmethod
+    def _state(projected: int, unsummarized: int, reserved: int) -> Any:
+        from tui_chat.core.triggers import TriggerState
+
+        return TriggerState(
+            unsummarized_tokens=unsummarized,
+            unsummarized_turns=40,
+            current_turn=60,
+            projected_tokens=projected,
+            usable_window=30_000,
+            last_reduction=None,
+            tokens_at_last_compaction=None,
+            consecutive_failures=0,
+            last_turn_tokens=100,
+            reserved_tokens=reserved,
+        )
+
+    def test_the_reserve_is_the_recall_share_once_folded_and_nothing_before(self) -> None:
+        from tui_chat.core.request.budget import for_window
+        from tui_chat.core.triggers import recall_reserve
+
+        policy = for_window(resolve_policy({"budget": "30000"}), 936_000)
+        share = int(policy.recall_share * 30_000)  # type: ignore[operator]
+        assert recall_reserve(policy, 30_000, folded=True, unsummarized_tokens=12_000) == share
+        assert recall_reserve(policy, 30_000, folded=False, unsummarized_tokens=12_000) == 0
+        # Raw turns no more than twice what a fold keeps: a fold would not halve them.
+        kept = policy.keep_recent_tokens or 0
+        assert recall_reserve(policy, 30_000, folded=True, unsummarized_tokens=2 * kept) == 0
+        for seed in ("threshold", "turns", "window", "hybrid", "session"):
+            assert recall_reserve(resolve_policy({"preset": seed}), 30_000, True, 50_000) == 0
+
+    def test_a_fold_is_due_when_the_raw_turns_would_eat_the_reserved_room(self) -> None:
+        from tui_chat.core.triggers import compaction_due
+
+        policy = resolve_policy({"budget": "30000"})
+        assert compaction_due(policy, self._state(12_000, 10_000, 16_500)) is None
+        reason = compaction_due(policy, self._state(14_000, 12_000, 16_500))
+        assert reason is not None and "for what a question recalls" in reason
+        # Without a reserve (before the first fold) only the budget itself counts.
+        assert compaction_due(policy, self._state(14_000, 12_000, 0)) is None
+        assert "pass the budget" in (compaction_due(policy, self._state(29_800, 28_000, 0)) or "")
+
+    async def test_a_question_late_in_the_cycle_keeps_the_recall_share(
+        self, make_service: Make, fake_anthropic: FakeAnthropic
+    ) -> None:
+        fake_anthropic.cache_min_tokens = 0
+        service = await make_service()
+        conv = await service.conversations.new()
+        await service.conversations.set_setting(conv.id, "budget", "6000")
+        await service.conversations.set_setting(conv.id, "summarizer", "extractive")
+        policy = service.conversations.policy_for(await service.conversations.get(conv.id))
+        share = int((policy.recall_share or 0) * 6_000)
+        for i in range(50):
+            text = f"Entry {i}: the crate numbered {1000 + i} went to dock {i % 7}. {PARAGRAPH * 6}"
+            assert (await service.send(conv.id, text)).error is None
+            await service.finish_background()
+            versions = await service.summaries.versions(conv.id)
+            if not [s for s in versions if s.status == "completed"]:
+                continue
+            built = await service.requests.context(conv.id, "What did the harbour office keep?")
+            rest = built.breakdown.used - built.breakdown.sections.get("recall", 0)
+            # After a fold the raw turns never take the room a question's recall may fill.
+            assert rest + share <= 6_000 * 1.05, (i, rest, share)
+        assert [s for s in await service.summaries.versions(conv.id) if s.status == "completed"]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from tui_chat.core.models import Message
 from tui_chat.core.payback import estimate, pays
 from tui_chat.core.policy import Policy
+from tui_chat.core.request.recall_need import question_ceiling
 from tui_chat.core.tokens import get_counter
 from tui_chat.core.turns import (
     boundary_for_keep_recent,
@@ -76,6 +77,9 @@ class TriggerState:
     last_turn_tokens: int = 0
     """Tokens of the newest complete turn: what the next turn is expected to add (``budget``
     trigger)."""
+    reserved_tokens: int = 0
+    """Room the ``budget`` trigger keeps free for what a question may bring back from the
+    folded past (:func:`recall_reserve`); 0 before the first fold."""
 
 
 def trigger_state(
@@ -208,12 +212,39 @@ def _budget_due(state: TriggerState) -> str | None:
         return None
     low, high = NEXT_TURN_SHARE
     next_turn = min(max(int(low * budget), state.last_turn_tokens), int(high * budget))
-    if state.projected_tokens + next_turn < budget:
+    if state.projected_tokens + next_turn + state.reserved_tokens < budget:
         return None
+    if state.projected_tokens + next_turn < budget:
+        return (
+            f"request at {state.projected_tokens:,} tokens: the next turn (~{next_turn:,}) "
+            f"would leave less than {state.reserved_tokens:,} of the budget of {budget:,} "
+            "for what a question recalls"
+        )
     return (
         f"request at {state.projected_tokens:,} tokens: the next turn (~{next_turn:,}) would "
         f"pass the budget of {budget:,}"
     )
+
+
+def recall_reserve(policy: Policy, usable: int, folded: bool, unsummarized_tokens: int) -> int:
+    """The room the ``budget`` trigger keeps free after a fold for a question's recall: the
+    recall share of the budget (:func:`~.request.recall_need.question_ceiling` at full need).
+
+    Without it the raw turns grew after each fold until the request reached the budget, and
+    a question about the folded past had what they left: on the past-budget dev chat (30k
+    budget) 16k tokens of recall at the replay's end (97.4 % of the evidence), but with the
+    raw turns 10k larger, as at another point of the same cycle, 6k (93.9 %, multi-hop 73 %).
+    The evidence a question finds depended on where in the cycle it came. Kept free only
+    while the raw turns hold more than twice what a fold keeps (``keep_recent_tokens``), so
+    every fold at least halves them; none before the first fold (the request is the whole
+    chat) or where the policy gives recall no share.
+    """
+    if policy.trigger != "budget" or not folded or not policy.recall or not policy.recall_share:
+        return 0
+    kept = policy.keep_recent_tokens or 0
+    if unsummarized_tokens <= 2 * kept:
+        return 0
+    return question_ceiling(policy.recall_max_tokens, policy.recall_share, usable, 1.0)
 
 
 def emergency_due(policy: Policy, projected_tokens: int, usable_window: int) -> bool:

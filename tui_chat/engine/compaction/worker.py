@@ -25,7 +25,7 @@ from tui_chat.core.models import Conversation, Message, Summary, SummaryTrigger
 from tui_chat.core.policy import Policy
 from tui_chat.core.request.budget import gist
 from tui_chat.core.summarize import SummaryError, SummaryInput
-from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary
+from tui_chat.core.triggers import TriggerState, compaction_due, plan_boundary, recall_reserve
 from tui_chat.core.unanswered import without_unanswered
 from tui_chat.core.upto import BoundaryError, boundary_upto
 from tui_chat.engine.build.assemble import window_for
@@ -181,6 +181,7 @@ class CompactionWorker:
             foldable_tokens=foldable,
             summary_tokens=active.summary_tokens if active else 0,
             last_turn_tokens=last_turn,
+            reserved_tokens=recall_reserve(policy, usable, active is not None, tokens),
         )
 
     async def backoff_remaining(self, conversation_id: str) -> float:
